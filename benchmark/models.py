@@ -1,0 +1,1 @@
+# Benchmark datasets and runs: see the entity benchmark issue.

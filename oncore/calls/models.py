@@ -1,0 +1,91 @@
+from django.db import models
+from django.db.models import Q
+
+
+class Assistant(models.Model):
+    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="assistants")
+    name = models.CharField(max_length=200)
+    instructions = models.TextField(blank=True)
+    transcriber = models.ForeignKey(
+        "transcribers.Transcriber", on_delete=models.PROTECT, null=True, blank=True, related_name="assistants"
+    )
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+
+class Call(models.Model):
+    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="calls")
+    assistant = models.ForeignKey(Assistant, on_delete=models.SET_NULL, null=True, blank=True, related_name="calls")
+    external_id = models.CharField(max_length=200, blank=True, help_text="The caller system's id, for re-imports.")
+    started_at = models.DateTimeField()
+    recording = models.FileField(upload_to="recordings/%Y/%m/", blank=True)
+    recorded = models.BooleanField(default=False)
+    live_transcriber = models.ForeignKey(
+        "transcribers.Transcriber",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="live_calls",
+        help_text="The transcriber this call actually ran on.",
+    )
+    live_transcriber_name = models.CharField(
+        max_length=200, blank=True, help_text="The live transcriber's name, for older calls where only it is known."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "external_id"], condition=~Q(external_id=""), name="call_external_id_unique"
+            )
+        ]
+        indexes = [models.Index(fields=["tenant", "-started_at"])]
+
+    def __str__(self):
+        return f"Call {self.pk} ({self.started_at:%Y-%m-%d %H:%M})"
+
+    @property
+    def live_transcriber_label(self) -> str:
+        if self.live_transcriber_id:
+            return str(self.live_transcriber)
+        return self.live_transcriber_name or "unknown"
+
+
+class Line(models.Model):
+    CALLER = "caller"
+    ASSISTANT = "assistant"
+    SPEAKERS = [(CALLER, "Caller"), (ASSISTANT, "Assistant")]
+
+    call = models.ForeignKey(Call, on_delete=models.CASCADE, related_name="lines")
+    position = models.PositiveIntegerField()
+    speaker = models.CharField(max_length=10, choices=SPEAKERS)
+    text = models.TextField(blank=True, help_text="The live transcript as stored.")
+    start_s = models.FloatField(null=True, blank=True)
+    end_s = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["call", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["call", "position"], name="line_position_unique"),
+            models.CheckConstraint(condition=Q(speaker__in=["caller", "assistant"]), name="line_speaker_valid"),
+            models.CheckConstraint(
+                condition=Q(start_s__isnull=True) | Q(end_s__isnull=True) | Q(end_s__gt=models.F("start_s")),
+                name="line_end_after_start",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.call_id}#{self.position} {self.speaker}: {self.text[:40]}"
+
+    @property
+    def has_timing(self) -> bool:
+        return self.start_s is not None and self.end_s is not None
+
+    @property
+    def duration_s(self) -> float | None:
+        return (self.end_s - self.start_s) if self.has_timing else None

@@ -1,0 +1,149 @@
+"""Settings for OnCore transcriber testing. Every value that changes between deployments comes from an
+environment variable through the helpers in oncore.env, which fail loudly on bad values."""
+
+from pathlib import Path
+
+import dj_database_url
+
+from oncore.env import env_bool, env_float, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("ONCORE_VAR_DIR", str(BASE_DIR / "var")))
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = env_str("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG and env_bool("ONCORE_REQUIRE_SECRET_KEY", False):
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured("Set SECRET_KEY to a long random string.")
+    SECRET_KEY = "dev-only-insecure-key-set-SECRET_KEY-in-production"
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.humanize",
+    "django_htmx",
+    "django_q",
+    "oncore.accounts",
+    "oncore.transcribers",
+    "oncore.calls",
+    "transcriber_tests",
+    "benchmark",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "oncore.urls"
+WSGI_APPLICATION = "oncore.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'oncore.sqlite3'}"),
+        # Keep connections: PostgreSQL enqueue through the ORM broker is ~20x slower without it.
+        conn_max_age=env_int("CONN_MAX_AGE", 60, minimum=0),
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = VAR_DIR / "static"
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
+MEDIA_URL = "/media/"
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+SESSION_COOKIE_SECURE = not DEBUG and env_bool("SECURE_COOKIES", False)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SESSION_COOKIE_HTTPONLY = True
+
+# Queue: django-q2 with the ORM broker (works on SQLite and PostgreSQL).
+# timeout < retry so a task is never handed out twice while it still runs; bounded attempts; failures kept.
+Q_CLUSTER = {
+    "name": "oncore",
+    "orm": "default",
+    "workers": env_int("Q_WORKERS", 2, minimum=1),
+    "timeout": env_int("Q_TIMEOUT", 300, minimum=1),
+    "retry": env_int("Q_RETRY", 360, minimum=2),
+    "max_attempts": env_int("Q_MAX_ATTEMPTS", 5, minimum=1),
+    "ack_failures": True,
+    "save_limit": env_int("Q_SAVE_LIMIT", 1000, minimum=0),
+    "catch_up": False,
+    "poll": env_float("Q_POLL", 0.5, minimum=0.05),
+    "sync": env_bool("Q_SYNC", False),
+    "label": "Queue",
+}
+if Q_CLUSTER["timeout"] >= Q_CLUSTER["retry"]:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("Q_TIMEOUT must be lower than Q_RETRY, or a running task is handed out twice.")
+
+# Domain settings.
+ONCORE = {
+    # Seconds added on each side of a line when its clip is cut from the recording.
+    "CLIP_MARGIN_S": env_float("ONCORE_CLIP_MARGIN_S", 0.3, minimum=0.0),
+    # Line transcriptions one organization may have running at once.
+    "ORG_CONCURRENCY": env_int("ONCORE_ORG_CONCURRENCY", 3, minimum=1),
+    # Queued line transcriptions past which new flags into banks and backfills are refused.
+    "ORG_QUEUE_LIMIT": env_int("ONCORE_ORG_QUEUE_LIMIT", 2000, minimum=1),
+    # Attempts per line transcription before it is marked failed.
+    "MAX_TRANSCRIPTION_ATTEMPTS": env_int("ONCORE_MAX_TRANSCRIPTION_ATTEMPTS", 4, minimum=1),
+    # Base of the exponential backoff between retryable failures, in seconds.
+    "RETRY_BACKOFF_S": env_float("ONCORE_RETRY_BACKOFF_S", 5.0, minimum=0.0),
+    # Offline model locations; None means "from the packaged models".
+    "MODEL_CACHE_DIR": Path(env_str("ONCORE_MODEL_CACHE_DIR", str(VAR_DIR / "models"))),
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"httpx": {"level": "WARNING"}, "django_q": {"level": "WARNING"}},
+}

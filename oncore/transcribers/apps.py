@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class TranscribersConfig(AppConfig):
+    name = "oncore.transcribers"
+    label = "transcribers"

@@ -1,0 +1,45 @@
+from decimal import Decimal
+
+from django.db import models
+
+
+class Transcriber(models.Model):
+    """A catalogue entry: a speech-to-text system a bank can compare or a call can run on.
+
+    Keys never live here: `api_key_env` names the environment variable that holds the key."""
+
+    FASTER_WHISPER = "faster_whisper"
+    POCKETSPHINX = "pocketsphinx"
+    DEEPGRAM = "deepgram"
+    OPENAI = "openai"
+    ELEVENLABS = "elevenlabs"
+    ASSEMBLYAI = "assemblyai"
+    GENERIC = "generic"
+    PROVIDERS = [
+        (FASTER_WHISPER, "faster-whisper (local)"),
+        (POCKETSPHINX, "PocketSphinx (local)"),
+        (DEEPGRAM, "Deepgram"),
+        (OPENAI, "OpenAI"),
+        (ELEVENLABS, "ElevenLabs"),
+        (ASSEMBLYAI, "AssemblyAI"),
+        (GENERIC, "Generic HTTP endpoint"),
+    ]
+
+    slug = models.SlugField(max_length=100, unique=True)
+    provider = models.CharField(max_length=32, choices=PROVIDERS)
+    model = models.CharField(max_length=200, help_text="The provider's model string, e.g. nova-3 or tiny.en.")
+    display_name = models.CharField(max_length=200)
+    price_per_minute = models.DecimalField(
+        max_digits=10, decimal_places=5, default=Decimal("0"), help_text="List price per audio minute, USD."
+    )
+    api_key_env = models.CharField(
+        max_length=100, blank=True, help_text="Name of the environment variable that holds the key."
+    )
+    options = models.JSONField(default=dict, blank=True, help_text="Provider options, e.g. endpoint URL.")
+    enabled = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["display_name"]
+
+    def __str__(self):
+        return self.display_name

@@ -1,0 +1,5 @@
+from django.apps import AppConfig
+
+
+class TranscriberTestsConfig(AppConfig):
+    name = "transcriber_tests"
