@@ -1,0 +1,286 @@
+"""The only module that reads or writes audio.
+
+Recordings are WAV, FLAC or Ogg Vorbis files with one or two channels; on a two-channel call
+recording the caller is channel 0. A line's clip is cut with a seek and a read of just that
+stretch, never by decoding the whole recording.
+
+Importable without Django: the clip margin default is read from settings only when a caller
+asks for it (margin_s=None) and Django settings are available.
+"""
+
+import io
+import math
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+
+DEFAULT_CLIP_MARGIN_S = 0.3
+# A recording shorter than this cannot hold a spoken line.
+MIN_RECORDING_S = 0.1
+MAX_CHANNELS = 2
+
+# Write settings per container: lossless 16-bit where the container allows it.
+_SUBTYPES = {"WAV": "PCM_16", "FLAC": "PCM_16", "OGG": "VORBIS"}
+
+
+class AudioError(Exception):
+    """A recording or clip that cannot be used, with a message a user can act on."""
+
+
+@dataclass(frozen=True)
+class RecordingInfo:
+    sample_rate: int
+    channels: int
+    frames: int
+    duration_s: float
+    format: str
+
+
+@dataclass(frozen=True)
+class LineClips:
+    candidate_wav: bytes  # 16-bit PCM WAV, mono: the caller's channel (channel 0 of a stereo recording)
+    playback_wav: bytes  # 16-bit PCM WAV, all channels as recorded
+    sample_rate: int
+    start_s: float  # actual cut bounds in the recording, margin included, clamped to the recording
+    end_s: float
+    duration_s: float
+
+
+def _what(label: str, source) -> str:
+    """How messages name a recording: the caller's label ("call 12"), else the file's name."""
+    if label:
+        return label
+    if isinstance(source, str | os.PathLike):
+        return repr(Path(source).name)
+    return "the given audio"
+
+
+def _open(source, what: str) -> sf.SoundFile:
+    if isinstance(source, bytes | bytearray | memoryview):
+        if len(source) == 0:
+            raise AudioError(f"The audio of {what} is empty (0 bytes).")
+        source = io.BytesIO(bytes(source))
+    elif isinstance(source, str | os.PathLike):
+        path = Path(source)
+        if not path.exists():
+            raise AudioError(f"The recording file of {what} is missing.")
+        if not path.is_file():
+            raise AudioError(f"The recording of {what} is not a file.")
+        if path.stat().st_size == 0:
+            raise AudioError(f"The recording file of {what} is empty (0 bytes).")
+    try:
+        return sf.SoundFile(source)
+    except (sf.SoundFileError, RuntimeError, TypeError, ValueError) as exc:
+        raise AudioError(f"The recording of {what} is not readable audio ({_reason(exc)}).") from exc
+
+
+def _reason(exc: Exception) -> str:
+    """libsndfile's own words, without the file path it sometimes prefixes."""
+    text = str(exc)
+    if ": " in text and text.startswith("Error opening"):
+        text = text.split(": ", 1)[1]
+    return text.strip().rstrip(".") or type(exc).__name__
+
+
+def _info(f: sf.SoundFile) -> RecordingInfo:
+    frames = max(int(f.frames), 0)
+    return RecordingInfo(
+        sample_rate=int(f.samplerate),
+        channels=int(f.channels),
+        frames=frames,
+        duration_s=frames / f.samplerate if f.samplerate else 0.0,
+        format=str(f.format),
+    )
+
+
+def _check_usable(info: RecordingInfo, what: str) -> None:
+    if info.frames == 0:
+        raise AudioError(f"The recording of {what} is zero-length (no audio frames).")
+    if info.duration_s < MIN_RECORDING_S:
+        raise AudioError(
+            f"The recording of {what} is too short ({info.duration_s:.3f} s; "
+            f"at least {MIN_RECORDING_S} s is needed for a line)."
+        )
+    if info.channels > MAX_CHANNELS:
+        raise AudioError(
+            f"The recording of {what} has {info.channels} channels; only 1 or 2 are supported."
+        )
+
+
+def probe(path_or_file, label: str = "") -> RecordingInfo:
+    """Describe a recording and check that lines can be cut from it.
+
+    Accepts a path, an open binary file or bytes. Raises AudioError when the recording is
+    missing, not audio, zero-length or too short, has more than two channels, or is cut off
+    before the length its header announces (checked by reading its last frame).
+    """
+    what = _what(label, path_or_file)
+    f = _open(path_or_file, what)
+    with f:
+        info = _info(f)
+        _check_usable(info, what)
+        try:
+            if f.seekable():
+                f.seek(info.frames - 1)
+                last = f.read(1, dtype="float32", always_2d=True)
+                if len(last) != 1:
+                    raise AudioError(f"The recording of {what} is truncated: it ends before its stated length.")
+        except (sf.SoundFileError, RuntimeError) as exc:
+            raise AudioError(
+                f"The recording of {what} is truncated or damaged: its end cannot be read ({_reason(exc)})."
+            ) from exc
+    return info
+
+
+def wav_info(wav_bytes: bytes) -> RecordingInfo:
+    """Describe audio held in memory (a clip); raises AudioError when the bytes are not audio."""
+    with _open(wav_bytes, "the clip") as f:
+        return _info(f)
+
+
+def _default_margin() -> float:
+    try:
+        from django.conf import settings
+
+        return float(settings.ONCORE["CLIP_MARGIN_S"])
+    except Exception:  # Django missing, settings not configured, or no ONCORE entry
+        return DEFAULT_CLIP_MARGIN_S
+
+
+def _to_int16(samples: np.ndarray) -> np.ndarray:
+    if samples.dtype == np.int16:
+        return samples
+    scaled = np.clip(np.asarray(samples, dtype=np.float64), -1.0, 1.0) * 32768.0
+    return np.clip(np.rint(scaled), -32768, 32767).astype(np.int16)
+
+
+def encode_wav(samples: np.ndarray, sample_rate: int) -> bytes:
+    """16-bit PCM WAV bytes from samples shaped (n,) or (n, channels), floats in [-1, 1] (clipped)."""
+    samples = np.asarray(samples)
+    if samples.ndim not in (1, 2):
+        raise ValueError(f"samples must be shaped (n,) or (n, channels), not {samples.shape}")
+    buffer = io.BytesIO()
+    sf.write(buffer, _to_int16(samples), int(sample_rate), format="WAV", subtype="PCM_16")
+    return buffer.getvalue()
+
+
+def write_recording(path, samples: np.ndarray, sample_rate: int, format: str = "FLAC") -> None:
+    """Write a recording file: FLAC and WAV as 16-bit PCM, OGG as Vorbis."""
+    format = format.upper()
+    if format not in _SUBTYPES:
+        raise ValueError(f"format must be one of {', '.join(_SUBTYPES)}, not {format!r}")
+    samples = np.asarray(samples)
+    if format != "OGG":
+        samples = _to_int16(samples)
+    elif samples.dtype != np.int16:
+        samples = np.clip(samples.astype(np.float32), -1.0, 1.0)
+    sf.write(str(path), samples, int(sample_rate), format=format, subtype=_SUBTYPES[format])
+
+
+def cut_line(
+    path, start_s: float, end_s: float, *, margin_s: float | None = None, label: str = ""
+) -> LineClips:
+    """Cut one line's clips from a recording, with margin_s of audio on each side.
+
+    The cut is clamped to the recording; a line that starts at or past the end (or ends at or
+    before the start) of the recording is an AudioError, as is any damage met while reading.
+    """
+    what = _what(label, path)
+    start_s, end_s = float(start_s), float(end_s)
+    if not (math.isfinite(start_s) and math.isfinite(end_s)):
+        raise AudioError(f"The line timing {start_s}–{end_s} s of {what} is not a pair of numbers.")
+    if start_s >= end_s:
+        raise AudioError(f"The line timing {start_s:.1f}–{end_s:.1f} s of {what} does not end after it starts.")
+    margin = _default_margin() if margin_s is None else float(margin_s)
+    if not math.isfinite(margin) or margin < 0:
+        raise ValueError(f"margin_s must be a number >= 0, not {margin_s!r}")
+
+    with _open(path, what) as f:
+        info = _info(f)
+        _check_usable(info, what)
+        if start_s >= info.duration_s or end_s <= 0:
+            raise AudioError(
+                f"The line timing {start_s:.1f}–{end_s:.1f} s lies outside the recording of {what}, "
+                f"which is {info.duration_s:.1f} s long."
+            )
+        rate = info.sample_rate
+        first = max(0, int(math.floor((start_s - margin) * rate)))
+        last = min(info.frames, int(math.ceil((end_s + margin) * rate)))
+        wanted = last - first
+        try:
+            f.seek(first)
+            data = f.read(wanted, dtype="float32", always_2d=True)
+        except (sf.SoundFileError, RuntimeError) as exc:
+            raise AudioError(
+                f"The recording of {what} is truncated or damaged: "
+                f"{first / rate:.1f}–{last / rate:.1f} s cannot be read ({_reason(exc)})."
+            ) from exc
+    if len(data) < wanted:
+        raise AudioError(
+            f"The recording of {what} is truncated: it stops at {(first + len(data)) / rate:.1f} s "
+            f"but says it is {info.duration_s:.1f} s long."
+        )
+    return LineClips(
+        candidate_wav=encode_wav(data[:, 0], rate),
+        playback_wav=encode_wav(data, rate),
+        sample_rate=rate,
+        start_s=first / rate,
+        end_s=last / rate,
+        duration_s=wanted / rate,
+    )
+
+
+def decode_wav_mono(wav_bytes: bytes, target_rate: int = 16000) -> np.ndarray:
+    """Decode audio bytes (a WAV clip) to float32 mono in [-1, 1] at target_rate.
+
+    Channels are averaged; the rate is changed with a polyphase filter. Raises AudioError when
+    the bytes are not audio. A valid clip with no frames gives an empty array.
+    """
+    with _open(wav_bytes, "the clip") as f:
+        rate = int(f.samplerate)
+        try:
+            data = f.read(dtype="float32", always_2d=True)
+        except (sf.SoundFileError, RuntimeError) as exc:
+            raise AudioError(f"The clip is truncated or damaged ({_reason(exc)}).") from exc
+    mono = data.mean(axis=1, dtype=np.float32) if data.shape[1] > 1 else data[:, 0]
+    if rate != target_rate and len(mono):
+        from scipy.signal import resample_poly
+
+        step = math.gcd(rate, int(target_rate))
+        mono = resample_poly(mono, int(target_rate) // step, rate // step)
+    return np.clip(mono, -1.0, 1.0).astype(np.float32, copy=False)
+
+
+_RANGE = re.compile(r"bytes\s*=\s*(\d*)\s*-\s*(\d*)", re.IGNORECASE)
+
+
+def http_range(total_length: int, header: str | None) -> tuple[int, int] | None:
+    """Inclusive (start, end) byte positions asked for by an HTTP Range header.
+
+    None when there is no header (serve everything with 200). ValueError when the header is
+    malformed, asks for several ranges, or cannot be satisfied (the view answers 416).
+    """
+    if header is None or not header.strip():
+        return None
+    match = _RANGE.fullmatch(header.strip())
+    if not match:
+        raise ValueError(f"malformed or unsupported Range header: {header!r}")
+    first, last = match.groups()
+    if first == "" and last == "":
+        raise ValueError(f"malformed Range header: {header!r}")
+    if first == "":  # the last n bytes
+        suffix = int(last)
+        if suffix == 0 or total_length <= 0:
+            raise ValueError(f"unsatisfiable Range {header!r} for {total_length} bytes")
+        return max(0, total_length - suffix), total_length - 1
+    start = int(first)
+    end = total_length - 1 if last == "" else int(last)
+    if end < start:
+        raise ValueError(f"malformed Range header: {header!r}")
+    if start >= total_length:
+        raise ValueError(f"unsatisfiable Range {header!r} for {total_length} bytes")
+    return start, min(end, total_length - 1)
