@@ -51,31 +51,35 @@ class LineClips:
 
 
 def _what(label: str, source) -> str:
-    """How messages name a recording: the caller's label ("call 12"), else the file's name."""
+    """How messages name the audio: "the recording of call 12", "the recording 'a.flac'", "the clip"."""
     if label:
-        return label
+        return f"the recording of {label}"
     if isinstance(source, str | os.PathLike):
-        return repr(Path(source).name)
-    return "the given audio"
+        return f"the recording {Path(source).name!r}"
+    return "the clip"
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _open(source, what: str) -> sf.SoundFile:
     if isinstance(source, bytes | bytearray | memoryview):
         if len(source) == 0:
-            raise AudioError(f"The audio of {what} is empty (0 bytes).")
+            raise AudioError(f"{_cap(what)} is empty (0 bytes), not audio.")
         source = io.BytesIO(bytes(source))
     elif isinstance(source, str | os.PathLike):
         path = Path(source)
         if not path.exists():
-            raise AudioError(f"The recording file of {what} is missing.")
+            raise AudioError(f"{_cap(what)} is missing: there is no file at its path.")
         if not path.is_file():
-            raise AudioError(f"The recording of {what} is not a file.")
+            raise AudioError(f"{_cap(what)} is not a file.")
         if path.stat().st_size == 0:
-            raise AudioError(f"The recording file of {what} is empty (0 bytes).")
+            raise AudioError(f"{_cap(what)} is an empty file (0 bytes).")
     try:
         return sf.SoundFile(source)
     except (sf.SoundFileError, RuntimeError, TypeError, ValueError) as exc:
-        raise AudioError(f"The recording of {what} is not readable audio ({_reason(exc)}).") from exc
+        raise AudioError(f"{_cap(what)} is not readable audio ({_reason(exc)}).") from exc
 
 
 def _reason(exc: Exception) -> str:
@@ -99,16 +103,14 @@ def _info(f: sf.SoundFile) -> RecordingInfo:
 
 def _check_usable(info: RecordingInfo, what: str) -> None:
     if info.frames == 0:
-        raise AudioError(f"The recording of {what} is zero-length (no audio frames).")
+        raise AudioError(f"{_cap(what)} is zero-length (no audio frames).")
     if info.duration_s < MIN_RECORDING_S:
         raise AudioError(
-            f"The recording of {what} is too short ({info.duration_s:.3f} s; "
+            f"{_cap(what)} is too short ({info.duration_s:.3f} s; "
             f"at least {MIN_RECORDING_S} s is needed for a line)."
         )
     if info.channels > MAX_CHANNELS:
-        raise AudioError(
-            f"The recording of {what} has {info.channels} channels; only 1 or 2 are supported."
-        )
+        raise AudioError(f"{_cap(what)} has {info.channels} channels; only 1 or 2 are supported.")
 
 
 def probe(path_or_file, label: str = "") -> RecordingInfo:
@@ -128,10 +130,10 @@ def probe(path_or_file, label: str = "") -> RecordingInfo:
                 f.seek(info.frames - 1)
                 last = f.read(1, dtype="float32", always_2d=True)
                 if len(last) != 1:
-                    raise AudioError(f"The recording of {what} is truncated: it ends before its stated length.")
+                    raise AudioError(f"{_cap(what)} is truncated: it ends before its stated length.")
         except (sf.SoundFileError, RuntimeError) as exc:
             raise AudioError(
-                f"The recording of {what} is truncated or damaged: its end cannot be read ({_reason(exc)})."
+                f"{_cap(what)} is truncated or damaged: its end cannot be read ({_reason(exc)})."
             ) from exc
     return info
 
@@ -192,9 +194,11 @@ def cut_line(
     what = _what(label, path)
     start_s, end_s = float(start_s), float(end_s)
     if not (math.isfinite(start_s) and math.isfinite(end_s)):
-        raise AudioError(f"The line timing {start_s}–{end_s} s of {what} is not a pair of numbers.")
+        raise AudioError(f"The line timing {start_s}–{end_s} s for {what} is not a pair of numbers.")
     if start_s >= end_s:
-        raise AudioError(f"The line timing {start_s:.1f}–{end_s:.1f} s of {what} does not end after it starts.")
+        raise AudioError(
+            f"The line timing {start_s:.1f}–{end_s:.1f} s for {what} does not end after it starts."
+        )
     margin = _default_margin() if margin_s is None else float(margin_s)
     if not math.isfinite(margin) or margin < 0:
         raise ValueError(f"margin_s must be a number >= 0, not {margin_s!r}")
@@ -204,7 +208,7 @@ def cut_line(
         _check_usable(info, what)
         if start_s >= info.duration_s or end_s <= 0:
             raise AudioError(
-                f"The line timing {start_s:.1f}–{end_s:.1f} s lies outside the recording of {what}, "
+                f"The line timing {start_s:.1f}–{end_s:.1f} s lies outside {what}, "
                 f"which is {info.duration_s:.1f} s long."
             )
         rate = info.sample_rate
@@ -216,12 +220,12 @@ def cut_line(
             data = f.read(wanted, dtype="float32", always_2d=True)
         except (sf.SoundFileError, RuntimeError) as exc:
             raise AudioError(
-                f"The recording of {what} is truncated or damaged: "
+                f"{_cap(what)} is truncated or damaged: "
                 f"{first / rate:.1f}–{last / rate:.1f} s cannot be read ({_reason(exc)})."
             ) from exc
     if len(data) < wanted:
         raise AudioError(
-            f"The recording of {what} is truncated: it stops at {(first + len(data)) / rate:.1f} s "
+            f"{_cap(what)} is truncated: it stops at {(first + len(data)) / rate:.1f} s "
             f"but says it is {info.duration_s:.1f} s long."
         )
     return LineClips(
