@@ -1,0 +1,367 @@
+"""Every multi-row write of transcriber testing. The HTML views and the API call these, nothing else writes."""
+
+import random
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Max, Q
+
+from oncore import audio
+from oncore.calls.models import Line
+from oncore.transcribers.engines.base import cost_for
+from oncore.transcribers.models import Transcriber
+
+from . import errors, jobs, scoring
+from .models import MAX_CANDIDATES, Bank, Candidate, ControlLine, Flag, Score, Transcription
+
+# ---------------------------------------------------------------- helpers
+
+
+def live_transcriber_of(call) -> Transcriber | None:
+    """The transcriber the call ran on: the catalogue reference, or for older calls, found by its name."""
+    if call.live_transcriber_id:
+        return call.live_transcriber
+    name = (call.live_transcriber_name or "").strip()
+    if not name:
+        return None
+    return (
+        Transcriber.objects.filter(Q(display_name__iexact=name) | Q(slug__iexact=name) | Q(model__iexact=name))
+        .order_by("id")
+        .first()
+    )
+
+
+def clip_seconds(line) -> float:
+    """Audio a candidate is billed for on one line: the line plus the margin on each side."""
+    margin = settings.ONCORE["CLIP_MARGIN_S"]
+    return max(0.0, (line.end_s - line.start_s) + 2 * margin)
+
+
+def why_not_flaggable(line, *, check_audio: bool = True) -> errors.ActionError | None:
+    """The refusal do_flag_line would give for this line (other than an existing flag), or None."""
+    call = line.call
+    if line.speaker != Line.CALLER:
+        return errors.LineNotCaller("Only caller lines can be flagged; this is an assistant line.")
+    if not call.recorded or not call.recording:
+        return errors.LineNotRecorded(
+            f"Call {call.pk} was not recorded, so its lines cannot be replayed. "
+            "Turn recording on for the assistant; it covers calls from then on."
+        )
+    if live_transcriber_of(call) is None:
+        return errors.LiveTranscriberUnknown(
+            f"The transcriber call {call.pk} ran on is unknown"
+            + (f" (no catalogue entry named {call.live_transcriber_name!r})" if call.live_transcriber_name else "")
+            + ", so there is nothing to compare against. Add it to the catalogue or set it on the call."
+        )
+    if not line.has_timing:
+        return errors.LineHasNoTiming(
+            "This line has no audio timing (start and end of the caller's speech), so its audio cannot be cut."
+        )
+    if check_audio:
+        try:
+            info = audio.probe(call.recording.path, label=f"call {call.pk}")
+        except audio.AudioError as exc:
+            return errors.RecordingUnavailable(str(exc))
+        if line.start_s >= info.duration_s:
+            return errors.RecordingUnavailable(
+                f"Line timing {line.start_s:.2f}–{line.end_s:.2f} s lies outside the recording of call {call.pk}, "
+                f"which is {info.duration_s:.1f} s long."
+            )
+    return None
+
+
+def _clean_expected(text: str) -> str:
+    text = (text or "").strip()
+    try:
+        scoring.score_line(text, text)
+    except ValueError:
+        raise errors.ExpectedTextEmpty(
+            "Type what the caller actually said: the expected text needs at least one word."
+        ) from None
+    return text
+
+
+def _items_on_line(line_id):
+    """Flags and control lines whose audio is this line: (flag, control or None, expected text)."""
+    items = [(f, None, f.expected_text) for f in Flag.objects.filter(line_id=line_id)]
+    items += [(c.flag, c, c.expected_text) for c in ControlLine.objects.filter(line_id=line_id).select_related("flag")]
+    return items
+
+
+def write_score(flag, control, transcriber_id, source, hypothesis: str | None, expected: str) -> Score:
+    """Score one item for one transcriber; `hypothesis=None` means it produced no text (failed)."""
+    values = {"normalizer_version": scoring.NORMALIZER_VERSION}
+    if hypothesis is None:
+        values.update(failed=True, hypothesis="", match=False, wer=None, case_or_punctuation_only=False,
+                      substitutions=0, deletions=0, insertions=0, reference_words=0)
+    else:
+        s = scoring.score_line(expected, hypothesis)
+        values.update(failed=False, hypothesis=hypothesis, match=s.match, wer=s.wer,
+                      case_or_punctuation_only=s.case_or_punctuation_only, substitutions=s.substitutions,
+                      deletions=s.deletions, insertions=s.insertions, reference_words=s.reference_words)
+    score, _ = Score.objects.update_or_create(
+        flag=flag, control=control, transcriber_id=transcriber_id, source=source, defaults=values
+    )
+    return score
+
+
+def score_transcription(transcription: Transcription) -> int:
+    """Write the candidate score of every item on the transcription's line. Returns how many."""
+    items = _items_on_line(transcription.line_id)
+    text = transcription.text if transcription.status == Transcription.DONE else None
+    for flag, control, expected in items:
+        write_score(flag, control, transcription.transcriber_id, Score.CANDIDATE, text, expected)
+    return len(items)
+
+
+def _score_live(flag: Flag) -> None:
+    """The live transcript is scored as stored, straight away, never transcribed again."""
+    live = live_transcriber_of(flag.line.call)
+    write_score(flag, None, live.pk, Score.LIVE, flag.line.text, flag.expected_text)
+    for control in flag.controls.select_related("line"):
+        write_score(flag, control, live.pk, Score.LIVE, control.line.text, control.expected_text)
+
+
+def _sample_controls(flag: Flag, count: int, rng: random.Random | None = None) -> list[ControlLine]:
+    if count <= 0 or flag.controls.exists():
+        return list(flag.controls.all())
+    pool = list(
+        Line.objects.filter(call_id=flag.line.call_id, speaker=Line.CALLER, start_s__isnull=False, end_s__isnull=False)
+        .exclude(pk=flag.line_id)
+        .filter(flag__isnull=True)
+        .order_by("position")
+    )
+    chosen = (rng or random.SystemRandom()).sample(pool, min(count, len(pool)))
+    return [ControlLine.objects.create(flag=flag, line=line, expected_text=line.text) for line in chosen]
+
+
+def _queue_lines(organization_id: int, lines, transcriber_ids) -> int:
+    """Make sure each (line, transcriber) has a transcription; score items at once where one already exists.
+    Returns how many transcriptions were newly queued."""
+    lines = list(lines)
+    existing = {
+        (t.line_id, t.transcriber_id): t
+        for t in Transcription.objects.filter(line__in=lines, transcriber_id__in=transcriber_ids)
+    }
+    new = []
+    for line in lines:
+        for tid in transcriber_ids:
+            found = existing.get((line.pk, tid))
+            if found is None:
+                new.append(Transcription(organization_id=organization_id, line=line, transcriber_id=tid))
+            elif found.status in (Transcription.DONE, Transcription.FAILED):
+                score_transcription(found)
+    Transcription.objects.bulk_create(new, ignore_conflicts=True)
+    if new:
+        transaction.on_commit(lambda: jobs.pump(organization_id))
+    return len(new)
+
+
+def _enter_bank(flag: Flag, bank: Bank, rng=None) -> None:
+    """A flag joins a bank: its controls are sampled, the live transcript scored, every candidate queued."""
+    controls = _sample_controls(flag, bank.controls_per_flag, rng)
+    _score_live(flag)
+    candidate_ids = list(bank.candidates.values_list("transcriber_id", flat=True))
+    _queue_lines(flag.organization_id, [flag.line] + [c.line for c in controls], candidate_ids)
+
+
+# ---------------------------------------------------------------- flags
+
+
+def do_flag_line(line, expected_text, *, bank=None, tags=(), note="", user=None, rng=None) -> Flag:
+    line = Line.objects.select_related("call__tenant", "call__live_transcriber").get(pk=line.pk)
+    organization_id = line.call.tenant.organization_id
+    if bank is not None and bank.organization_id != organization_id:
+        raise errors.NotFound("No such bank in this organization.")
+    problem = why_not_flaggable(line)
+    if problem:
+        raise problem
+    expected_text = _clean_expected(expected_text)
+    if Flag.objects.filter(line=line).exists():
+        raise errors.FlagExists("This line already has a flag; edit that flag instead.", {"line": line.pk})
+    if bank is not None:
+        jobs.check_capacity(organization_id)
+    try:
+        with transaction.atomic():
+            flag = Flag.objects.create(
+                organization_id=organization_id,
+                line=line,
+                bank=bank,
+                expected_text=expected_text,
+                tags=Flag.encode_tags(tags),
+                note=note or "",
+                created_by=user,
+            )
+            if bank is not None:
+                _enter_bank(flag, bank, rng)
+    except IntegrityError:
+        raise errors.FlagExists("This line already has a flag; edit that flag instead.", {"line": line.pk}) from None
+    return flag
+
+
+def do_move_flag(flag: Flag, bank: Bank | None, rng=None) -> Flag:
+    """Move a flag to another bank, or out of every bank. Entering a bank scores it with that bank's candidates."""
+    if bank is not None and bank.organization_id != flag.organization_id:
+        raise errors.NotFound("No such bank in this organization.")
+    if bank is not None and bank.pk != flag.bank_id:
+        jobs.check_capacity(flag.organization_id)
+    with transaction.atomic():
+        flag = Flag.objects.select_for_update().select_related("line__call").get(pk=flag.pk)
+        if flag.bank_id == (bank.pk if bank else None):
+            return flag
+        flag.bank = bank
+        flag.save(update_fields=["bank", "updated_at"])
+        if bank is not None:
+            _enter_bank(flag, bank, rng)
+    return flag
+
+
+def do_edit_flag(flag: Flag, *, expected_text=None, tags=None, note=None) -> Flag:
+    """Edit a flag. A new expected text re-scores every transcriber's stored text against it."""
+    fields = ["updated_at"]
+    with transaction.atomic():
+        flag = Flag.objects.select_for_update().get(pk=flag.pk)
+        rescore = False
+        if expected_text is not None:
+            expected_text = _clean_expected(expected_text)
+            rescore = expected_text != flag.expected_text
+            flag.expected_text = expected_text
+            fields.append("expected_text")
+        if tags is not None:
+            flag.tags = Flag.encode_tags(tags)
+            fields.append("tags")
+        if note is not None:
+            flag.note = note
+            fields.append("note")
+        flag.save(update_fields=fields)
+        if rescore:
+            for score in flag.scores.filter(control__isnull=True):
+                write_score(flag, None, score.transcriber_id, score.source,
+                            None if score.failed else score.hypothesis, flag.expected_text)
+    return flag
+
+
+def do_delete_flag(flag: Flag) -> None:
+    """Delete a flag with its controls and scores. Transcriptions stay: another bank may use them."""
+    flag.delete()
+
+
+# ---------------------------------------------------------------- banks and candidates
+
+
+def do_create_bank(organization, *, name, language_label="", threshold=0.6, controls_per_flag=1) -> Bank:
+    try:
+        with transaction.atomic():
+            return Bank.objects.create(
+                organization=organization, name=name.strip(), language_label=language_label.strip(),
+                threshold=threshold, controls_per_flag=controls_per_flag,
+            )
+    except IntegrityError:
+        raise errors.BankNameTaken(f"A bank named {name!r} already exists; choose another name.") from None
+
+
+def do_update_bank(bank: Bank, **changes) -> Bank:
+    allowed = {"name", "language_label", "threshold", "controls_per_flag"}
+    fields = [k for k in changes if k in allowed]
+    for key in fields:
+        setattr(bank, key, changes[key].strip() if isinstance(changes[key], str) else changes[key])
+    try:
+        with transaction.atomic():
+            bank.save(update_fields=fields)
+    except IntegrityError:
+        raise errors.BankNameTaken(f"A bank named {bank.name!r} already exists; choose another name.") from None
+    return bank
+
+
+def do_delete_bank(bank: Bank) -> None:
+    """Delete a bank. Its flags stay, in no bank; its runs leave every list but stay reachable by id."""
+    bank.delete()
+
+
+@dataclass(frozen=True)
+class Estimate:
+    lines: int
+    already_transcribed: int
+    audio_seconds: float
+    price_per_minute: Decimal
+    cost: Decimal
+
+    @property
+    def audio_minutes(self) -> float:
+        return self.audio_seconds / 60
+
+
+def bank_lines(bank: Bank):
+    """Every line a bank scores: its flags' lines and their control lines."""
+    return Line.objects.filter(Q(flag__bank=bank) | Q(control_uses__flag__bank=bank)).distinct()
+
+
+def estimate_backfill(bank: Bank, transcriber: Transcriber) -> Estimate:
+    lines = list(bank_lines(bank).only("id", "start_s", "end_s"))
+    done = set(
+        Transcription.objects.filter(line__in=[ln.pk for ln in lines], transcriber=transcriber).values_list(
+            "line_id", flat=True
+        )
+    )
+    todo = [ln for ln in lines if ln.pk not in done]
+    seconds = sum(clip_seconds(ln) for ln in todo)
+    price = Decimal(str(transcriber.price_per_minute))
+    return Estimate(len(todo), len(done), seconds, price, cost_for(seconds, price))
+
+
+def do_add_candidate(bank: Bank, transcriber: Transcriber, *, confirmed: bool = False) -> Candidate:
+    """Add a candidate and backfill every flag and control in the bank. The estimate must be confirmed."""
+    if not transcriber.enabled:
+        raise errors.TranscriberDisabled(f"{transcriber} is disabled in the catalogue.")
+    if bank.candidates.filter(transcriber=transcriber).exists():
+        raise errors.CandidateExists(f"{transcriber} is already a candidate in {bank}.")
+    if bank.candidates.count() >= MAX_CANDIDATES:
+        raise errors.BankFull(f"{bank} already has {MAX_CANDIDATES} candidates; remove one first.")
+    estimate = estimate_backfill(bank, transcriber)
+    if not confirmed:
+        raise errors.EstimateNotConfirmed(
+            f"Adding {transcriber} transcribes {estimate.lines} lines ({estimate.audio_minutes:.1f} audio minutes, "
+            f"about ${estimate.cost}). Confirm the estimate to add it.",
+            {"lines": estimate.lines, "audio_minutes": round(estimate.audio_minutes, 3), "cost": str(estimate.cost)},
+        )
+    if estimate.lines:
+        jobs.check_capacity(bank.organization_id)
+    try:
+        with transaction.atomic():
+            Bank.objects.select_for_update().get(pk=bank.pk)
+            position = (bank.candidates.aggregate(m=Max("position"))["m"] + 1) if bank.candidates.exists() else 0
+            candidate = Candidate.objects.create(bank=bank, transcriber=transcriber, position=position)
+            _queue_lines(bank.organization_id, bank_lines(bank), [transcriber.pk])
+    except IntegrityError:
+        raise errors.BankFull(f"{bank} already has {MAX_CANDIDATES} candidates; remove one first.") from None
+    return candidate
+
+
+def do_remove_candidate(bank: Bank, transcriber: Transcriber) -> None:
+    """Remove a candidate. Its transcriptions and scores stay, so adding it back costs nothing."""
+    with transaction.atomic():
+        Bank.objects.select_for_update().get(pk=bank.pk)
+        bank.candidates.filter(transcriber=transcriber).delete()
+        for position, candidate in enumerate(bank.candidates.order_by("position")):
+            if candidate.position != position:
+                candidate.position = position
+                candidate.save(update_fields=["position"])
+
+
+def do_reorder_candidates(bank: Bank, transcriber_ids) -> list[Candidate]:
+    """Put the candidates in the given order; it must name each current candidate once."""
+    transcriber_ids = [int(t) for t in transcriber_ids]
+    with transaction.atomic():
+        Bank.objects.select_for_update().get(pk=bank.pk)
+        current = {c.transcriber_id: c for c in bank.candidates.all()}
+        if sorted(transcriber_ids) != sorted(current):
+            raise errors.ActionError(
+                "The new order must list every current candidate exactly once.",
+                {"current": sorted(current), "given": transcriber_ids},
+            )
+        bank.candidates.all().delete()
+        return Candidate.objects.bulk_create(
+            [Candidate(bank=bank, transcriber_id=t, position=i) for i, t in enumerate(transcriber_ids)]
+        )

@@ -1,0 +1,107 @@
+"""Thin django-q2 entry points. They take primary keys, call actions, and are safe to run twice."""
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from oncore import audio
+from oncore.transcribers.engines import TranscriptionError, get_engine
+
+from . import actions, jobs
+from .models import Transcription
+
+log = logging.getLogger(__name__)
+
+
+def _claim(pk: int) -> Transcription | None:
+    """Claim a dispatched row. A second delivery of the same task finds it claimed (or finished) and stops;
+    a delivery after a worker died finds the claim older than the lease and takes it over."""
+    now = timezone.now()
+    stale = now - timedelta(seconds=jobs.lease_seconds())
+    claimed = (
+        Transcription.objects.filter(pk=pk, status=Transcription.RUNNING)
+        .filter(Q(claimed_at__isnull=True) | Q(claimed_at__lt=stale))
+        .update(claimed_at=now, attempts=F("attempts") + 1, updated_at=now)
+    )
+    if not claimed:
+        return None
+    return Transcription.objects.select_related("line__call", "transcriber").get(pk=pk)
+
+
+def _finish(t: Transcription, **fields) -> bool:
+    """Write the outcome only while this worker still holds the claim."""
+    fields["updated_at"] = timezone.now()
+    with transaction.atomic():
+        written = Transcription.objects.filter(pk=t.pk, status=Transcription.RUNNING, claimed_at=t.claimed_at).update(
+            **fields
+        )
+        if written and fields.get("status") in (Transcription.DONE, Transcription.FAILED):
+            t.refresh_from_db()
+            actions.score_transcription(t)
+    return bool(written)
+
+
+def transcribe(pk: int) -> str:
+    t = _claim(pk)
+    if t is None:
+        return "skipped"
+    line = t.line
+    try:
+        clips = audio.cut_line(line.call.recording.path, line.start_s, line.end_s, label=f"call {line.call_id}")
+        result = get_engine(t.transcriber).transcribe(clips.candidate_wav)
+    except audio.AudioError as exc:
+        outcome = "failed"
+        _finish(t, status=Transcription.FAILED, error=str(exc), claimed_at=None)
+    except TranscriptionError as exc:
+        if exc.retryable and t.attempts < settings.ONCORE["MAX_TRANSCRIPTION_ATTEMPTS"]:
+            backoff = settings.ONCORE["RETRY_BACKOFF_S"] * 2 ** (t.attempts - 1)
+            delay = max(backoff, exc.retry_after or 0)
+            outcome = "retry"
+            _finish(t, status=Transcription.QUEUED, error=str(exc), claimed_at=None,
+                    not_before=timezone.now() + timedelta(seconds=delay))
+        else:
+            outcome = "failed"
+            _finish(t, status=Transcription.FAILED, error=str(exc), claimed_at=None)
+    except Exception as exc:  # an engine bug must not leave the row running forever
+        log.exception("transcription %s crashed", pk)
+        outcome = "failed"
+        _finish(t, status=Transcription.FAILED, error=f"Unexpected error: {exc.__class__.__name__}: {exc}",
+                claimed_at=None)
+    else:
+        outcome = "done"
+        _finish(t, status=Transcription.DONE, text=result.text, error="", claimed_at=None,
+                audio_seconds=result.audio_seconds, cost=result.cost, latency_s=result.latency_s)
+    with transaction.atomic():
+        jobs.pump(t.organization_id)
+    return outcome
+
+
+def pump_all() -> int:
+    with transaction.atomic():
+        return jobs.pump_all()
+
+
+def drain(max_seconds: float = 600.0) -> int:
+    """Run every dispatched transcription in this process until nothing is ready. For `manage.py run_queue`,
+    demos and tests; workers do the same job in production. Returns how many tasks ran."""
+    import time
+
+    deadline = time.monotonic() + max_seconds
+    ran = 0
+    while time.monotonic() < deadline:
+        pump_all()
+        ids = list(
+            Transcription.objects.filter(status=Transcription.RUNNING, claimed_at__isnull=True)
+            .order_by("id")
+            .values_list("id", flat=True)
+        )
+        if not ids:
+            break
+        for pk in ids:
+            transcribe(pk)
+            ran += 1
+    return ran
