@@ -12,6 +12,7 @@ import io
 import math
 import os
 import re
+import wave
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +26,7 @@ MAX_CHANNELS = 2
 
 # Write settings per container: lossless 16-bit where the container allows it.
 _SUBTYPES = {"WAV": "PCM_16", "FLAC": "PCM_16", "OGG": "VORBIS"}
+_INTEGER_PCM = {"PCM_S8", "PCM_U8", "PCM_16", "PCM_24", "PCM_32", "ALAW", "ULAW"}
 
 
 class AudioError(Exception):
@@ -154,10 +156,11 @@ def _default_margin() -> float:
 
 
 def _to_int16(samples: np.ndarray) -> np.ndarray:
+    """Floats in [-1, 1] (clipped) to 16-bit integers; a 16-bit source read back comes out exact."""
     if samples.dtype == np.int16:
         return samples
-    scaled = np.clip(np.asarray(samples, dtype=np.float64), -1.0, 1.0) * 32768.0
-    return np.clip(np.rint(scaled), -32768, 32767).astype(np.int16)
+    scaled = np.rint(np.asarray(samples, dtype=np.float32) * np.float32(32768.0))
+    return np.clip(scaled, -32768, 32767).astype(np.int16)
 
 
 def encode_wav(samples: np.ndarray, sample_rate: int) -> bytes:
@@ -166,7 +169,11 @@ def encode_wav(samples: np.ndarray, sample_rate: int) -> bytes:
     if samples.ndim not in (1, 2):
         raise ValueError(f"samples must be shaped (n,) or (n, channels), not {samples.shape}")
     buffer = io.BytesIO()
-    sf.write(buffer, _to_int16(samples), int(sample_rate), format="WAV", subtype="PCM_16")
+    with wave.open(buffer, "wb") as out:
+        out.setnchannels(1 if samples.ndim == 1 else samples.shape[1])
+        out.setsampwidth(2)
+        out.setframerate(int(sample_rate))
+        out.writeframes(_to_int16(samples).astype("<i2", copy=False).tobytes())
     return buffer.getvalue()
 
 
@@ -215,9 +222,11 @@ def cut_line(
         first = max(0, int(math.floor((start_s - margin) * rate)))
         last = min(info.frames, int(math.ceil((end_s + margin) * rate)))
         wanted = last - first
+        # Integer PCM (WAV, FLAC) is read as 16-bit integers directly; Vorbis and float WAV as floats.
+        dtype = "int16" if f.subtype in _INTEGER_PCM else "float32"
         try:
             f.seek(first)
-            data = f.read(wanted, dtype="float32", always_2d=True)
+            data = f.read(wanted, dtype=dtype, always_2d=True)
         except (sf.SoundFileError, RuntimeError) as exc:
             raise AudioError(
                 f"{_cap(what)} is truncated or damaged: "

@@ -109,6 +109,14 @@ def test_it_reads_wav_flac_and_ogg_recordings(tmp_path, fmt):
     assert np.abs(candidate).max() == pytest.approx(0.5, abs=0.05)
 
 
+def test_it_keeps_the_level_of_float_wav_recordings(tmp_path):
+    path = tmp_path / "float.wav"
+    sf.write(path, tone(440, 3.0), RATE, subtype="FLOAT")
+    clips = cut_line(path, 1.0, 2.0, margin_s=0.0)
+    candidate, _ = read_wav(clips.candidate_wav)
+    assert np.abs(candidate).max() == pytest.approx(0.5, abs=0.01)
+
+
 def test_it_reads_the_margin_from_settings_when_none_is_given(stereo_flac, settings):
     settings.ONCORE = {**settings.ONCORE, "CLIP_MARGIN_S": 1.0}
     clips = cut_line(stereo_flac, 3.0, 4.0)
