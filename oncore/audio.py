@@ -53,12 +53,12 @@ class LineClips:
 
 
 def _what(label: str, source) -> str:
-    """How messages name the audio: "the recording of call 12", "the recording 'a.flac'", "the clip"."""
+    """How messages name the audio: "the recording of call 12", else "the recording 'a.flac'"."""
     if label:
         return f"the recording of {label}"
     if isinstance(source, str | os.PathLike):
         return f"the recording {Path(source).name!r}"
-    return "the clip"
+    return "the audio"
 
 
 def _cap(text: str) -> str:
@@ -147,11 +147,15 @@ def wav_info(wav_bytes: bytes) -> RecordingInfo:
 
 
 def _default_margin() -> float:
+    """settings.ONCORE["CLIP_MARGIN_S"] when Django settings are available, else the default."""
     try:
         from django.conf import settings
-
+        from django.core.exceptions import ImproperlyConfigured
+    except ImportError:
+        return DEFAULT_CLIP_MARGIN_S
+    try:
         return float(settings.ONCORE["CLIP_MARGIN_S"])
-    except Exception:  # Django missing, settings not configured, or no ONCORE entry
+    except (ImproperlyConfigured, AttributeError, KeyError):  # not configured, or no such setting
         return DEFAULT_CLIP_MARGIN_S
 
 

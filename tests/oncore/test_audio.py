@@ -109,6 +109,13 @@ def test_it_reads_wav_flac_and_ogg_recordings(tmp_path, fmt):
     assert np.abs(candidate).max() == pytest.approx(0.5, abs=0.05)
 
 
+def test_it_probes_an_open_file_or_bytes(stereo_flac):
+    with open(stereo_flac, "rb") as handle:
+        info = probe(handle, label="call 2")
+    assert (info.channels, info.frames, info.format) == (2, 10 * RATE, "FLAC")
+    assert probe(stereo_flac.read_bytes()).duration_s == 10.0
+
+
 def test_it_keeps_the_level_of_float_wav_recordings(tmp_path):
     path = tmp_path / "float.wav"
     sf.write(path, tone(440, 3.0), RATE, subtype="FLOAT")
