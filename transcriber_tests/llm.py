@@ -1,0 +1,244 @@
+"""The one module that talks to Anthropic: structured output through tool use, retries, tokens and cost.
+
+Settings (a Django setting of the same name wins over the environment variable):
+    ANTHROPIC_MODEL                   model id (default DEFAULT_MODEL)
+    ANTHROPIC_BASE_URL                API address; unset means Anthropic's own (tests point it at 127.0.0.1)
+    ANTHROPIC_MAX_RETRIES             retries of 408/409/429/5xx and connection errors (default 3)
+    ANTHROPIC_TIMEOUT_S               seconds to wait for one attempt (default 60)
+    ANTHROPIC_PRICE_INPUT_PER_MTOK    dollars per million input tokens (default 3, Sonnet)
+    ANTHROPIC_PRICE_OUTPUT_PER_MTOK   dollars per million output tokens (default 15, Sonnet)
+The key comes only from the ANTHROPIC_API_KEY environment variable; it is never stored, logged or put in a
+message. Without it the judge is "not configured" and call_tool raises JudgeNotConfigured.
+
+Retries are the SDK's: it retries 408, 409, 429, 5xx and connection errors `max_retries` times, waiting what
+the server asks (`retry-after-ms`, then `retry-after`) or else 0.5 s doubling up to 8 s, with jitter.
+LLMError is raised once those retries are spent; `retryable` says whether trying again later may help.
+"""
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+
+import anthropic
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from oncore.env import env_float, env_int, env_str
+
+DEFAULT_MODEL = "claude-sonnet-4-6"  # $3 / $15 per million tokens, the default prices below
+KEY_ENV = "ANTHROPIC_API_KEY"
+CACHE_WRITE_FACTOR = Decimal("1.25")  # a cache write costs 1.25x an input token
+CACHE_READ_FACTOR = Decimal("0.1")  # a cache read costs 0.1x an input token
+CHARS_PER_TOKEN = 4
+COST_PLACES = Decimal("0.000001")
+# Statuses the SDK retries itself; after its retries they are still worth trying later.
+_RETRYABLE_STATUSES = {408, 409, 429}
+
+
+class JudgeNotConfigured(Exception):
+    def __init__(self, message: str = "judge not configured: set ANTHROPIC_API_KEY"):
+        super().__init__(message)
+        self.message = message
+
+
+class LLMError(Exception):
+    def __init__(self, message: str, *, retryable: bool, status: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.retryable = retryable
+        self.status = status
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    input: dict
+    input_tokens: int  # input tokens billed at the full price (not read from or written to the cache)
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    cost: Decimal  # dollars
+    model: str
+
+
+# -- settings ---------------------------------------------------------------------------------------------
+def _setting(name: str, default):
+    value = getattr(settings, name, None)
+    return default() if value is None else value
+
+
+def model() -> str:
+    return _setting("ANTHROPIC_MODEL", lambda: env_str("ANTHROPIC_MODEL", DEFAULT_MODEL).strip() or DEFAULT_MODEL)
+
+
+def base_url() -> str | None:
+    return _setting("ANTHROPIC_BASE_URL", lambda: env_str("ANTHROPIC_BASE_URL", "").strip()) or None
+
+
+def max_retries() -> int:
+    return int(_setting("ANTHROPIC_MAX_RETRIES", lambda: env_int("ANTHROPIC_MAX_RETRIES", 3, minimum=0)))
+
+
+def timeout_s() -> float:
+    return float(_setting("ANTHROPIC_TIMEOUT_S", lambda: env_float("ANTHROPIC_TIMEOUT_S", 60.0, minimum=1.0)))
+
+
+def _price(name: str, default: str) -> Decimal:
+    raw = str(_setting(name, lambda: env_str(name, default).strip() or default))
+    try:
+        value = Decimal(raw)
+    except InvalidOperation:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a number of dollars per million tokens.") from None
+    if not value.is_finite() or value < 0:
+        raise ImproperlyConfigured(f"{name}={raw!r} must be zero or more dollars per million tokens.")
+    return value
+
+
+def input_price() -> Decimal:
+    return _price("ANTHROPIC_PRICE_INPUT_PER_MTOK", "3")
+
+
+def output_price() -> Decimal:
+    return _price("ANTHROPIC_PRICE_OUTPUT_PER_MTOK", "15")
+
+
+def _api_key() -> str:
+    return env_str(KEY_ENV, "").strip()
+
+
+def judge_configured() -> bool:
+    """True when an Anthropic key is set; without one, nothing the judge would add is shown or invented."""
+    return bool(_api_key())
+
+
+# -- estimates and cost -----------------------------------------------------------------------------------
+def estimate_tokens(text: str) -> int:
+    """About one token per four characters of English text, rounded up: good enough for a cost estimate
+    shown before a run, never for billing (calls record the API's own counts)."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def estimate_cost(input_tokens: int, output_tokens: int) -> Decimal:
+    """Dollars for that many tokens at full price (no cache discount: an estimate errs high)."""
+    return cost(input_tokens, output_tokens)
+
+
+def cost(input_tokens: int, output_tokens: int, cache_read_tokens: int = 0, cache_write_tokens: int = 0) -> Decimal:
+    price_in, price_out = input_price(), output_price()
+    dollars = (
+        input_tokens * price_in
+        + cache_write_tokens * price_in * CACHE_WRITE_FACTOR
+        + cache_read_tokens * price_in * CACHE_READ_FACTOR
+        + output_tokens * price_out
+    ) / Decimal(1_000_000)
+    return dollars.quantize(COST_PLACES)
+
+
+# -- the call ---------------------------------------------------------------------------------------------
+@lru_cache(maxsize=4)
+def _client(api_key: str, url: str | None, retries: int, timeout: float) -> anthropic.Anthropic:
+    return anthropic.Anthropic(api_key=api_key, base_url=url, max_retries=retries, timeout=timeout)
+
+
+def call_tool(*, system: str, prompt: str, tool: dict, max_tokens: int = 1024) -> ToolCall:
+    """Ask the model to answer by calling `tool` (forced with tool_choice) and return the tool's input.
+
+    `system` is the fixed part of the prompt, sent as one system block marked for prompt caching; `prompt`
+    is the part that changes from call to call. Raises JudgeNotConfigured without a key, LLMError when the
+    API fails after its retries or answers without calling the tool."""
+    api_key = _api_key()
+    if not api_key:
+        raise JudgeNotConfigured()
+    name = tool["name"]
+    retries, timeout, url, model_id = max_retries(), timeout_s(), base_url(), model()
+    client = _client(api_key, url, retries, timeout)
+    try:
+        response = client.messages.create(
+            model=model_id,
+            max_tokens=max_tokens,
+            system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+            messages=[{"role": "user", "content": prompt}],
+            tools=[tool],
+            tool_choice={"type": "tool", "name": name},
+        )
+    except anthropic.APIStatusError as exc:
+        raise _status_error(exc, api_key, retries, model_id) from None
+    except anthropic.APITimeoutError:
+        raise LLMError(
+            f"the Anthropic API did not answer within {timeout:g} s, {retries} retries included", retryable=True
+        ) from None
+    except anthropic.APIConnectionError:
+        raise LLMError(
+            f"could not reach the Anthropic API at {url or 'its default address'} ({retries} retries)",
+            retryable=True,
+        ) from None
+    except anthropic.AnthropicError as exc:
+        raise LLMError(f"the Anthropic call failed: {_scrub(str(exc), api_key)}", retryable=False) from None
+
+    if response.stop_reason == "max_tokens":
+        raise LLMError(
+            f"the answer was cut off at max_tokens={max_tokens} before the {name} tool call was complete",
+            retryable=False,
+        )
+    calls = [block for block in response.content if block.type == "tool_use" and block.name == name]
+    if not calls or not isinstance(calls[0].input, dict):
+        raise LLMError(
+            f"the model answered without calling the {name} tool (stop_reason {response.stop_reason!r}); "
+            "nothing was recorded",
+            retryable=False,
+        )
+    answer = dict(calls[0].input)
+    missing = [key for key in tool.get("input_schema", {}).get("required", []) if key not in answer]
+    if missing:
+        raise LLMError(f"the {name} tool call lacks {', '.join(missing)}", retryable=False)
+
+    usage = response.usage
+    tokens_in, tokens_out = usage.input_tokens or 0, usage.output_tokens or 0
+    read, written = usage.cache_read_input_tokens or 0, usage.cache_creation_input_tokens or 0
+    return ToolCall(
+        name=name,
+        input=answer,
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        cache_read_tokens=read,
+        cache_write_tokens=written,
+        cost=cost(tokens_in, tokens_out, read, written),
+        model=response.model or model_id,
+    )
+
+
+def _scrub(text: str, api_key: str) -> str:
+    return text.replace(api_key, "[redacted]") if api_key else text
+
+
+def _status_error(exc: anthropic.APIStatusError, api_key: str, retries: int, model_id: str) -> LLMError:
+    status = exc.status_code
+    detail = _scrub(exc.api_message or exc.message or "", api_key)
+    kind = f"{status} {exc.type}" if exc.type else str(status)
+    if status == 401:
+        return LLMError(
+            "Anthropic rejected the API key (401): check ANTHROPIC_API_KEY.", retryable=False, status=status
+        )
+    if status == 403:
+        return LLMError(
+            f"Anthropic refused the request ({kind}): check that the key in ANTHROPIC_API_KEY may use "
+            f"{model_id}. {detail}".strip(),
+            retryable=False,
+            status=status,
+        )
+    if status == 429:
+        return LLMError(
+            f"Anthropic rate limit ({kind}) still hit after {retries} retries; try again later. {detail}".strip(),
+            retryable=True,
+            status=status,
+        )
+    if status >= 500 or status in _RETRYABLE_STATUSES:
+        return LLMError(
+            f"Anthropic API error ({kind}) after {retries} retries: {detail}".strip(),
+            retryable=True,
+            status=status,
+        )
+    if status == 404:
+        detail = f"{detail} (is ANTHROPIC_MODEL={model_id!r} a model id?)"
+    return LLMError(f"Anthropic rejected the request ({kind}): {detail}".strip(), retryable=False, status=status)
