@@ -117,7 +117,7 @@ class Transcription(models.Model):
         "transcribers.Transcriber", on_delete=models.PROTECT, related_name="transcriptions"
     )
     status = models.CharField(max_length=10, choices=STATUSES, default=QUEUED)
-    text = models.TextField(null=True, blank=True)
+    text = models.TextField(blank=True, default="")
     error = models.TextField(blank=True)
     attempts = models.PositiveIntegerField(default=0)
     audio_seconds = models.FloatField(null=True, blank=True)

@@ -11,7 +11,6 @@ from oncore.calls.importer import import_calls
 from oncore.calls.models import Line
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, scoring
-from transcriber_tests.models import Bank
 
 DEMO_FILE = Path(settings.BASE_DIR) / "fixtures" / "demo" / "calls.json"
 LOGINS = [("demo-admin", "demo-admin-pass", Membership.ADMIN), ("demo-member", "demo-member-pass", Membership.MEMBER)]

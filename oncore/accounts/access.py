@@ -1,0 +1,54 @@
+"""Who may see what: the current organization of a request, and the admin-only gate of transcriber testing."""
+
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import render
+
+from .models import Membership
+
+ORG_SESSION_KEY = "org_id"
+
+
+def memberships_of(user):
+    return list(Membership.objects.filter(user=user).select_related("organization").order_by("organization__name"))
+
+
+def current_membership(request) -> Membership | None:
+    """The membership of the organization chosen in the session, else the user's first."""
+    if not request.user.is_authenticated:
+        return None
+    if not hasattr(request, "_memberships"):
+        request._memberships = memberships_of(request.user)
+    chosen = request.session.get(ORG_SESSION_KEY)
+    for m in request._memberships:
+        if m.organization_id == chosen:
+            return m
+    return request._memberships[0] if request._memberships else None
+
+
+def forbidden(request, reason: str):
+    return render(request, "403.html", {"reason": reason}, status=403)
+
+
+def admin_required(view):
+    """Log in, be an admin of the current organization; sets request.org and request.membership."""
+
+    @login_required
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        membership = current_membership(request)
+        if membership is None:
+            return forbidden(request, "Your account is not in any organization. Ask an organization admin to add you.")
+        if not membership.is_admin:
+            return forbidden(
+                request,
+                f"Transcriber testing is for organization admins: you are a member of {membership.organization}. "
+                "Flags, banks and runs span every tenant's calls, so only admins see them. "
+                "Ask an admin of your organization if you need access.",
+            )
+        request.membership = membership
+        request.org = membership.organization
+        return view(request, *args, **kwargs)
+
+    return wrapper

@@ -1,0 +1,243 @@
+"""Read-side queries shared by the dashboard, the API and the CSV exports. Every page stays O(1) in queries:
+aggregates are computed in the database, then ranked by the pure functions in scoring."""
+
+from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal
+
+from django.db import connection
+from django.db.models import Case, Count, Exists, IntegerField, Max, OuterRef, Q, Sum, When
+from django.utils import timezone
+
+from . import jobs, scoring
+from .models import Bank, Score, Transcription
+
+DEFAULT_WINDOW_DAYS = 30
+MAX_WINDOW_DAYS = 90
+
+LIVE_REASON = (
+    "Reference only, not a fair rival: flags are mostly lines the live transcriber got wrong and control lines "
+    "are its own text, so its score mostly reflects the mix of flags and controls."
+)
+
+
+def clamp_window(days) -> int:
+    try:
+        days = int(days)
+    except (TypeError, ValueError):
+        return DEFAULT_WINDOW_DAYS
+    return min(max(days, 1), MAX_WINDOW_DAYS)
+
+
+def bank_scores(bank: Bank, window_days: int):
+    since = timezone.now() - timedelta(days=window_days)
+    return Score.objects.filter(flag__bank=bank, flag__created_at__gte=since)
+
+
+def _summaries(scores, transcriber_ids) -> dict[int, scoring.CandidateSummary]:
+    rows = (
+        scores.filter(transcriber_id__in=transcriber_ids)
+        .values("transcriber_id")
+        .annotate(
+            n_scored=Count("id", filter=Q(failed=False)),
+            n_matches=Count("id", filter=Q(failed=False, match=True)),
+            n_failed=Count("id", filter=Q(failed=True)),
+            wer_sum=Sum("wer", filter=Q(failed=False)),
+        )
+    )
+    out = {}
+    for r in rows:
+        scored = r["n_scored"]
+        out[r["transcriber_id"]] = scoring.CandidateSummary(
+            candidate=r["transcriber_id"],
+            scored=scored,
+            matches=r["n_matches"],
+            failed=r["n_failed"],
+            accuracy=r["n_matches"] / scored if scored else None,
+            mean_wer=r["wer_sum"] / scored if scored else None,
+        )
+    return out
+
+
+def _empty(tid) -> scoring.CandidateSummary:
+    return scoring.CandidateSummary(candidate=tid, scored=0, matches=0, failed=0, accuracy=None, mean_wer=None)
+
+
+def lead_test(scores, leader_id: int, runner_up_id: int) -> scoring.LeadTest:
+    """Exact McNemar on the items both scored, counted in one SQL statement."""
+    paired = (
+        scores.filter(source=Score.CANDIDATE, failed=False, transcriber_id__in=[leader_id, runner_up_id])
+        .values("flag_id", "control_id")
+        .annotate(
+            n=Count("id"),
+            lead=Max(Case(When(transcriber_id=leader_id, match=True, then=1), default=0, output_field=IntegerField())),
+            other=Max(
+                Case(When(transcriber_id=runner_up_id, match=True, then=1), default=0, output_field=IntegerField())
+            ),
+        )
+        .filter(n=2)
+        .values("lead", "other")
+    )
+    sql, params = paired.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT COUNT(*), COALESCE(SUM(CASE WHEN lead = 1 AND other = 0 THEN 1 ELSE 0 END), 0), "
+            f"COALESCE(SUM(CASE WHEN lead = 0 AND other = 1 THEN 1 ELSE 0 END), 0) FROM ({sql}) paired",
+            params,
+        )
+        both, b, c = cursor.fetchone()
+    p = scoring.mcnemar_exact(int(b), int(c))
+    return scoring.LeadTest(both_scored=int(both), leader_only_right=int(b), runner_up_only_right=int(c),
+                            p_value=p, clear=p < 0.05 and b > c)
+
+
+@dataclass(frozen=True)
+class Card:
+    transcriber: object
+    position: int
+    summary: scoring.CandidateSummary
+    interval: tuple[float, float] | None
+    cost: Decimal
+    is_leader: bool
+
+    @property
+    def accuracy_pct(self):
+        return None if self.summary.accuracy is None else round(100 * self.summary.accuracy, 1)
+
+    @property
+    def interval_pct(self):
+        return None if self.interval is None else tuple(round(100 * x, 1) for x in self.interval)
+
+
+@dataclass(frozen=True)
+class BankResults:
+    bank: Bank
+    window_days: int
+    cards: list
+    live_rows: list
+    leader: Card | None
+    leader_clears_threshold: bool
+    lead: scoring.LeadTest | None
+    runner_up: Card | None
+    pending: int
+    live_reason: str = LIVE_REASON
+
+    @property
+    def threshold_pct(self):
+        return round(100 * self.bank.threshold, 1)
+
+
+def candidate_costs(bank: Bank, transcriber_ids) -> dict[int, Decimal]:
+    """Audio cost so far of each candidate on the bank's lines (flags and controls, any date)."""
+    lines = Q(line__flag__bank=bank) | Q(line__control_uses__flag__bank=bank)
+    rows = (
+        Transcription.objects.filter(transcriber_id__in=transcriber_ids, status=Transcription.DONE)
+        .filter(Exists(Transcription.objects.filter(pk=OuterRef("pk")).filter(lines)))
+        .values("transcriber_id")
+        .annotate(total=Sum("cost"))
+    )
+    return {r["transcriber_id"]: r["total"] or Decimal(0) for r in rows}
+
+
+def pending_for_bank(bank: Bank, transcriber_ids) -> int:
+    active = Transcription.objects.filter(
+        organization_id=bank.organization_id, status__in=jobs.ACTIVE, transcriber_id__in=transcriber_ids
+    )
+    return active.filter(Q(line__flag__bank=bank) | Q(line__control_uses__flag__bank=bank)).distinct().count()
+
+
+def bank_results(bank: Bank, window_days: int = DEFAULT_WINDOW_DAYS) -> BankResults:
+    window_days = clamp_window(window_days)
+    candidates = list(bank.candidates.select_related("transcriber").order_by("position"))
+    ids = [c.transcriber_id for c in candidates]
+    scores = bank_scores(bank, window_days)
+    summaries = _summaries(scores.filter(source=Score.CANDIDATE), ids)
+    ranked = scoring.rank([summaries.get(t, _empty(t)) for t in ids], bank.threshold)
+    costs = candidate_costs(bank, ids)
+    cards = []
+    for c in candidates:
+        s = summaries.get(c.transcriber_id, _empty(c.transcriber_id))
+        cards.append(Card(c.transcriber, c.position, s, scoring.wilson_interval(s.matches, s.scored),
+                          costs.get(c.transcriber_id, Decimal(0)), ranked.leader == c.transcriber_id))
+    by_id = {card.transcriber.pk: card for card in cards}
+    leader = by_id.get(ranked.leader)
+    runner_up_id = ranked.runner_up
+    lead = lead_test(scores, ranked.leader, runner_up_id) if leader and runner_up_id is not None else None
+
+    live_ids = list(scores.filter(source=Score.LIVE).values_list("transcriber_id", flat=True).distinct())
+    live_summaries = _summaries(scores.filter(source=Score.LIVE), live_ids)
+    from oncore.transcribers.models import Transcriber
+
+    live_rows = [
+        (t, live_summaries[t.pk], scoring.wilson_interval(live_summaries[t.pk].matches, live_summaries[t.pk].scored))
+        for t in Transcriber.objects.filter(pk__in=live_ids)
+    ]
+    return BankResults(
+        bank=bank, window_days=window_days, cards=cards, live_rows=live_rows, leader=leader,
+        leader_clears_threshold=ranked.leader_clears_threshold, lead=lead,
+        runner_up=by_id.get(runner_up_id), pending=pending_for_bank(bank, ids),
+    )
+
+
+# ---------------------------------------------------------------- the turn-by-turn table
+
+
+def _item_has(candidate_ids, **outcome):
+    """Exists: a candidate score with this outcome on the same item (a flag, or one of its controls)."""
+    base = Score.objects.filter(source=Score.CANDIDATE, transcriber_id__in=candidate_ids, **outcome)
+    on_flag = base.filter(flag_id=OuterRef("flag_id"), control__isnull=True)
+    on_control = base.filter(control_id=OuterRef("control_id"))
+    return (Q(control__isnull=True) & Exists(on_flag)) | (Q(control__isnull=False) & Exists(on_control))
+
+
+def turn_items(bank: Bank, window_days: int, *, kind: str = "", tag: str = "", disagree: bool = False):
+    """The bank's items (flags and their controls), newest flag first. Every item has exactly one live score,
+    written when it entered a bank, so live scores double as the item list."""
+    items = (
+        bank_scores(bank, clamp_window(window_days))
+        .filter(source=Score.LIVE)
+        .select_related("flag__line__call__tenant", "control__line")
+        .order_by("-flag__created_at", "-flag_id", "control_id")
+    )
+    if kind == "flags":
+        items = items.filter(control__isnull=True)
+    elif kind == "controls":
+        items = items.filter(control__isnull=False)
+    if tag:
+        items = items.filter(flag__tags__contains=f",{tag.strip().lower()},")
+    if disagree:
+        ids = list(bank.candidates.values_list("transcriber_id", flat=True))
+        items = items.filter(_item_has(ids, failed=False, match=True)).filter(_item_has(ids, failed=False, match=False))
+    return items
+
+
+@dataclass(frozen=True)
+class TurnRow:
+    item: Score  # the live score of the item
+    cells: list  # (transcriber, Score or None) in candidate order
+
+    @property
+    def is_control(self) -> bool:
+        return self.item.control_id is not None
+
+    @property
+    def line(self):
+        return self.item.control.line if self.item.control_id else self.item.flag.line
+
+    @property
+    def expected(self) -> str:
+        return self.item.control.expected_text if self.item.control_id else self.item.flag.expected_text
+
+
+def turn_rows(bank: Bank, items, candidates) -> list[TurnRow]:
+    """Rows for one page of items, with each candidate's score: one query for the whole page."""
+    items = list(items)
+    transcribers = [c.transcriber for c in candidates]
+    scores = Score.objects.filter(
+        source=Score.CANDIDATE, flag_id__in={i.flag_id for i in items}, transcriber__in=transcribers
+    )
+    by_key = {(s.flag_id, s.control_id, s.transcriber_id): s for s in scores}
+    return [
+        TurnRow(item, [(t, by_key.get((item.flag_id, item.control_id, t.pk))) for t in transcribers])
+        for item in items
+    ]

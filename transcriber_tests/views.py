@@ -1,0 +1,410 @@
+"""Dashboard views: parse, authorize through one helper per model, call one action or query, render."""
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.db.models import Count, Exists, OuterRef
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from oncore import audio
+from oncore.accounts.access import admin_required
+from oncore.calls.models import Assistant, Call, Line
+from oncore.transcribers.models import Transcriber
+
+from . import actions, exports, jobs, queries
+from .errors import ActionError, EstimateNotConfirmed
+from .forms import AddCandidateForm, BankForm, CallFilterForm, FlagForm, MoveFlagForm
+from .models import Bank, Flag
+
+PAGE_SIZE = 50
+
+
+def _get_call_for_admin(request, pk) -> Call:
+    return get_object_or_404(Call.objects.select_related("tenant", "assistant", "live_transcriber"),
+                             pk=pk, tenant__organization=request.org)
+
+
+def _get_line_for_admin(request, pk) -> Line:
+    return get_object_or_404(Line.objects.select_related("call__tenant", "call__live_transcriber"),
+                             pk=pk, call__tenant__organization=request.org)
+
+
+def _get_flag_for_admin(request, pk) -> Flag:
+    return get_object_or_404(Flag.objects.select_related("line__call", "bank"), pk=pk, organization=request.org)
+
+
+def _get_bank_for_admin(request, pk) -> Bank:
+    return get_object_or_404(Bank, pk=pk, organization=request.org)
+
+
+def _window(request) -> int:
+    return queries.clamp_window(request.GET.get("window", queries.DEFAULT_WINDOW_DAYS))
+
+
+@require_GET
+def home(request):
+    if not request.user.is_authenticated:
+        return redirect("login")
+    return redirect("calls")
+
+
+# ---------------------------------------------------------------- calls
+
+
+@require_GET
+@admin_required
+def calls(request):
+    form = CallFilterForm(request.GET or None)
+    qs = Call.objects.filter(tenant__organization=request.org).select_related("tenant", "assistant", "live_transcriber")
+    qs = qs.annotate(n_lines=Count("lines", distinct=True),
+                     n_flags=Count("lines__flag", distinct=True))
+    if form.is_valid():
+        d = form.cleaned_data
+        if d["tenant"]:
+            qs = qs.filter(tenant_id=d["tenant"])
+        if d["assistant"]:
+            qs = qs.filter(assistant_id=d["assistant"])
+        if d["date_from"]:
+            qs = qs.filter(started_at__date__gte=d["date_from"])
+        if d["date_to"]:
+            qs = qs.filter(started_at__date__lte=d["date_to"])
+        if d["has_flags"]:
+            qs = qs.filter(Exists(Flag.objects.filter(line__call=OuterRef("pk"))))
+    page = Paginator(qs.order_by("-started_at", "-id"), PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "transcriber_tests/calls.html", {
+        "page": page, "form": form,
+        "tenants": request.org.tenants.all(),
+        "assistants": Assistant.objects.filter(tenant__organization=request.org).select_related("tenant"),
+        "query": _query_without_page(request),
+    })
+
+
+def _query_without_page(request) -> str:
+    q = request.GET.copy()
+    q.pop("page", None)
+    return q.urlencode()
+
+
+def _line_rows(call):
+    """Each line of a call with its flag (if any) and why it cannot be flagged (if so)."""
+    lines = list(call.lines.select_related("flag__bank").order_by("position"))
+    recording_problem, info = None, None
+    if call.recorded and call.recording:
+        try:
+            info = audio.probe(call.recording.path, label=f"call {call.pk}")
+        except audio.AudioError as exc:
+            recording_problem, info = str(exc), None
+    rows = []
+    for line in lines:
+        line.call = call
+        flag = getattr(line, "flag", None)
+        problem = actions.why_not_flaggable(line, check_audio=False)
+        if problem is None and recording_problem:
+            problem_text = recording_problem
+        elif problem is None and info is not None and line.start_s >= info.duration_s:
+            problem_text = "Its timing lies outside the recording."
+        else:
+            problem_text = problem.message if problem else ""
+        rows.append({"line": line, "flag": flag, "problem": problem_text,
+                     "playable": call.recorded and bool(call.recording) and line.has_timing and not recording_problem})
+    return rows
+
+
+@require_GET
+@admin_required
+def call_page(request, pk):
+    call = _get_call_for_admin(request, pk)
+    return render(request, "transcriber_tests/call.html", {
+        "call": call, "rows": _line_rows(call), "live": actions.live_transcriber_of(call),
+    })
+
+
+@require_GET
+@admin_required
+def line_audio(request, pk):
+    """The line's clip for playback (both channels, with its margin), with HTTP Range so the browser can seek."""
+    line = _get_line_for_admin(request, pk)
+    if not (line.call.recorded and line.call.recording and line.has_timing):
+        return HttpResponse("This line has no audio to play.", status=404, content_type="text/plain")
+    try:
+        clips = audio.cut_line(line.call.recording.path, line.start_s, line.end_s, label=f"call {line.call_id}")
+    except audio.AudioError as exc:
+        return HttpResponse(str(exc), status=404, content_type="text/plain")
+    data = clips.playback_wav
+    try:
+        wanted = audio.http_range(len(data), request.headers.get("Range"))
+    except ValueError:
+        response = HttpResponse(status=416)
+        response["Content-Range"] = f"bytes */{len(data)}"
+        return response
+    if wanted is None:
+        response = HttpResponse(data, content_type="audio/wav")
+    else:
+        start, end = wanted
+        response = HttpResponse(data[start:end + 1], content_type="audio/wav", status=206)
+        response["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
+    response["Accept-Ranges"] = "bytes"
+    response["Cache-Control"] = "private, max-age=3600"
+    return response
+
+
+# ---------------------------------------------------------------- flags
+
+
+def _line_fragment(request, line, form=None, status=200):
+    """Re-render one line of the call page (after a flag change, or with a form open)."""
+    line = Line.objects.select_related("call__tenant", "call__live_transcriber", "flag__bank").get(pk=line.pk)
+    flag = getattr(line, "flag", None)
+    problem = actions.why_not_flaggable(line)
+    return render(request, "transcriber_tests/_line_row.html", {
+        "row": {"line": line, "flag": flag, "problem": problem.message if problem else "",
+                "playable": line.call.recorded and bool(line.call.recording) and line.has_timing},
+        "form": form, "call": line.call,
+    }, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+@admin_required
+def flag_line(request, pk):
+    """GET: the inline flag form. POST: flag the line."""
+    line = _get_line_for_admin(request, pk)
+    if request.method == "GET":
+        return _form(request, line, FlagForm(organization=request.org, initial={"expected_text": line.text}))
+    form = FlagForm(request.POST, organization=request.org)
+    if form.is_valid():
+        try:
+            actions.do_flag_line(line, form.cleaned_data["expected_text"], bank=form.cleaned_data["bank"],
+                                 tags=form.all_tags(), note=form.cleaned_data["note"], user=request.user)
+        except ActionError as exc:
+            form.add_error(None, exc.message)
+    if form.errors:
+        return _form(request, line, form, status=422)
+    if request.htmx:
+        return _line_fragment(request, line)
+    messages.success(request, "Line flagged.")
+    return redirect(reverse("call", args=[line.call_id]) + f"#line-{line.pk}")
+
+
+def _form(request, line, form, flag=None, status=200):
+    """The flag form: inline in the line's row for htmx, else on a page of its own."""
+    if request.htmx:
+        return _line_fragment(request, line, form, status=status)
+    return render(request, "transcriber_tests/flag_form_page.html", {"form": form, "line": line, "flag": flag},
+                  status=status)
+
+
+@require_http_methods(["GET", "POST"])
+@admin_required
+def edit_flag(request, pk):
+    flag = _get_flag_for_admin(request, pk)
+    if request.method == "GET":
+        return _form(request, flag.line, FlagForm(organization=request.org, initial=FlagForm.initial_for(flag)), flag)
+    form = FlagForm(request.POST, organization=request.org)
+    if form.is_valid():
+        try:
+            actions.do_edit_flag(flag, expected_text=form.cleaned_data["expected_text"], tags=form.all_tags(),
+                                 note=form.cleaned_data["note"])
+            if form.cleaned_data["bank"] != flag.bank:
+                actions.do_move_flag(flag, form.cleaned_data["bank"])
+        except ActionError as exc:
+            form.add_error(None, exc.message)
+    if form.errors:
+        return _form(request, flag.line, form, flag, status=422)
+    if request.htmx:
+        return _line_fragment(request, flag.line)
+    messages.success(request, "Flag saved.")
+    return redirect(reverse("call", args=[flag.line.call_id]) + f"#line-{flag.line_id}")
+
+
+@require_POST
+@admin_required
+def move_flag(request, pk):
+    flag = _get_flag_for_admin(request, pk)
+    form = MoveFlagForm(request.POST, organization=request.org)
+    if not form.is_valid():
+        messages.error(request, "Choose a bank of this organization.")
+    else:
+        try:
+            actions.do_move_flag(flag, form.cleaned_data["bank"])
+            messages.success(request, f"Flag moved to {form.cleaned_data['bank'] or 'no bank'}.")
+        except ActionError as exc:
+            messages.error(request, exc.message)
+    return redirect(request.POST.get("next") or reverse("unbanked_flags"))
+
+
+@require_POST
+@admin_required
+def delete_flag(request, pk):
+    flag = _get_flag_for_admin(request, pk)
+    line = flag.line
+    actions.do_delete_flag(flag)
+    if request.htmx:
+        return _line_fragment(request, line)
+    messages.success(request, "Flag deleted.")
+    return redirect("call", line.call_id)
+
+
+@require_GET
+@admin_required
+def unbanked_flags(request):
+    flags = Flag.objects.filter(organization=request.org, bank__isnull=True).select_related("line__call__tenant")
+    page = Paginator(flags.order_by("-created_at", "-id"), PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "transcriber_tests/unbanked.html", {
+        "page": page, "banks": Bank.objects.filter(organization=request.org),
+    })
+
+
+# ---------------------------------------------------------------- banks
+
+
+@require_GET
+@admin_required
+def banks(request):
+    qs = Bank.objects.filter(organization=request.org).annotate(
+        n_flags=Count("flags", distinct=True), n_candidates=Count("candidates", distinct=True)
+    )
+    return render(request, "transcriber_tests/banks.html", {"banks": qs})
+
+
+@require_http_methods(["GET", "POST"])
+@admin_required
+def bank_new(request):
+    form = BankForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            bank = actions.do_create_bank(request.org, **form.action_kwargs())
+        except ActionError as exc:
+            form.add_error("name", exc.message)
+        else:
+            messages.success(request, f"Bank {bank.name} created. Add candidates to compare.")
+            return redirect("bank_candidates", bank.pk)
+    return render(request, "transcriber_tests/bank_form.html", {"form": form}, status=422 if form.errors else 200)
+
+
+@require_http_methods(["GET", "POST"])
+@admin_required
+def bank_edit(request, pk):
+    bank = _get_bank_for_admin(request, pk)
+    form = BankForm(request.POST or None, initial=BankForm.initial_for(bank))
+    if request.method == "POST" and form.is_valid():
+        try:
+            actions.do_update_bank(bank, **form.action_kwargs())
+        except ActionError as exc:
+            form.add_error("name", exc.message)
+        else:
+            messages.success(request, "Bank saved.")
+            return redirect("bank", bank.pk)
+    return render(request, "transcriber_tests/bank_form.html", {"form": form, "bank": bank},
+                  status=422 if form.errors else 200)
+
+
+@require_POST
+@admin_required
+def bank_delete(request, pk):
+    bank = _get_bank_for_admin(request, pk)
+    name = bank.name
+    actions.do_delete_bank(bank)
+    messages.success(request, f"Bank {name} deleted. Its flags are kept, in no bank.")
+    return redirect("banks")
+
+
+@require_http_methods(["GET", "POST"])
+@admin_required
+def bank_candidates(request, pk):
+    """List, add (estimate, then confirm), reorder and remove candidates."""
+    bank = _get_bank_for_admin(request, pk)
+    form = AddCandidateForm(request.POST or None, bank=bank)
+    estimate = None
+    if request.method == "POST" and form.is_valid():
+        transcriber = form.cleaned_data["transcriber"]
+        try:
+            actions.do_add_candidate(bank, transcriber, confirmed=form.cleaned_data["confirmed"])
+        except EstimateNotConfirmed:
+            estimate = actions.estimate_backfill(bank, transcriber)
+        except ActionError as exc:
+            form.add_error(None, exc.message)
+        else:
+            messages.success(request, f"{transcriber} added; it is transcribing the bank's lines.")
+            return redirect("bank_candidates", bank.pk)
+    candidates = bank.candidates.select_related("transcriber").order_by("position")
+    return render(request, "transcriber_tests/bank_candidates.html", {
+        "bank": bank, "candidates": candidates, "form": form, "estimate": estimate,
+        "chosen": form.cleaned_data.get("transcriber") if form.is_bound and form.is_valid() else None,
+        "full": len(candidates) >= 8,
+    }, status=422 if form.errors else 200)
+
+
+@require_POST
+@admin_required
+def candidate_move(request, pk, transcriber_pk):
+    bank = _get_bank_for_admin(request, pk)
+    order = list(bank.candidates.order_by("position").values_list("transcriber_id", flat=True))
+    if transcriber_pk not in order:
+        return HttpResponse("Not a candidate of this bank.", status=404)
+    i = order.index(transcriber_pk)
+    j = i - 1 if request.POST.get("direction") == "up" else i + 1
+    if 0 <= j < len(order):
+        order[i], order[j] = order[j], order[i]
+        actions.do_reorder_candidates(bank, order)
+    return redirect("bank_candidates", bank.pk)
+
+
+@require_POST
+@admin_required
+def candidate_remove(request, pk, transcriber_pk):
+    bank = _get_bank_for_admin(request, pk)
+    transcriber = get_object_or_404(Transcriber, pk=transcriber_pk, candidacies__bank=bank)
+    actions.do_remove_candidate(bank, transcriber)
+    messages.success(request, f"{transcriber} removed. Its scores are kept if you add it back.")
+    return redirect("bank_candidates", bank.pk)
+
+
+# ---------------------------------------------------------------- results and the turn table
+
+
+@require_GET
+@admin_required
+def bank_results(request, pk):
+    bank = _get_bank_for_admin(request, pk)
+    results = queries.bank_results(bank, _window(request))
+    context = {"bank": bank, "r": results, "windows": [7, 14, 30, 60, 90], "queue": jobs.queue_status(request.org.pk)}
+    if request.htmx and request.GET.get("fragment") == "progress":
+        # Polls stop with 286 once nothing for this bank is waiting.
+        return render(request, "transcriber_tests/_results_body.html", context, status=286 if not results.pending else 200)
+    return render(request, "transcriber_tests/results.html", context)
+
+
+@require_GET
+@admin_required
+def turn_table(request, pk):
+    bank = _get_bank_for_admin(request, pk)
+    window = _window(request)
+    kind = request.GET.get("kind", "")
+    tag = request.GET.get("tag", "")
+    disagree = request.GET.get("disagree") == "1"
+    items = queries.turn_items(bank, window, kind=kind, tag=tag, disagree=disagree)
+    page = Paginator(items, PAGE_SIZE).get_page(request.GET.get("page"))
+    candidates = list(bank.candidates.select_related("transcriber").order_by("position"))
+    rows = queries.turn_rows(bank, page.object_list, candidates)
+    return render(request, "transcriber_tests/turns.html", {
+        "bank": bank, "page": page, "rows": rows, "candidates": candidates, "window": window, "kind": kind,
+        "tag": tag, "disagree": disagree, "query": _query_without_page(request),
+        "windows": [7, 14, 30, 60, 90],
+    })
+
+
+@require_GET
+@admin_required
+def export_results(request, pk):
+    bank = _get_bank_for_admin(request, pk)
+    return exports.results_csv(bank, _window(request))
+
+
+@require_GET
+@admin_required
+def export_turns(request, pk):
+    bank = _get_bank_for_admin(request, pk)
+    return exports.turns_csv(bank, _window(request))
+
