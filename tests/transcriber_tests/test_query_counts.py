@@ -1,0 +1,45 @@
+"""List pages, the results page and the turn table hold a fixed number of queries as a bank grows."""
+
+import pytest
+from django.urls import reverse
+
+from transcriber_tests import queries, scoring
+from transcriber_tests.models import Score
+from transcriber_tests.synthetic import fill_bank
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def big_bank(org, tenant):
+    return fill_bank(org, flags=5000, candidates=3)
+
+
+def test_it_keeps_pages_at_a_fixed_query_count_with_5000_flags_and_agrees_with_the_pure_summary(admin_client, big_bank, django_assert_max_num_queries):
+    pages = {
+        reverse("bank", args=[big_bank.pk]): 20,
+        reverse("turn_table", args=[big_bank.pk]): 16,
+        reverse("turn_table", args=[big_bank.pk]) + "?disagree=1&tag=name&kind=flags": 16,
+        reverse("calls"): 14,
+        reverse("banks"): 10,
+        reverse("unbanked_flags"): 12,
+    }
+    for url, limit in pages.items():
+        with django_assert_max_num_queries(limit):
+            response = admin_client.get(url)
+        assert response.status_code == 200, url
+
+    # The database aggregates agree with the pure summary over the same scores.
+    results = queries.bank_results(big_bank)
+    names = [c.transcriber_id for c in big_bank.candidates.order_by("position")]
+    outcomes = [
+        scoring.Outcome(s.transcriber_id, (s.flag_id, s.control_id),
+                        scoring.score_line(s.control.expected_text if s.control_id else s.flag.expected_text,
+                                           s.hypothesis))
+        for s in Score.objects.filter(flag__bank=big_bank, source="candidate").select_related("flag", "control")
+    ]
+    pure = scoring.summarize(outcomes, names, big_bank.threshold)
+    assert results.leader.transcriber.pk == pure.leader
+    for card, row in zip(results.cards, pure.rows, strict=True):
+        assert (card.summary.scored, card.summary.matches) == (row.scored, row.matches)
+        assert card.summary.mean_wer == pytest.approx(row.mean_wer)
