@@ -1,0 +1,96 @@
+"""The dashboard in a real browser, on the demo data with the real local engines: log in, open a call, play
+a line, flag it into a bank, run the queue, watch the card update, open the turn table, export the CSV and
+read it back, and see a member refused."""
+
+import csv
+import io
+
+import pytest
+from django.core.management import call_command
+
+from oncore.calls.models import Line
+from transcriber_tests import actions, tasks
+from transcriber_tests.models import Bank, Flag
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+def log_in(page, base, username, password):
+    page.goto(f"{base}/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("button[type=submit]")
+    page.wait_for_load_state("networkidle")
+
+
+def flaggable_line():
+    for line in Line.objects.filter(speaker="caller", flag__isnull=True).select_related("call").order_by("call_id",
+                                                                                                        "position"):
+        if actions.why_not_flaggable(line) is None:
+            return line
+    raise AssertionError("the demo has no flaggable caller line")
+
+
+def test_it_walks_the_admin_flow_and_refuses_a_member(browser, live_server, screenshots, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    call_command("load_demo", flags=0)
+    base = live_server.url
+    line = flaggable_line()
+    bank = Bank.objects.get(name="English")
+
+    context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    log_in(page, base, "demo-admin", "demo-admin-pass")
+    assert "/calls/" in page.url
+
+    page.goto(f"{base}/calls/{line.call_id}/")
+    row = page.locator(f"#line-{line.pk}")
+    with page.expect_response(lambda r: f"/lines/{line.pk}/audio.wav" in r.url) as played:
+        row.get_by_role("button", name=f"Play line {line.position + 1}").click()
+    assert played.value.status in (200, 206)
+    assert played.value.headers["content-type"] == "audio/wav"
+
+    row.get_by_role("link", name="⚑ Flag this line").click()
+    form = page.locator(f"#line-{line.pk} form.flag-form")
+    form.wait_for()
+    form.locator("textarea[name=expected_text]").fill("Siobhan Mac Giolla Phádraig, table for four at 8:30")
+    form.locator("input[value=name]").check()
+    form.locator("select[name=bank]").select_option(label="English")
+    page.screenshot(path=str(screenshots / "call-page-flag-form.png"), full_page=True)
+    form.get_by_role("button", name="Flag line").click()
+    page.locator(f"#line-{line.pk} .flag-box").wait_for()
+    assert "Flagged" in page.locator(f"#line-{line.pk}").inner_text()
+    assert Flag.objects.filter(line=line, bank=bank).exists()
+    page.screenshot(path=str(screenshots / "call-page.png"), full_page=True)
+
+    page.goto(f"{base}/banks/{bank.pk}/")
+    assert "waiting for this bank" in page.locator("#results-body").inner_text()
+    tasks.drain()  # the queue runs while the page polls
+    page.locator(".progress").wait_for(state="detached", timeout=30_000)
+    cards = page.locator(".result-card")
+    assert cards.count() == 3
+    assert "scored line" in cards.first.inner_text()
+    assert "Leader" in page.locator(".verdict").inner_text()
+    page.screenshot(path=str(screenshots / "results.png"), full_page=True)
+
+    page.get_by_role("link", name="Turn by turn").click()
+    page.wait_for_load_state("networkidle")
+    table = page.locator("table.turns")
+    assert "Siobhan Mac Giolla Phádraig" in table.inner_text()
+    page.screenshot(path=str(screenshots / "turn-table.png"), full_page=True)
+
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Export turn table CSV").click()
+    text = open(download.value.path(), encoding="utf-8-sig").read()
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert {r["source"] for r in rows} == {"live", "candidate"}
+    assert any(r["expected_text"] == "Siobhan Mac Giolla Phádraig, table for four at 8:30" for r in rows)
+    context.close()
+
+    member = browser.new_context()
+    page = member.new_page()
+    log_in(page, base, "demo-member", "demo-member-pass")
+    response = page.goto(f"{base}/banks/{bank.pk}/")
+    assert response.status == 403
+    assert "for organization admins" in page.inner_text("main")
+    member.close()
