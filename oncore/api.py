@@ -1,0 +1,445 @@
+"""The REST API under /api/v1/: the NinjaAPI instance, organization-key authentication, the one error shape and
+the registry of error codes that both the API and the error guide page are built from.
+
+Every error, whatever raised it, answers {"error": {"code": ..., "message": ..., "detail": {...}}}:
+actions' ActionErrors keep their own code and status, validation errors are 422 `validation_error`, unknown
+objects and paths 404 `not_found`, and an unexpected exception is logged and answered 500 `internal_error`.
+The routers live in transcriber_tests/api.py and are mounted by `urls()`, which oncore/urls.py includes."""
+
+import functools
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.core.exceptions import SuspiciousOperation
+from django.db.models import Q
+from django.http import Http404, HttpResponseNotAllowed, JsonResponse
+from django.http.multipartparser import MultiPartParserError
+from django.shortcuts import render
+from django.urls import re_path, reverse
+from django.utils import timezone
+from ninja import NinjaAPI, Schema
+from ninja.errors import HttpError
+from ninja.errors import ValidationError as NinjaValidationError
+from ninja.openapi.docs import DocsBase
+from ninja.security import HttpBearer
+
+from oncore.accounts.models import ApiKey, hash_key
+from transcriber_tests.errors import ActionError
+
+log = logging.getLogger(__name__)
+
+# ---------------------------------------------------------------- the registry of error codes
+
+
+@dataclass(frozen=True)
+class ErrorCode:
+    code: str
+    status: int
+    title: str
+    what_to_do: str
+    source: str = "api"  # "api", "flags", "banks", "candidates", "queue", "runs", "import"
+
+
+ERROR_CODES = [
+    # Authentication and requests.
+    ErrorCode("unauthorized", 401, "No valid API key",
+              "Send an active organization key in the header `Authorization: Bearer <key>`. Organization admins "
+              "create keys under API keys in the dashboard, or with `manage.py create_api_key --org SLUG`. A key "
+              "is shown once when it is created; a revoked or lost key cannot come back: create a new one."),
+    ErrorCode("tenant_key_not_allowed", 403, "A tenant key was sent",
+              "Transcriber testing spans every tenant of the organization, so this API takes organization keys "
+              "only. Ask an organization admin for a key created without a tenant."),
+    ErrorCode("validation_error", 422, "A parameter or field is invalid",
+              "`detail.errors` lists each problem with its location (`loc`, e.g. [\"body\", \"name\"]), a message "
+              "and a type. Fix those fields and send the request again."),
+    ErrorCode("invalid_request", 400, "The request cannot be used as sent",
+              "The message says what is wrong, e.g. a body that is not JSON, or a new candidate order that does "
+              "not list every current candidate exactly once (`detail.current` lists them)."),
+    ErrorCode("not_found", 404, "No such object in this organization",
+              "Check the id and the path. Ids are stable, and every object belongs to one organization: an id "
+              "of another organization answers 404, exactly like an id that never existed."),
+    ErrorCode("method_not_allowed", 405, "Method not allowed on this path",
+              "Use one of the methods in `detail.allowed` (also in the Allow header); the reference lists them."),
+    ErrorCode("range_not_satisfiable", 416, "The audio range is outside the clip",
+              "Ask for a byte range inside the clip; `detail.length` is its size in bytes. Omit the Range "
+              "header to get the whole clip."),
+    ErrorCode("internal_error", 500, "Something failed on the server",
+              "The error was logged. Retrying is safe for reads and for writes whose effect you can check "
+              "first (list the flags, banks or candidates); if it keeps failing, report the time and request."),
+    # Call import.
+    ErrorCode("import_format_error", 400, "The calls file breaks the import format",
+              "The message names the call and field. Fix the file (see the call import format) and upload "
+              "it again; calls already imported are skipped, so uploading twice is safe.", "import"),
+    ErrorCode("recording_missing", 400, "A call names a recording that was not uploaded",
+              "Upload every file named by a call's `recording`, as a `recordings` part whose file name is "
+              "exactly that name (no folders).", "import"),
+    # Flags.
+    ErrorCode("line_not_caller", 409, "Assistant lines cannot be flagged",
+              "Flag caller lines only; the call's lines say which speaker each one is.", "flags"),
+    ErrorCode("line_not_recorded", 409, "The call was not recorded",
+              "Only recorded calls can be tested. Turn recording on for the assistant; it covers calls from "
+              "then on, not calls that already happened.", "flags"),
+    ErrorCode("recording_unavailable", 409, "The recording cannot be read for this line",
+              "The recording file is missing, damaged, or shorter than the line's timing. Re-import the call "
+              "with its recording, or flag another line.", "flags"),
+    ErrorCode("live_transcriber_unknown", 409, "The call's live transcriber is unknown",
+              "There is nothing to compare against. Add the transcriber the call ran on to the catalogue "
+              "(matching the name stored on the call), or re-import the call with its live transcriber.",
+              "flags"),
+    ErrorCode("line_has_no_timing", 409, "The line has no audio timing",
+              "A line needs the start and end of the caller's speech to cut its audio. Re-import the call with "
+              "`start_s` and `end_s` on its lines, or flag another line.", "flags"),
+    ErrorCode("flag_exists", 409, "The line already has a flag",
+              "Each line carries one flag. Edit that flag instead (PATCH /flags/{id}); `detail.line` is the "
+              "line id, and the call's lines show the flag's id.", "flags"),
+    ErrorCode("expected_text_empty", 400, "The expected text has no words",
+              "Type what the caller actually said, word for word; punctuation alone does not count.", "flags"),
+    # Banks and candidates.
+    ErrorCode("bank_name_taken", 409, "A bank with this name exists",
+              "Bank names are unique in an organization: choose another name, or use the existing bank.",
+              "banks"),
+    ErrorCode("bank_full", 409, "The bank has eight candidates",
+              "A bank compares at most eight transcribers. Remove a candidate first, or create another bank.",
+              "candidates"),
+    ErrorCode("candidate_exists", 409, "The transcriber is already a candidate",
+              "Nothing to do: it is already in the bank. Use the candidates list to see its position.",
+              "candidates"),
+    ErrorCode("transcriber_disabled", 409, "The transcriber is disabled in the catalogue",
+              "Choose an enabled transcriber from the catalogue (GET /transcribers?enabled=true).", "candidates"),
+    ErrorCode("estimate_not_confirmed", 409, "Adding a candidate needs a confirmed estimate",
+              "`detail` holds the estimate (lines to transcribe, audio minutes, cost in USD). Show it to the "
+              "person adding the candidate, then send the same request with `\"confirm\": true`.", "candidates"),
+    # Queue and runs.
+    ErrorCode("queue_full", 429, "Too much work is waiting for this organization",
+              "New flags into banks, moves into banks and backfills are refused until the queue drains; "
+              "`detail.pending` and `detail.limit` say how far over it is. Retry later (GET /queue shows "
+              "progress). Flags into no bank are still accepted.", "queue"),
+    ErrorCode("run_in_progress", 409, "Another full-call run is queued or running",
+              "An organization runs one full-call run at a time. Wait for it to finish, or cancel it, then "
+              "start the new one.", "runs"),
+]
+ERRORS = {e.code: e for e in ERROR_CODES}
+
+
+def error_body(code: str, message: str, detail: dict | None = None) -> dict:
+    return {"error": {"code": code, "message": message, "detail": detail or {}}}
+
+
+class ApiError(Exception):
+    """An error raised by the API layer itself (authentication, uploads, ranges); `code` is in ERRORS."""
+
+    def __init__(self, code: str, message: str, detail: dict | None = None, headers: dict | None = None):
+        super().__init__(message)
+        self.code = code
+        self.status = ERRORS[code].status
+        self.message = message
+        self.detail = detail or {}
+        self.headers = headers or {}
+
+
+class ErrorBody(Schema):
+    code: str
+    message: str
+    detail: dict[str, Any]
+
+
+class ErrorOut(Schema):
+    """The one error shape. `code` is stable; `message` says what to do; `detail` carries facts (may be {})."""
+
+    error: ErrorBody
+
+
+# Every operation can answer these.
+COMMON_CODES = ("unauthorized", "tenant_key_not_allowed", "validation_error", "internal_error")
+
+
+def doc(ok_status: int, ok_schema, ok_description: str, *codes: str, content_type: str | None = None) -> dict:
+    """Keyword arguments for a router decorator: the success response and every error the operation can give,
+    each status described with its codes, so the reference lists them. `content_type` marks a non-JSON body."""
+    by_status: dict[int, list[str]] = {}
+    for code in (*COMMON_CODES, *codes):
+        by_status.setdefault(ERRORS[code].status, [])
+        if code not in by_status[ERRORS[code].status]:
+            by_status[ERRORS[code].status].append(code)
+    response = {ok_status: ok_schema, **dict.fromkeys(sorted(by_status), ErrorOut)}
+    described = {ok_status: {"description": ok_description}}
+    if content_type:
+        described[ok_status]["content"] = {content_type: {"schema": {"type": "string", "format": "binary"}}}
+    for status, status_codes in sorted(by_status.items()):
+        described[status] = {
+            "description": "Error codes: " + "; ".join(f"`{c}` ({ERRORS[c].title.lower()})" for c in status_codes)
+            + ". See the error guide for what to do about each."
+        }
+    return {"response": response, "openapi_extra": {"responses": described}}
+
+
+# ---------------------------------------------------------------- authentication
+
+TOUCH_EVERY = timedelta(minutes=1)
+
+
+class OrganizationKey(HttpBearer):
+    """`Authorization: Bearer <organization key>`. Sets request.org; a tenant key is refused with 403."""
+
+    def __call__(self, request):
+        header = request.headers.get("Authorization", "")
+        scheme, _, token = header.strip().partition(" ")
+        token = token.strip()
+        if not header:
+            raise ApiError("unauthorized", "No API key: send your organization key as 'Authorization: Bearer <key>'.")
+        if scheme.lower() != "bearer" or not token:
+            raise ApiError("unauthorized", "The Authorization header must be 'Bearer <key>'.")
+        return self.authenticate(request, token)
+
+    def authenticate(self, request, token):
+        key = ApiKey.objects.select_related("organization").filter(hashed_key=hash_key(token)).first()
+        if key is None or not key.matches(token):
+            raise ApiError("unauthorized", "This API key is not known. Check it was copied whole, or create a new one.")
+        if key.revoked_at is not None:
+            raise ApiError("unauthorized", f"This API key ({key.prefix}…) was revoked; create a new one.")
+        if key.tenant_id is not None:
+            raise ApiError(
+                "tenant_key_not_allowed",
+                f"This is a tenant key ({key.prefix}…). Transcriber testing spans every tenant of the "
+                "organization, so the API needs an organization key: create one without a tenant.",
+            )
+        now = timezone.now()
+        if key.last_used_at is None or now - key.last_used_at >= TOUCH_EVERY:
+            # One conditional UPDATE at most once a minute per key, however many requests arrive.
+            ApiKey.objects.filter(pk=key.pk).filter(
+                Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - TOUCH_EVERY)
+            ).update(last_used_at=now)
+        request.org = key.organization
+        request.api_key = key
+        return key
+
+
+# ---------------------------------------------------------------- the reference page
+
+
+class ReferencePage(DocsBase):
+    """A server-rendered reference built from the OpenAPI schema: works offline, loads no script."""
+
+    def render_page(self, request, api, **kwargs):
+        schema = api.get_openapi_schema(path_params=kwargs)
+        return render(request, "api/reference.html", reference_context(schema))
+
+
+def _ref_name(ref: str) -> str:
+    return ref.rsplit("/", 1)[-1]
+
+
+def type_label(schema: dict) -> str:
+    """A short human name for a JSON schema: 'integer', 'FlagOut', 'array of string', 'string or null'."""
+    if not schema:
+        return "any"
+    if "$ref" in schema:
+        return _ref_name(schema["$ref"])
+    for combo in ("anyOf", "oneOf", "allOf"):
+        if combo in schema:
+            return " or ".join(dict.fromkeys(type_label(s) for s in schema[combo]))
+    if "enum" in schema:
+        return "one of " + ", ".join(repr(v) for v in schema["enum"])
+    kind = schema.get("type", "object")
+    if kind == "array":
+        return f"array of {type_label(schema.get('items', {}))}"
+    if schema.get("format"):
+        return f"{kind} ({schema['format']})"
+    return kind
+
+
+def _limits(schema: dict) -> str:
+    parts = []
+    for key, label in (("minimum", "≥"), ("maximum", "≤"), ("minLength", "min length"), ("maxLength", "max length")):
+        if key in schema:
+            parts.append(f"{label} {schema[key]}")
+    if "default" in schema:
+        parts.append(f"default {schema['default']!r}")
+    return ", ".join(parts)
+
+
+def _fields(schema: dict) -> list[dict]:
+    required = set(schema.get("required", []))
+    return [
+        {"name": name, "type": type_label(prop), "required": name in required, "limits": _limits(prop),
+         "description": prop.get("description", "")}
+        for name, prop in schema.get("properties", {}).items()
+    ]
+
+
+def reference_context(schema: dict) -> dict:
+    operations = []
+    for path, methods in schema.get("paths", {}).items():
+        for method, op in methods.items():
+            body = None
+            if "requestBody" in op:
+                content_type, media = next(iter(op["requestBody"]["content"].items()))
+                body_schema = media.get("schema", {})
+                body = {"content_type": content_type, "type": type_label(body_schema),
+                        "fields": _fields(body_schema)}
+            operations.append({
+                "id": op.get("operationId", ""),
+                "method": method.upper(),
+                "path": path,
+                "tag": (op.get("tags") or ["API"])[0],
+                "summary": op.get("summary", ""),
+                "description": op.get("description", ""),
+                "parameters": [
+                    {"name": p["name"], "in": p["in"], "required": p.get("required", False),
+                     "type": type_label(p.get("schema", {})), "limits": _limits(p.get("schema", {})),
+                     "description": p.get("description", "")}
+                    for p in op.get("parameters", [])
+                ],
+                "body": body,
+                "responses": [
+                    {"status": status, "description": r.get("description", ""),
+                     "types": [f"{ct}: {type_label(m.get('schema', {}))}" for ct, m in r.get("content", {}).items()]}
+                    for status, r in sorted(op.get("responses", {}).items(), key=lambda item: str(item[0]))
+                ],
+            })
+    tags: dict[str, list] = {}
+    for op in operations:
+        tags.setdefault(op["tag"], []).append(op)
+    components = schema.get("components", {}).get("schemas", {})
+    return {
+        "info": schema.get("info", {}),
+        "tags": list(tags.items()),
+        "schemas": [{"name": name, "description": s.get("description", ""), "fields": _fields(s),
+                     "type": type_label(s) if "properties" not in s else "object"}
+                    for name, s in sorted(components.items())],
+        "openapi_url": reverse("api:openapi-json"),
+        "errors_url": reverse("api_errors"),
+    }
+
+
+# ---------------------------------------------------------------- the API and its error handlers
+
+class OnCoreAPI(NinjaAPI):
+    def get_openapi_operation_id(self, operation) -> str:
+        return operation.view_func.__name__  # unique across the routers; short ids for generated clients
+
+
+api = OnCoreAPI(
+    title="OnCore transcriber testing API",
+    version="1",
+    description=(
+        "Everything the transcriber testing dashboard does, over HTTP: calls, flags, banks, candidates, results, "
+        "the turn-by-turn table, CSV exports and the queue. Authenticate with an organization key "
+        "(`Authorization: Bearer <key>`); tenant keys are refused. Errors share one shape, "
+        '`{"error": {"code", "message", "detail"}}`; the error guide lists every code with what to do.'
+    ),
+    urls_namespace="api",
+    auth=OrganizationKey(),
+    docs=ReferencePage(),
+)
+
+
+def _respond(request, status: int, code: str, message: str, detail=None, headers=None):
+    response = api.create_response(request, error_body(code, message, detail), status=status)
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return response
+
+
+@api.exception_handler(ActionError)
+def _action_error(request, exc: ActionError):
+    return _respond(request, exc.status, exc.code, exc.message, exc.detail)
+
+
+@api.exception_handler(ApiError)
+def _api_error(request, exc: ApiError):
+    return _respond(request, exc.status, exc.code, exc.message, exc.detail, exc.headers)
+
+
+@api.exception_handler(NinjaValidationError)
+def _validation_error(request, exc: NinjaValidationError):
+    errors = [{"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
+              for e in exc.errors]
+    shown = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors[:3])
+    more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+    return _respond(request, 422, "validation_error", f"Invalid request: {shown}{more}.", {"errors": errors})
+
+
+@api.exception_handler(Http404)
+def _not_found(request, exc: Http404):
+    return _respond(request, 404, "not_found", "Not found in this organization.")
+
+
+HTTP_ERROR_CODES = {400: "invalid_request", 401: "unauthorized", 404: "not_found", 405: "method_not_allowed"}
+
+
+@api.exception_handler(HttpError)
+def _http_error(request, exc: HttpError):
+    code = HTTP_ERROR_CODES.get(exc.status_code, "invalid_request")
+    message = exc.message
+    if code == "unauthorized":
+        message = "No API key: send your organization key as 'Authorization: Bearer <key>'."
+    return _respond(request, exc.status_code, code, message)
+
+
+@api.exception_handler(SuspiciousOperation)
+@api.exception_handler(MultiPartParserError)
+def _bad_upload(request, exc: Exception):
+    """A request Django refuses to parse (malformed multipart, too many fields or files, too large)."""
+    return _respond(request, 400, "invalid_request", f"The request body cannot be read: {exc}")
+
+
+@api.exception_handler(Exception)
+def _unexpected(request, exc: Exception):
+    log.exception("API error on %s %s", request.method, request.path)
+    return _respond(request, 500, "internal_error",
+                    "Something failed on the server. It was logged; retry later, and report it if it persists.")
+
+
+# ---------------------------------------------------------------- URLs
+
+
+def _json_errors(view):
+    """Outside the operations too (the API root, a known path with the wrong method) errors keep the shape."""
+
+    @functools.wraps(view)
+    def wrapper(request, *args, **kwargs):
+        try:
+            response = view(request, *args, **kwargs)
+        except Http404:
+            return not_found(request)
+        if isinstance(response, HttpResponseNotAllowed):
+            allowed = [m.strip() for m in response["Allow"].split(",") if m.strip()]
+            out = JsonResponse(error_body("method_not_allowed", f"{request.method} is not allowed here; use "
+                                          f"{' or '.join(allowed)}.", {"allowed": allowed}), status=405)
+            out["Allow"] = response["Allow"]
+            return out
+        return response
+
+    return wrapper
+
+
+def not_found(request, *args, **kwargs):
+    return JsonResponse(error_body("not_found", f"No API endpoint at {request.path}. The reference lists them all.",
+                                   {"reference": reverse("api:openapi-view")}), status=404)
+
+
+_mounted = False
+
+
+def urls():
+    """The API's URL patterns for `path("api/v1/", ...)`. The routers are mounted here, not at import, because
+    they import this module's error shape."""
+    global _mounted
+    if not _mounted:
+        from transcriber_tests.api import routers
+
+        for prefix, router in routers:
+            api.add_router(prefix, router)
+        _mounted = True
+    patterns, app_name, namespace = api.urls
+    for pattern in patterns:
+        pattern.callback = _json_errors(pattern.callback)
+    return [*patterns, re_path(r"^.*$", not_found)], app_name, namespace
+
+
+def errors_page(request):
+    """The error guide: every code, its status and what to do, from ERROR_CODES."""
+    return render(request, "api/errors.html", {"errors": ERROR_CODES, "reference_url": reverse("api:openapi-view")})

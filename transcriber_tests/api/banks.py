@@ -1,0 +1,404 @@
+"""Banks, candidates (estimate, add after confirming, reorder, remove), results, the turn-by-turn table, the
+CSV exports and the organization's queue."""
+
+from datetime import datetime
+from typing import Literal
+
+from django.db.models import Count, Prefetch
+from ninja import Field, Query, Router, Schema
+from ninja.responses import Status
+from pydantic import field_validator
+
+from oncore.api import doc
+from oncore.transcribers.models import Transcriber
+from transcriber_tests import actions, exports, jobs, queries
+from transcriber_tests.models import Bank, Candidate
+
+from .schemas import (
+    Id,
+    Page,
+    PageIn,
+    Text,
+    TranscriberOut,
+    TranscriberRef,
+    get_or_404,
+    page,
+    transcriber_out,
+    transcriber_ref,
+)
+
+banks = Router(tags=["Banks"])
+candidates = Router(tags=["Candidates"])
+results = Router(tags=["Results"])
+queue = Router(tags=["Queue"])
+
+# ---------------------------------------------------------------- banks
+
+
+def _strip(value):
+    if value is None:
+        return value
+    value = value.strip()
+    if not value:
+        raise ValueError("must not be blank")
+    return value
+
+
+class BankIn(Schema):
+    name: Text = Field(min_length=1, max_length=100, description="Unique in the organization.")
+    language_label: Text = Field("", max_length=100, description="Display only, e.g. 'English + French'.")
+    threshold: float = Field(0.6, ge=0, le=1, description="Accuracy marker, a fraction: 0.6 means 60%.")
+    controls_per_flag: int = Field(1, ge=0, le=2, description="Control lines sampled with each flag: 0, 1 or 2.")
+
+    _name = field_validator("name")(_strip)
+
+
+class BankEdit(Schema):
+    name: Text | None = Field(None, min_length=1, max_length=100)
+    language_label: Text | None = Field(None, max_length=100)
+    threshold: float | None = Field(None, ge=0, le=1)
+    controls_per_flag: int | None = Field(None, ge=0, le=2)
+
+    _name = field_validator("name")(_strip)
+
+
+class BankOut(Schema):
+    id: int
+    name: str
+    language_label: str
+    threshold: float
+    controls_per_flag: int
+    created_at: datetime
+    flags: int = Field(description="Flags in the bank, any date.")
+    candidates: list[TranscriberRef] = Field(description="The candidates, in their order.")
+
+
+class BankPage(Page):
+    items: list[BankOut]
+
+
+def _banks(request):
+    ordered = Candidate.objects.select_related("transcriber").order_by("position")
+    return (Bank.objects.filter(organization=request.org).annotate(n_flags=Count("flags", distinct=True))
+            .prefetch_related(Prefetch("candidates", queryset=ordered)))
+
+
+def _bank(request, bank_id) -> Bank:
+    return get_or_404(Bank.objects.filter(organization=request.org), bank_id, "bank")
+
+
+def _bank_out(bank) -> dict:
+    return {"id": bank.pk, "name": bank.name, "language_label": bank.language_label, "threshold": bank.threshold,
+            "controls_per_flag": bank.controls_per_flag, "created_at": bank.created_at, "flags": bank.n_flags,
+            "candidates": [transcriber_ref(c.transcriber) for c in bank.candidates.all()]}
+
+
+@banks.get("/banks", **doc(200, BankPage, "Banks, by name."))
+def list_banks(request, q: Query[PageIn]):
+    return page(_banks(request).order_by("name", "id"), q, _bank_out)
+
+
+@banks.post("/banks", **doc(201, BankOut, "The new bank.", "invalid_request", "bank_name_taken"))
+def create_bank(request, body: BankIn):
+    bank = actions.do_create_bank(request.org, **body.model_dump())
+    return Status(201, _bank_out(_banks(request).get(pk=bank.pk)))
+
+
+@banks.get("/banks/{bank_id}", **doc(200, BankOut, "The bank.", "not_found"))
+def get_bank(request, bank_id: int):
+    return _bank_out(get_or_404(_banks(request), bank_id, "bank"))
+
+
+@banks.patch("/banks/{bank_id}", **doc(200, BankOut, "The edited bank.", "invalid_request", "not_found", "bank_name_taken"))
+def edit_bank(request, bank_id: int, body: BankEdit):
+    """Change any of the fields; those left out stay. The controls setting applies to flags from now on."""
+    bank = _bank(request, bank_id)
+    actions.do_update_bank(bank, **{k: v for k, v in body.model_dump(exclude_unset=True).items() if v is not None})
+    return _bank_out(_banks(request).get(pk=bank.pk))
+
+
+@banks.delete("/banks/{bank_id}", **doc(204, None, "Deleted.", "not_found"))
+def delete_bank(request, bank_id: int):
+    """Delete the bank. Its flags are kept, in no bank; its full-call runs leave every list but stay readable
+    by id."""
+    actions.do_delete_bank(_bank(request, bank_id))
+    return Status(204, None)
+
+
+# ---------------------------------------------------------------- candidates
+
+
+class CandidateOut(Schema):
+    transcriber: TranscriberOut
+    position: int = Field(description="0 is listed first (ties for the lead go to the one listed first).")
+    added_at: datetime
+
+
+class CandidateList(Schema):
+    count: int = Field(description="At most 8: the whole list, never paginated.")
+    items: list[CandidateOut]
+
+
+def _candidate_out(c) -> dict:
+    return {"transcriber": transcriber_out(c.transcriber), "position": c.position, "added_at": c.added_at}
+
+
+def _candidate_list(bank) -> dict:
+    items = [_candidate_out(c) for c in bank.candidates.select_related("transcriber").order_by("position")]
+    return {"count": len(items), "items": items}
+
+
+class EstimateOut(Schema):
+    transcriber_id: int
+    lines: int = Field(description="Lines (flags and controls) the transcriber would transcribe.")
+    already_transcribed: int = Field(description="Lines it already has text for: free.")
+    audio_seconds: float
+    audio_minutes: float
+    price_per_minute: str
+    cost: str = Field(description="Estimated cost in USD, a decimal string.")
+
+
+class CandidateIn(Schema):
+    transcriber_id: Id
+    confirm: bool = Field(False, description="Must be true: send the request once the estimate was accepted.")
+
+
+class OrderIn(Schema):
+    transcriber_ids: list[Id] = Field(max_length=8, description="Every current candidate once, in the new order.")
+
+
+def _transcriber(pk) -> Transcriber:
+    return get_or_404(Transcriber.objects.all(), pk, "transcriber")
+
+
+@candidates.get("/banks/{bank_id}/candidates", **doc(200, CandidateList, "The candidates in order.", "not_found"))
+def list_candidates(request, bank_id: int):
+    return _candidate_list(_bank(request, bank_id))
+
+
+@candidates.get("/banks/{bank_id}/candidates/estimate",
+                **doc(200, EstimateOut, "What adding the transcriber would cost.", "not_found"))
+def estimate_candidate(request, bank_id: int, transcriber_id: int):
+    """The backfill a new candidate needs: every line of the bank it has no text for yet, billed as audio."""
+    bank = _bank(request, bank_id)
+    transcriber = _transcriber(transcriber_id)
+    e = actions.estimate_backfill(bank, transcriber)
+    return {"transcriber_id": transcriber.pk, "lines": e.lines, "already_transcribed": e.already_transcribed,
+            "audio_seconds": round(e.audio_seconds, 3), "audio_minutes": round(e.audio_minutes, 3),
+            "price_per_minute": str(e.price_per_minute), "cost": str(e.cost)}
+
+
+@candidates.post(
+    "/banks/{bank_id}/candidates",
+    **doc(201, CandidateOut, "The new candidate, last in order; its backfill is queued.", "invalid_request", "not_found",
+          "estimate_not_confirmed", "transcriber_disabled", "candidate_exists", "bank_full", "queue_full"),
+)
+def add_candidate(request, bank_id: int, body: CandidateIn):
+    """Add a candidate and transcribe every flag and control line of the bank with it. Without
+    `"confirm": true` nothing is added: the answer is 409 `estimate_not_confirmed` with the estimate."""
+    bank = _bank(request, bank_id)
+    candidate = actions.do_add_candidate(bank, _transcriber(body.transcriber_id), confirmed=body.confirm)
+    return Status(201, _candidate_out(candidate))
+
+
+@candidates.put("/banks/{bank_id}/candidates/order",
+                **doc(200, CandidateList, "The candidates in their new order.", "not_found", "invalid_request"))
+def reorder_candidates(request, bank_id: int, body: OrderIn):
+    bank = _bank(request, bank_id)
+    actions.do_reorder_candidates(bank, body.transcriber_ids)
+    return _candidate_list(bank)
+
+
+@candidates.delete("/banks/{bank_id}/candidates/{transcriber_id}", **doc(204, None, "Removed.", "not_found"))
+def remove_candidate(request, bank_id: int, transcriber_id: int):
+    """Remove a candidate. Its transcriptions and scores are kept, so adding it back costs nothing."""
+    bank = _bank(request, bank_id)
+    transcriber = get_or_404(Transcriber.objects.filter(candidacies__bank=bank), transcriber_id, "candidate")
+    actions.do_remove_candidate(bank, transcriber)
+    return Status(204, None)
+
+
+# ---------------------------------------------------------------- results and the turn table
+
+
+class Interval(Schema):
+    low: float
+    high: float
+
+
+class Summary(Schema):
+    transcriber: TranscriberRef
+    scored: int = Field(description="Lines scored (flags and controls in the window).")
+    matches: int
+    failed: int = Field(description="Lines it produced no text for: errors, left out of the division.")
+    accuracy: float | None = Field(description="matches / scored, a fraction; null when nothing is scored.")
+    mean_wer: float | None
+    interval: Interval | None = Field(description="95% Wilson interval of the accuracy.")
+
+
+class CardOut(Summary):
+    position: int
+    audio_cost: str = Field(description="Audio cost so far on the bank's lines, USD.")
+    is_leader: bool
+
+
+class LeaderOut(Schema):
+    transcriber_id: int
+    accuracy: float | None
+    clears_threshold: bool = Field(description="accuracy >= the bank's threshold (a marker only).")
+
+
+class LeadTestOut(Schema):
+    runner_up_id: int
+    both_scored: int = Field(description="Items both the leader and the runner-up scored.")
+    leader_only_right: int
+    runner_up_only_right: int
+    p_value: float = Field(description="Exact McNemar test, two-sided.")
+    clear: bool = Field(description="The lead is clear: p < 0.05 and the leader is right more often.")
+
+
+class ResultsOut(Schema):
+    bank_id: int
+    window_days: int
+    threshold: float
+    candidates: list[CardOut]
+    leader: LeaderOut | None
+    lead_test: LeadTestOut | None = Field(description="Leader against the runner-up; null with one scored.")
+    live: list[Summary] = Field(description="The live transcribers of the bank's calls, for reference only.")
+    live_note: str
+    pending: int = Field(description="Transcriptions of this bank still queued or running.")
+
+
+def _interval(interval):
+    return None if interval is None else {"low": interval[0], "high": interval[1]}
+
+
+def _summary(t, s, interval) -> dict:
+    return {"transcriber": transcriber_ref(t), "scored": s.scored, "matches": s.matches, "failed": s.failed,
+            "accuracy": s.accuracy, "mean_wer": s.mean_wer, "interval": _interval(interval)}
+
+
+WINDOW = Query(queries.DEFAULT_WINDOW_DAYS, ge=1, le=queries.MAX_WINDOW_DAYS,
+               description=f"Days of flags to count, 1 to {queries.MAX_WINDOW_DAYS}.")
+
+
+@results.get("/banks/{bank_id}/results", **doc(200, ResultsOut, "The bank's results.", "not_found"))
+def bank_results(request, bank_id: int, window: int = WINDOW):
+    """Every candidate's accuracy over the window's flags and controls, the leader (highest accuracy, ties to
+    lower mean WER, then the one listed first), whether it clears the threshold, and the McNemar test of its
+    lead over the runner-up."""
+    r = queries.bank_results(_bank(request, bank_id), window)
+    cards = [{**_summary(c.transcriber, c.summary, c.interval), "position": c.position,
+              "audio_cost": str(c.cost), "is_leader": c.is_leader} for c in r.cards]
+    leader = None
+    if r.leader is not None:
+        leader = {"transcriber_id": r.leader.transcriber.pk, "accuracy": r.leader.summary.accuracy,
+                  "clears_threshold": r.leader_clears_threshold}
+    lead = None
+    if r.lead is not None and r.runner_up is not None:
+        lead = {"runner_up_id": r.runner_up.transcriber.pk, "both_scored": r.lead.both_scored,
+                "leader_only_right": r.lead.leader_only_right, "runner_up_only_right": r.lead.runner_up_only_right,
+                "p_value": r.lead.p_value, "clear": r.lead.clear}
+    return {"bank_id": r.bank.pk, "window_days": r.window_days, "threshold": r.bank.threshold, "candidates": cards,
+            "leader": leader, "lead_test": lead, "live": [_summary(*row) for row in r.live_rows],
+            "live_note": r.live_reason, "pending": r.pending}
+
+
+class Cell(Schema):
+    transcriber_id: int
+    scored: bool = Field(description="false while its transcription is queued or running.")
+    text: str | None
+    failed: bool
+    match: bool | None
+    wer: float | None
+    case_or_punctuation_only: bool
+
+
+class TurnOut(Schema):
+    flag_id: int
+    control_id: int | None = Field(description="Set on a control line, null on the flagged line itself.")
+    kind: Literal["flag", "control"]
+    line_id: int
+    call_id: int
+    tenant: str
+    call_started_at: datetime
+    flagged_at: datetime
+    tags: list[str]
+    expected_text: str
+    live: Cell = Field(description="The live transcript, scored as stored.")
+    cells: list[Cell] = Field(description="One per candidate, in the candidates' order.")
+
+
+class TurnPage(Page):
+    candidates: list[TranscriberRef]
+    items: list[TurnOut]
+
+
+class TurnFilters(PageIn):
+    window: int = Field(queries.DEFAULT_WINDOW_DAYS, ge=1, le=queries.MAX_WINDOW_DAYS)
+    kind: Literal["all", "flags", "controls"] = Field("all", description="Flagged lines, control lines or both.")
+    tag: Text | None = Field(None, max_length=50, description="Only items of flags carrying this tag.")
+    disagree: bool = Field(False, description="Only items where at least one candidate matched and one did not.")
+
+
+def _cell(transcriber_id, score) -> dict:
+    if score is None:
+        return {"transcriber_id": transcriber_id, "scored": False, "text": None, "failed": False, "match": None,
+                "wer": None, "case_or_punctuation_only": False}
+    return {"transcriber_id": transcriber_id, "scored": True, "text": None if score.failed else score.hypothesis,
+            "failed": score.failed, "match": None if score.failed else score.match,
+            "wer": None if score.failed else score.wer, "case_or_punctuation_only": score.case_or_punctuation_only}
+
+
+@results.get("/banks/{bank_id}/turns", **doc(200, TurnPage, "One page of the turn-by-turn table.", "not_found"))
+def turn_table(request, bank_id: int, q: Query[TurnFilters]):
+    """Every flagged line and control line of the bank in the window, newest flag first, with the live
+    transcript and each candidate's text, whether it matched and its WER."""
+    bank = _bank(request, bank_id)
+    items = queries.turn_items(bank, q.window, kind="" if q.kind == "all" else q.kind, tag=q.tag or "",
+                               disagree=q.disagree)
+    count = items.count()
+    cands = list(bank.candidates.select_related("transcriber").order_by("position"))
+    rows = queries.turn_rows(bank, items[q.offset:q.offset + q.limit], cands)
+    out = []
+    for row in rows:
+        flag, line = row.item.flag, row.line
+        out.append({
+            "flag_id": flag.pk, "control_id": row.item.control_id, "kind": "control" if row.is_control else "flag",
+            "line_id": line.pk, "call_id": flag.line.call_id, "tenant": flag.line.call.tenant.name,
+            "call_started_at": flag.line.call.started_at, "flagged_at": flag.created_at, "tags": flag.tag_list,
+            "expected_text": row.expected, "live": _cell(row.item.transcriber_id, row.item),
+            "cells": [_cell(t.pk, score) for t, score in row.cells],
+        })
+    return {"count": count, "limit": q.limit, "offset": q.offset,
+            "candidates": [transcriber_ref(c.transcriber) for c in cands], "items": out}
+
+
+@results.get("/banks/{bank_id}/results.csv",
+             **doc(200, None, "The results cards as CSV (UTF-8 with a BOM).", "not_found", content_type="text/csv"))
+def export_results(request, bank_id: int, window: int = WINDOW):
+    """The same CSV as the dashboard's results export: one row per candidate, then the live rows."""
+    return exports.results_csv(_bank(request, bank_id), window)
+
+
+@results.get("/banks/{bank_id}/turns.csv",
+             **doc(200, None, "The turn table as CSV, streamed.", "not_found", content_type="text/csv"))
+def export_turns(request, bank_id: int, window: int = WINDOW):
+    """The same CSV as the dashboard's turn table export: one row per item and transcriber (live and
+    candidates), streamed so a large bank never sits in memory."""
+    return exports.turns_csv(_bank(request, bank_id), window)
+
+
+# ---------------------------------------------------------------- queue
+
+
+class QueueOut(Schema):
+    queued: int = Field(description="Line transcriptions waiting.")
+    running: int
+    limit: int = Field(description="Past this many waiting, flags into banks and backfills are refused (429).")
+    concurrency: int = Field(description="Transcriptions of this organization that run at once.")
+
+
+@queue.get("/queue", **doc(200, QueueOut, "The organization's queue."))
+def queue_status(request):
+    return jobs.queue_status(request.org.pk)

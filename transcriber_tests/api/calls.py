@@ -1,0 +1,388 @@
+"""Catalogue, organization, calls (list, detail with lines, import) and a line's audio."""
+
+import json
+import tempfile
+import uuid
+from datetime import datetime
+from pathlib import Path
+
+from django.db.models import Count, Exists, OuterRef
+from django.http import HttpResponse
+from django.urls import reverse
+from ninja import Field, File, Query, Router, Schema
+from ninja.files import UploadedFile
+from pydantic import BaseModel, ConfigDict
+from pydantic import ValidationError as PydanticValidationError
+
+from oncore import audio
+from oncore.api import ApiError, doc
+from oncore.calls import importer
+from oncore.calls.models import Assistant, Call, Line
+from oncore.transcribers.models import Transcriber
+from transcriber_tests import actions, errors
+from transcriber_tests.models import Flag
+
+from .schemas import (
+    AssistantRef,
+    DateRange,
+    FlagBrief,
+    Page,
+    PageIn,
+    Reason,
+    TenantRef,
+    Text,
+    TranscriberOut,
+    TranscriberRef,
+    get_or_404,
+    page,
+    tenant_ref,
+    transcriber_out,
+    transcriber_ref,
+)
+
+catalogue = Router(tags=["Catalogue and organization"])
+calls = Router(tags=["Calls"])
+
+
+# ---------------------------------------------------------------- catalogue and organization
+
+
+class TranscriberFilters(PageIn):
+    enabled: bool | None = Field(None, description="Only enabled (true) or disabled (false) transcribers.")
+    provider: Text | None = Field(None, max_length=32, description="Only this provider, e.g. deepgram.")
+
+
+class TranscriberPage(Page):
+    items: list[TranscriberOut]
+
+
+@catalogue.get("/transcribers", **doc(200, TranscriberPage, "The catalogue, by display name."))
+def list_transcribers(request, q: Query[TranscriberFilters]):
+    """The transcribers a bank can compare (candidates) or a call can have run on (live transcribers)."""
+    qs = Transcriber.objects.order_by("display_name", "id")
+    if q.enabled is not None:
+        qs = qs.filter(enabled=q.enabled)
+    if q.provider:
+        qs = qs.filter(provider=q.provider)
+    return page(qs, q, transcriber_out)
+
+
+@catalogue.get("/transcribers/{transcriber_id}", **doc(200, TranscriberOut, "The transcriber.", "not_found"))
+def get_transcriber(request, transcriber_id: int):
+    return transcriber_out(get_or_404(Transcriber.objects.all(), transcriber_id, "transcriber"))
+
+
+class OrganizationOut(Schema):
+    id: int
+    name: str
+    slug: str
+    tenants: list[TenantRef]
+
+
+@catalogue.get("/organization", **doc(200, OrganizationOut, "The key's organization and its tenants."))
+def get_organization(request):
+    """The organization the key belongs to. Use its tenant ids to filter calls."""
+    org = request.org
+    return {"id": org.pk, "name": org.name, "slug": org.slug,
+            "tenants": [tenant_ref(t) for t in org.tenants.order_by("name", "id")]}
+
+
+class AssistantOut(Schema):
+    id: int
+    name: str
+    tenant: TenantRef
+    transcriber: TranscriberRef | None = Field(description="The transcriber the assistant is set to now.")
+
+
+class AssistantFilters(PageIn):
+    tenant: int | None = Field(None, description="Only this tenant's assistants (tenant id).")
+
+
+class AssistantPage(Page):
+    items: list[AssistantOut]
+
+
+@catalogue.get("/assistants", **doc(200, AssistantPage, "Assistants of every tenant, by name."))
+def list_assistants(request, q: Query[AssistantFilters]):
+    qs = (Assistant.objects.filter(tenant__organization=request.org)
+          .select_related("tenant", "transcriber").order_by("name", "id"))
+    if q.tenant is not None:
+        qs = qs.filter(tenant_id=q.tenant)
+    return page(qs, q, lambda a: {"id": a.pk, "name": a.name, "tenant": tenant_ref(a.tenant),
+                                  "transcriber": transcriber_ref(a.transcriber)})
+
+
+# ---------------------------------------------------------------- calls
+
+
+class CallOut(Schema):
+    id: int
+    external_id: str = Field(description="The caller system's id; empty when none was imported.")
+    tenant: TenantRef
+    assistant: AssistantRef | None
+    started_at: datetime
+    recorded: bool
+    live_transcriber: TranscriberRef | None = Field(
+        description="The transcriber the call ran on; null when only its name is known or nothing is.")
+    live_transcriber_name: str = Field(description="For older calls: the live transcriber's name as stored.")
+    lines: int = Field(description="Number of lines.")
+    flags: int = Field(description="Number of flagged lines.")
+
+
+class CallFilters(PageIn, DateRange):
+    tenant: int | None = Field(None, description="Only this tenant's calls (tenant id).")
+    assistant: int | None = Field(None, description="Only this assistant's calls (assistant id).")
+    has_flags: bool | None = Field(None, description="true: only calls with a flagged line; false: only without.")
+
+
+class CallPage(Page):
+    items: list[CallOut]
+
+
+def _call_out(call, n_lines, n_flags) -> dict:
+    return {
+        "id": call.pk, "external_id": call.external_id, "tenant": tenant_ref(call.tenant),
+        "assistant": {"id": call.assistant.pk, "name": call.assistant.name} if call.assistant_id else None,
+        "started_at": call.started_at, "recorded": call.recorded,
+        "live_transcriber": transcriber_ref(call.live_transcriber),
+        "live_transcriber_name": call.live_transcriber_name, "lines": n_lines, "flags": n_flags,
+    }
+
+
+def _calls(request):
+    return Call.objects.filter(tenant__organization=request.org).select_related(
+        "tenant", "assistant", "live_transcriber")
+
+
+@calls.get("/calls", **doc(200, CallPage, "Calls, newest first."))
+def list_calls(request, q: Query[CallFilters]):
+    """Every tenant's calls, newest first, filtered like the dashboard's calls page."""
+    qs = _calls(request).annotate(n_lines=Count("lines", distinct=True), n_flags=Count("lines__flag", distinct=True))
+    if q.tenant is not None:
+        qs = qs.filter(tenant_id=q.tenant)
+    if q.assistant is not None:
+        qs = qs.filter(assistant_id=q.assistant)
+    if q.date_from:
+        qs = qs.filter(started_at__date__gte=q.date_from)
+    if q.date_to:
+        qs = qs.filter(started_at__date__lte=q.date_to)
+    if q.has_flags is not None:
+        has = Exists(Flag.objects.filter(line__call=OuterRef("pk")))
+        qs = qs.filter(has if q.has_flags else ~has)
+    return page(qs.order_by("-started_at", "-id"), q, lambda c: _call_out(c, c.n_lines, c.n_flags))
+
+
+class LineOut(Schema):
+    id: int
+    position: int
+    speaker: str = Field(description="caller or assistant")
+    text: str = Field(description="The live transcript as stored.")
+    start_s: float | None
+    end_s: float | None
+    flaggable: bool = Field(description="Whether POST /flags would accept this line now.")
+    not_flaggable: Reason | None = Field(description="Why not, with the error code flagging would give.")
+    flag: FlagBrief | None
+    audio_url: str | None = Field(description="The line's audio (WAV); null when there is none to play.")
+
+
+class CallDetail(CallOut):
+    live_transcriber_known: bool = Field(description="Whether the live transcriber is in the catalogue.")
+    line_items: list[LineOut]
+
+
+def _line_items(call) -> list[dict]:
+    """Each line with its flag and whether it can be flagged, as on the dashboard's call page."""
+    lines = list(call.lines.select_related("flag__bank").order_by("position"))
+    live = actions.live_transcriber_of(call)
+    if live is not None and call.live_transcriber_id is None:
+        # Found by name: keep it on this in-memory call so each line's check does not look it up again.
+        call.live_transcriber = live
+    recording_problem, info = None, None
+    if call.recorded and call.recording:
+        try:
+            info = audio.probe(call.recording.path, label=f"call {call.pk}")
+        except audio.AudioError as exc:
+            recording_problem = str(exc)
+    items = []
+    for line in lines:
+        line.call = call
+        flag = getattr(line, "flag", None)
+        problem = actions.why_not_flaggable(line, check_audio=False)
+        if problem is not None:
+            reason = {"code": problem.code, "message": problem.message}
+        elif recording_problem:
+            reason = {"code": errors.RecordingUnavailable.code, "message": recording_problem}
+        elif info is not None and line.start_s >= info.duration_s:
+            reason = {"code": errors.RecordingUnavailable.code, "message": "Its timing lies outside the recording."}
+        elif flag is not None:
+            reason = {"code": errors.FlagExists.code, "message": f"This line already has flag {flag.pk}; edit it."}
+        else:
+            reason = None
+        playable = call.recorded and bool(call.recording) and line.has_timing and not recording_problem
+        items.append({
+            "id": line.pk, "position": line.position, "speaker": line.speaker, "text": line.text,
+            "start_s": line.start_s, "end_s": line.end_s, "flaggable": reason is None, "not_flaggable": reason,
+            "flag": {"id": flag.pk, "bank_id": flag.bank_id, "expected_text": flag.expected_text,
+                     "tags": flag.tag_list} if flag else None,
+            "audio_url": reverse("api:line_audio", args=[line.pk]) if playable else None,
+        })
+    return items
+
+
+@calls.get("/calls/{call_id}", **doc(200, CallDetail, "The call with its lines.", "not_found"))
+def get_call(request, call_id: int):
+    """The call and every line in order, each with whether it can be flagged and, if not, why."""
+    call = get_or_404(_calls(request), call_id, "call")
+    items = _line_items(call)
+    out = _call_out(call, len(items), sum(1 for i in items if i["flag"]))
+    out.update(live_transcriber_known=actions.live_transcriber_of(call) is not None, line_items=items)
+    return out
+
+
+class ImportOut(Schema):
+    tenants: int = Field(description="Tenants created.")
+    assistants: int = Field(description="Assistants created.")
+    calls: int = Field(description="Calls imported.")
+    lines: int = Field(description="Lines imported.")
+    skipped: int = Field(description="Calls skipped because they were imported before (same tenant, external_id).")
+
+
+class _Loose(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class _TranscriberRefIn(_Loose):
+    slug: str | None = None
+    id: int | None = None
+    name: str | None = None
+
+
+class _LineIn(_Loose):
+    speaker: str
+    text: str = ""
+    start_s: float | None = None
+    end_s: float | None = None
+
+
+class _CallIn(_Loose):
+    external_id: str | int | None = None
+    tenant: str
+    assistant: str | None = None
+    started_at: str
+    recording: str | None = None
+    recorded: bool | None = None
+    live_transcriber: str | _TranscriberRefIn | None = None
+    lines: list[_LineIn]
+
+
+class _AssistantIn(_Loose):
+    tenant: str
+    name: str
+    instructions: str = ""
+    transcriber: str | _TranscriberRefIn | None = None
+
+
+class _TenantIn(_Loose):
+    slug: str
+    name: str | None = None
+
+
+class _CallsFileIn(_Loose):
+    format: str
+    reference_date: str | None = None
+    tenants: list[_TenantIn] = []
+    assistants: list[_AssistantIn] = []
+    calls: list[_CallIn]
+
+
+def _safe_name(name: str) -> bool:
+    return bool(name) and name not in (".", "..") and Path(name).name == name and "\\" not in name
+
+
+@calls.post(
+    "/calls/import",
+    **doc(200, ImportOut, "Counts of what was imported.", "invalid_request", "import_format_error",
+          "recording_missing"),
+)
+def import_calls(request, file: File[UploadedFile], recordings: File[list[UploadedFile]] = None):
+    """Import calls in the documented JSON format (`oncore-calls/1`), as multipart/form-data: the JSON as the
+    `file` part and each recording a call names as a `recordings` part whose file name is that name.
+    Calls already imported (same tenant and external_id) are skipped, so importing twice changes nothing."""
+    raw = file.read()
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ApiError("import_format_error", f"{file.name}: not UTF-8 JSON ({exc}).") from None
+    try:
+        parsed = _CallsFileIn.model_validate(data)
+    except PydanticValidationError as exc:
+        problems = [{"loc": list(e["loc"]), "msg": e["msg"]} for e in exc.errors(include_url=False)]
+        first = problems[0]
+        raise ApiError("import_format_error", f"{file.name}: {'.'.join(map(str, first['loc']))}: {first['msg']}.",
+                       {"errors": problems}) from None
+    uploaded = {f.name: f for f in recordings or []}
+    needed = {}
+    for i, call in enumerate(parsed.calls):
+        if not call.recording:
+            continue
+        where = f"call {call.external_id or i + 1}"
+        if not _safe_name(call.recording):
+            raise ApiError("import_format_error", f"{where}: recording {call.recording!r} must be a plain file name.")
+        if call.recording not in uploaded:
+            raise ApiError("recording_missing", f"{where}: recording {call.recording!r} was not uploaded.",
+                           {"missing": call.recording, "uploaded": sorted(uploaded)})
+        needed[call.recording] = uploaded[call.recording]
+    with tempfile.TemporaryDirectory(prefix="oncore-import-") as folder:
+        for name, upload in needed.items():
+            with (Path(folder) / name).open("wb") as out:
+                for chunk in upload.chunks():
+                    out.write(chunk)
+        path = Path(folder) / f"calls-{uuid.uuid4().hex}.json"
+        path.write_bytes(raw)
+        try:
+            return importer.import_calls(path, request.org)
+        except (ValueError, audio.AudioError) as exc:  # ImportFormatError is a ValueError
+            raise ApiError("import_format_error", str(exc).replace(path.name, file.name)) from None
+
+
+# ---------------------------------------------------------------- a line's audio
+
+_audio_doc = doc(200, None, "The whole clip (WAV).", "not_found", "line_not_recorded", "line_has_no_timing",
+                 "recording_unavailable", "range_not_satisfiable", content_type="audio/wav")
+_audio_doc["response"][206] = None
+_audio_doc["openapi_extra"]["responses"][206] = {
+    "description": "The requested byte range of the clip (WAV), with Content-Range.",
+    "content": {"audio/wav": {"schema": {"type": "string", "format": "binary"}}},
+}
+
+
+@calls.get("/lines/{line_id}/audio", url_name="line_audio", **_audio_doc)
+def line_audio(request, line_id: int):
+    """The line's clip as played on the dashboard: both channels, with the margin on each side. Send a
+    `Range: bytes=START-END` header to get part of it (206), e.g. for seeking in a player."""
+    line = get_or_404(Line.objects.filter(call__tenant__organization=request.org).select_related("call"),
+                      line_id, "line")
+    call = line.call
+    if not (call.recorded and call.recording):
+        raise errors.LineNotRecorded(f"Call {call.pk} was not recorded, so its lines have no audio.")
+    if not line.has_timing:
+        raise errors.LineHasNoTiming("This line has no audio timing, so its audio cannot be cut.")
+    try:
+        clips = audio.cut_line(call.recording.path, line.start_s, line.end_s, label=f"call {call.pk}")
+    except audio.AudioError as exc:
+        raise errors.RecordingUnavailable(str(exc)) from None
+    data = clips.playback_wav
+    try:
+        wanted = audio.http_range(len(data), request.headers.get("Range"))
+    except ValueError:
+        raise ApiError("range_not_satisfiable", f"The clip is {len(data)} bytes; that range is outside it.",
+                       {"length": len(data)}, {"Content-Range": f"bytes */{len(data)}"}) from None
+    if wanted is None:
+        response = HttpResponse(data, content_type="audio/wav")
+    else:
+        start, end = wanted
+        response = HttpResponse(data[start:end + 1], content_type="audio/wav", status=206)
+        response["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
+    response["Accept-Ranges"] = "bytes"
+    response["Cache-Control"] = "private, max-age=3600"
+    return response

@@ -1,0 +1,135 @@
+"""Flags: create, read, list with filters, edit, move to a bank, delete."""
+
+from ninja import Field, Query, Router, Schema
+from ninja.responses import Status
+from pydantic import model_validator
+
+from oncore.api import doc
+from oncore.calls.models import Line
+from transcriber_tests import actions
+from transcriber_tests.models import Bank, Flag
+
+from .schemas import DateRange, FlagOut, Id, Page, PageIn, Text, flag_out, get_or_404, page
+
+router = Router(tags=["Flags"])
+
+TAGS_HELP = "Error tags: name, time, spelling, or your own words (lowercased; commas become spaces)."
+
+
+def _check_tags(tags):
+    if tags is not None:
+        if any(len(t) > 50 for t in tags):
+            raise ValueError("each tag is at most 50 characters")
+        if len(Flag.encode_tags(tags)) > Flag._meta.get_field("tags").max_length:
+            raise ValueError("the tags together are too long")
+    return tags
+
+
+class FlagIn(Schema):
+    line_id: Id = Field(description="The caller line to flag (from a call's line_items).")
+    expected_text: Text = Field(min_length=1, max_length=5000, description="What the caller said, word for word.")
+    bank_id: Id | None = Field(None, description="The bank to score it in; omit or null to decide later.")
+    tags: list[Text] = Field([], max_length=20, description=TAGS_HELP)
+    note: Text = Field("", max_length=2000)
+
+    @model_validator(mode="after")
+    def _tags_fit(self):
+        _check_tags(self.tags)
+        return self
+
+
+class FlagEdit(Schema):
+    expected_text: Text | None = Field(None, min_length=1, max_length=5000,
+                                       description="A new expected text re-scores every transcriber against it.")
+    tags: list[Text] | None = Field(None, max_length=20, description=TAGS_HELP + " Replaces the tags.")
+    note: Text | None = Field(None, max_length=2000)
+
+    @model_validator(mode="after")
+    def _tags_fit(self):
+        _check_tags(self.tags)
+        return self
+
+
+class MoveIn(Schema):
+    bank_id: Id | None = Field(description="The bank to move the flag into, or null to take it out of every bank.")
+
+
+class FlagFilters(PageIn, DateRange):
+    bank: int | None = Field(None, description="Only flags in this bank (bank id).")
+    unbanked: bool | None = Field(None, description="true: only flags in no bank; false: only flags in a bank.")
+    tag: Text | None = Field(None, max_length=50, description="Only flags carrying this tag.")
+    call: int | None = Field(None, description="Only flags on this call's lines (call id).")
+
+
+class FlagPage(Page):
+    items: list[FlagOut]
+
+
+def _flags(request):
+    return (Flag.objects.filter(organization=request.org)
+            .select_related("line__call__tenant").prefetch_related("controls"))
+
+
+def _bank(request, bank_id):
+    return None if bank_id is None else get_or_404(Bank.objects.filter(organization=request.org), bank_id, "bank")
+
+
+FLAG_LINE_ERRORS = ("invalid_request", "not_found", "line_not_caller", "line_not_recorded", "recording_unavailable",
+                    "live_transcriber_unknown", "line_has_no_timing", "flag_exists", "expected_text_empty",
+                    "queue_full")
+
+
+@router.post("/flags", **doc(201, FlagOut, "The new flag.", *FLAG_LINE_ERRORS))
+def create_flag(request, body: FlagIn):
+    """Flag a caller line with what was actually said. Into a bank, its control lines are sampled, the live
+    transcript is scored at once and every candidate is queued; into no bank, it waits unscored."""
+    line = get_or_404(Line.objects.filter(call__tenant__organization=request.org), body.line_id, "line")
+    flag = actions.do_flag_line(line, body.expected_text, bank=_bank(request, body.bank_id), tags=body.tags,
+                                note=body.note)
+    return Status(201, flag_out(_flags(request).get(pk=flag.pk)))
+
+
+@router.get("/flags", **doc(200, FlagPage, "Flags, newest first."))
+def list_flags(request, q: Query[FlagFilters]):
+    qs = _flags(request)
+    if q.bank is not None:
+        qs = qs.filter(bank_id=q.bank)
+    if q.unbanked is not None:
+        qs = qs.filter(bank__isnull=q.unbanked)
+    if q.tag:
+        qs = qs.filter(tags__contains=f",{' '.join(q.tag.split()).lower()},")
+    if q.call is not None:
+        qs = qs.filter(line__call_id=q.call)
+    if q.date_from:
+        qs = qs.filter(created_at__date__gte=q.date_from)
+    if q.date_to:
+        qs = qs.filter(created_at__date__lte=q.date_to)
+    return page(qs.order_by("-created_at", "-id"), q, flag_out)
+
+
+@router.get("/flags/{flag_id}", **doc(200, FlagOut, "The flag.", "not_found"))
+def get_flag(request, flag_id: int):
+    return flag_out(get_or_404(_flags(request), flag_id, "flag"))
+
+
+@router.patch("/flags/{flag_id}", **doc(200, FlagOut, "The edited flag.", "invalid_request", "not_found", "expected_text_empty"))
+def edit_flag(request, flag_id: int, body: FlagEdit):
+    """Change the expected text, tags or note; fields left out stay as they are."""
+    flag = get_or_404(_flags(request), flag_id, "flag")
+    actions.do_edit_flag(flag, expected_text=body.expected_text, tags=body.tags, note=body.note)
+    return flag_out(_flags(request).get(pk=flag.pk))
+
+
+@router.post("/flags/{flag_id}/move", **doc(200, FlagOut, "The moved flag.", "invalid_request", "not_found", "queue_full"))
+def move_flag(request, flag_id: int, body: MoveIn):
+    """Move the flag into a bank (scored there with that bank's candidates) or out of every bank."""
+    flag = get_or_404(_flags(request), flag_id, "flag")
+    actions.do_move_flag(flag, _bank(request, body.bank_id))
+    return flag_out(_flags(request).get(pk=flag.pk))
+
+
+@router.delete("/flags/{flag_id}", **doc(204, None, "Deleted.", "not_found"))
+def delete_flag(request, flag_id: int):
+    """Delete the flag with its control lines and scores."""
+    actions.do_delete_flag(get_or_404(_flags(request), flag_id, "flag"))
+    return Status(204, None)
