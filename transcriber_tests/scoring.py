@@ -1,0 +1,277 @@
+"""Pure scoring core: normalization, per-line scores, bank summaries and the statistics behind them.
+
+No Django here. Everything returns frozen dataclasses and is tested without a database.
+
+Normalization (version "1"), in this order:
+1. Unicode NFC, then lowercase (str.lower, not casefold: "ß" stays "ß").
+2. Every character in a Unicode punctuation (P*) or symbol (S*) category becomes a space, and so does
+   every control character (Cc), every whitespace character (tabs, no-break spaces...) and the invisible
+   ZERO WIDTH SPACE and BYTE ORDER MARK. So "twenty-one" equals "twenty one", and "$", "%", "&", "+",
+   "@" and emoji are all spaces. Other invisible format characters (soft hyphen, joiners) are kept.
+3. Apostrophes: ASCII "'", typographic "’" (U+2019) and "ʼ" (U+02BC) are the same apostrophe. One with a
+   word character on both sides stays, written "'" ("don't", "o'brien"); any other (a quote around a
+   word, a doubled apostrophe) is punctuation and becomes a space.
+4. Whitespace collapses to single spaces and is stripped at both ends.
+Nothing else changes: letters of any script, combining marks, digits and other numbers stay as they are,
+so "830" is not "eight thirty". The categories come from the running Python's Unicode database; a
+character assigned in a newer Unicode version may be classified differently by an older Python.
+Bump NORMALIZER_VERSION whenever any of this changes: every stored score records it.
+"""
+
+import math
+import re
+import string
+import unicodedata
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+
+from rapidfuzz.distance import Levenshtein
+
+NORMALIZER_VERSION = "1"
+
+_APOSTROPHES = "'\u2019\u02bc"
+_EXTRA_SPACES = "\u200b\ufeff"  # zero width space, byte order mark: invisible, so treated as spaces
+
+# One bytes.translate handles the ASCII characters, on the UTF-8 bytes of any text (the bytes of a
+# non-ASCII character are all >= 128, so the table leaves them alone): capitals become lowercase;
+# punctuation, symbols and control characters become spaces (string.punctuation is exactly the ASCII P* and
+# S* characters, and every ASCII whitespace character is a control character or the space); the apostrophe
+# is kept for the in-word check.
+_ASCII_SPACES = string.punctuation.replace("'", "") + "".join(map(chr, range(32))) + "\x7f"
+_ASCII_TABLE = bytes.maketrans(
+    (string.ascii_uppercase + _ASCII_SPACES).encode(),
+    (string.ascii_lowercase + " " * len(_ASCII_SPACES)).encode(),
+)
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+# An apostrophe at the start or end of the text, or next to a space or another apostrophe.
+_LOOSE_APOSTROPHE = re.compile(r"(?<![^ '])'|'(?![^ '])")
+
+
+def _unicode_char(c: str) -> str:
+    """What a non-ASCII character becomes."""
+    if c in _APOSTROPHES:
+        return "'"
+    if c.isspace() or c in _EXTRA_SPACES:
+        return " "
+    category = unicodedata.category(c)
+    if category[0] in "PS" or category == "Cc":
+        return " "
+    return c
+
+
+def _words(text: str) -> list[str]:
+    """The normalized text as a list of words."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).lower())
+        for c in set(_NON_ASCII.findall(text)):
+            replacement = _unicode_char(c)
+            if replacement != c:
+                text = text.replace(c, replacement)
+    text = text.encode("utf-8", "surrogatepass").translate(_ASCII_TABLE).decode("utf-8", "surrogatepass")
+    # Every whitespace character is a space by now, so most texts rule out a loose apostrophe cheaply.
+    if "'" in text and (" '" in text or "' " in text or "''" in text or text[0] == "'" or text[-1] == "'"):
+        text = _LOOSE_APOSTROPHE.sub(" ", text)
+    return text.split()
+
+
+def normalize(text: str) -> str:
+    """The text as it is compared: see the module docstring for the rules."""
+    return " ".join(_words(text))
+
+
+def _collapse_whitespace(text: str) -> str:
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text)
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True, slots=True)
+class LineScore:
+    """One transcriber's text on one line, scored against the expected text.
+
+    `wer` is (substitutions + deletions + insertions) / reference_words and can exceed 1.
+    `case_or_punctuation_only` is true on a match whose raw texts differ in capitals or punctuation
+    (differences in whitespace or Unicode form alone do not count)."""
+
+    match: bool
+    wer: float
+    case_or_punctuation_only: bool
+    substitutions: int
+    deletions: int
+    insertions: int
+    reference_words: int
+
+
+def score_line(expected: str, hypothesis: str) -> LineScore:
+    """Score `hypothesis` against `expected`. Raises ValueError when `expected` has no words."""
+    reference = _words(expected)
+    if not reference:
+        raise ValueError("The expected text is empty: it must contain at least one word.")
+    words = _words(hypothesis)
+    reference_words = len(reference)
+    if reference == words:
+        noted = expected != hypothesis and _collapse_whitespace(expected) != _collapse_whitespace(hypothesis)
+        return LineScore(True, 0.0, noted, 0, 0, 0, reference_words)
+    if not words:
+        return LineScore(False, 1.0, False, 0, reference_words, 0, reference_words)
+    substitutions = deletions = insertions = 0
+    for tag, _, _ in Levenshtein.editops(reference, words).as_list():
+        if tag == "replace":
+            substitutions += 1
+        elif tag == "delete":
+            deletions += 1
+        else:
+            insertions += 1
+    wer = (substitutions + deletions + insertions) / reference_words
+    return LineScore(False, wer, False, substitutions, deletions, insertions, reference_words)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A candidate's result on one line. `score` is None when the transcriber produced no text."""
+
+    candidate: str
+    line_id: Hashable
+    score: LineScore | None
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateSummary:
+    """`accuracy` = matches / scored, a fraction; `failed` lines are errors left out of the division.
+    `accuracy` and `mean_wer` are None when nothing was scored."""
+
+    candidate: str
+    scored: int
+    matches: int
+    failed: int
+    accuracy: float | None
+    mean_wer: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class BankSummary:
+    rows: tuple[CandidateSummary, ...]
+    leader: str | None
+    leader_clears_threshold: bool
+    threshold: float
+    runner_up: str | None = None
+
+
+def summarize(outcomes: Iterable[Outcome], candidates: Sequence[str], threshold: float) -> BankSummary:
+    """One row per candidate in the order given, and the leader.
+
+    Leader: highest accuracy, ties to the lower mean WER, then to the candidate listed first; None when
+    no candidate has a scored line. It clears the threshold (a fraction, 0.6 for 60%) when its accuracy
+    is at or above it. Outcomes for candidates not listed are ignored."""
+    threshold = float(threshold)
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"The threshold is a fraction between 0 and 1, got {threshold!r}.")
+    if len(set(candidates)) != len(candidates):
+        raise ValueError("Each candidate may be listed only once.")
+    matches = dict.fromkeys(candidates, 0)
+    failed = dict.fromkeys(candidates, 0)
+    wers: dict[str, list[float]] = {name: [] for name in candidates}
+    for outcome in outcomes:
+        if outcome.candidate not in wers:
+            continue
+        if outcome.score is None:
+            failed[outcome.candidate] += 1
+            continue
+        wers[outcome.candidate].append(outcome.score.wer)
+        matches[outcome.candidate] += outcome.score.match
+    rows = []
+    for name in candidates:
+        scored = len(wers[name])
+        rows.append(
+            CandidateSummary(
+                candidate=name,
+                scored=scored,
+                matches=matches[name],
+                failed=failed[name],
+                accuracy=matches[name] / scored if scored else None,
+                mean_wer=math.fsum(wers[name]) / scored if scored else None,
+            )
+        )
+    return rank(rows, threshold)
+
+
+def rank(rows: Sequence[CandidateSummary], threshold: float) -> BankSummary:
+    """Leader and runner-up of rows already summed (in the candidates' order), e.g. by a database query.
+
+    Highest accuracy first, ties to the lower mean WER, then to the row listed first."""
+    threshold = float(threshold)
+    ranked = sorted(
+        (-row.accuracy, row.mean_wer, position) for position, row in enumerate(rows) if row.scored
+    )
+    if not ranked:
+        return BankSummary(tuple(rows), None, False, threshold)
+    best = rows[ranked[0][2]]
+    runner_up = rows[ranked[1][2]].candidate if len(ranked) > 1 else None
+    return BankSummary(tuple(rows), best.candidate, best.accuracy >= threshold, threshold, runner_up)
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float] | None:
+    """Wilson score interval for a proportion (95% by default); None when n == 0."""
+    if n < 0 or not 0 <= successes <= n:
+        raise ValueError(f"Need 0 <= successes <= n, got successes={successes}, n={n}.")
+    if n == 0:
+        return None
+    p = successes / n
+    z2 = z * z
+    denominator = 1 + z2 / n
+    center = (p + z2 / (2 * n)) / denominator
+    half_width = z / denominator * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    low = 0.0 if successes == 0 else max(0.0, center - half_width)
+    high = 1.0 if successes == n else min(1.0, center + half_width)
+    return (low, high)
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value: a binomial test of b successes in b + c trials with p = 1/2.
+
+    Computed in integers (math.comb) and divided once, so it is exact up to the final rounding."""
+    if b < 0 or c < 0:
+        raise ValueError(f"Discordant counts must be non-negative, got b={b}, c={c}.")
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(b, c) + 1))
+    return min(1.0, 2 * tail / (1 << n))
+
+
+@dataclass(frozen=True, slots=True)
+class LeadTest:
+    """Leader against runner-up on the lines both have scored. `clear` when the leader is right on more of
+    the lines where exactly one of them is right and the exact McNemar p-value is below alpha."""
+
+    both_scored: int
+    leader_only_right: int
+    runner_up_only_right: int
+    p_value: float
+    clear: bool
+
+
+def compare_leader(outcomes: Iterable[Outcome], leader: str, runner_up: str, alpha: float = 0.05) -> LeadTest:
+    """Pair the two candidates' scored lines by line_id and test whether the leader's lead is clear."""
+    if leader == runner_up:
+        raise ValueError("The leader and the runner-up must be different candidates.")
+    by_candidate: dict[str, dict[Hashable, bool]] = {leader: {}, runner_up: {}}
+    for outcome in outcomes:
+        lines = by_candidate.get(outcome.candidate)
+        if lines is None or outcome.score is None:
+            continue
+        if outcome.line_id in lines:
+            raise ValueError(f"Line {outcome.line_id!r} is scored twice for {outcome.candidate!r}.")
+        lines[outcome.line_id] = outcome.score.match
+    leader_lines, runner_up_lines = by_candidate[leader], by_candidate[runner_up]
+    both = leader_lines.keys() & runner_up_lines.keys()
+    leader_only = sum(1 for line in both if leader_lines[line] and not runner_up_lines[line])
+    runner_up_only = sum(1 for line in both if runner_up_lines[line] and not leader_lines[line])
+    p_value = mcnemar_exact(leader_only, runner_up_only)
+    return LeadTest(
+        both_scored=len(both),
+        leader_only_right=leader_only,
+        runner_up_only_right=runner_up_only,
+        p_value=p_value,
+        clear=leader_only > runner_up_only and p_value < alpha,
+    )
