@@ -1,0 +1,353 @@
+"""Full-call runs end to end: a local STT server, the per-org queue run in-process, and the local Messages API
+server for the judge."""
+
+import re
+from decimal import Decimal
+
+import pytest
+from django.db.models import Count
+
+from tests.llm_server import error, llm_server, prompt_text  # noqa: F401  (llm_server is a fixture)
+from transcriber_tests import actions, judge, run_tasks, runs, tasks
+from transcriber_tests.errors import EstimateNotConfirmed, NotFound, RunInProgress
+from transcriber_tests.models import Run, RunLine, RunPattern, Transcription
+
+from .test_runs_support import Say, caller_lines, line_stt, no_judge, world  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.django_db
+
+# What the judge answers for each candidate text it is shown (the rest: same_meaning).
+JUDGED = {
+    "my number is 0 8 7": "live_right",
+    "under fitz gerald": "live_right",
+    "thank you bye": "candidate_right",
+}
+
+
+def scripted_judge(body):
+    """Labels from JUDGED; one pattern named "drops digits" for every break; a fixed verdict."""
+    tool = body["tool_choice"]["name"]
+    text = prompt_text(body)
+    if tool == judge.LABEL_TOOL_NAME:
+        candidate = re.search(r"<candidate_transcript>(.*)</candidate_transcript>", text).group(1)
+        return {"label": JUDGED.get(candidate, "same_meaning"), "reasoning": f"Judged {candidate!r}."}
+    if tool == judge.PATTERNS_TOOL_NAME:
+        ids = re.findall(r'<line id="([^"]+)">', text)
+        return {"patterns": [{"name": "drops digits", "description": "It loses what the caller said.",
+                              "line_ids": ids}]}
+    if tool == judge.VERDICT_TOOL_NAME:
+        return {"verdict": "It would fix the names and break the numbers; not worth it yet."}
+    raise AssertionError(tool)
+
+
+@pytest.fixture
+def setup(org, world):
+    """A bank whose only candidate leads on one flag, and two calls that cover every kind of line."""
+    cand = world.candidate("cand")
+    bank = actions.do_create_bank(org, name="English", controls_per_flag=0)
+    actions.do_add_candidate(bank, cand, confirmed=True)
+    call_a = world.call([
+        Say("Shivon table for for at 830", candidate="Siobhan, table for four at 830"),  # flagged: a fix
+        Say("yes that's right"),  # identical
+        Say("my number is 0 8 7 1 2", candidate="my number is 0 8 7"),  # judge: live right
+        Say("thank you by", candidate="thank you bye"),  # judge: candidate right
+    ])
+    call_b = world.call([
+        Say("I'd like to book for Friday", candidate="I'd like to book for friday."),  # same after normalizing
+        Say("under Fitzgerald", candidate="under fitz gerald", replay="under fits gerald"),  # judge: live right
+        Say("four people", candidate="for people"),  # judge: same meaning (the default)
+    ])
+    flagged = caller_lines(call_a)[0]
+    actions.do_flag_line(flagged, "Siobhan, table for four at 830", bank=bank)
+    tasks.drain()
+    return bank, cand, call_a, call_b
+
+
+def start(bank, calls, **kwargs):
+    return runs.start_run(bank, [getattr(c, "pk", c) for c in calls], confirmed=True, **kwargs)
+
+
+def test_it_runs_whole_calls_with_labels_patterns_verdict_review_sample_and_calibration(setup, llm_server, world):
+    bank, cand, call_a, call_b = setup
+    llm_server.responder = scripted_judge
+    requests_before = world.server.requests.count("cand")
+
+    run = start(bank, [call_a, call_b])
+    assert run.candidate == cand  # the bank's leader by default
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+
+    run.refresh_from_db()
+    assert run.judge_status == Run.JUDGE_DONE
+    lines = {rl.live_text: rl for rl in run.lines.all()}
+    assert len(lines) == 7  # caller lines only
+    assert lines["Shivon table for for at 830"].label == RunLine.CANDIDATE_RIGHT
+    assert lines["Shivon table for for at 830"].label_source == RunLine.BY_FLAG
+    assert lines["yes that's right"].differs is False and lines["yes that's right"].label == ""
+    assert lines["I'd like to book for Friday"].differs is False
+    assert lines["my number is 0 8 7 1 2"].label == RunLine.LIVE_RIGHT
+    assert lines["my number is 0 8 7 1 2"].reasoning == "Judged 'my number is 0 8 7'."
+    assert lines["thank you by"].label == RunLine.CANDIDATE_RIGHT
+    assert lines["under Fitzgerald"].label == RunLine.LIVE_RIGHT
+    assert lines["four people"].label == RunLine.SAME_MEANING
+
+    summary = runs.run_summary(run)
+    assert (summary.fixes, summary.breaks, summary.same_meaning, summary.both_wrong) == (2, 2, 1, 0)
+    assert summary.identical == 2 and summary.unlabelled == 0
+
+    pattern = RunPattern.objects.get(run=run)
+    assert (pattern.name, pattern.count) == ("drops digits", 2)
+    assert {rl.live_text for rl in pattern.lines.all()} == {"my number is 0 8 7 1 2", "under Fitzgerald"}
+    assert run.verdict.startswith("It would fix the names")
+
+    # Every judge-labelled line (4 of them, under 120) is in the review sample; the flagged one is not.
+    assert set(run.lines.filter(in_review=True).values_list("label_source", flat=True)) == {RunLine.BY_JUDGE}
+    assert summary.review_sample == 4
+    # Calibration: 7 lines under the default 20, one replay came out differently.
+    assert summary.calibration_sampled == 7
+    assert (summary.calibration_matched, summary.calibration_compared) == (6, 7)
+    assert summary.audio_path_agreement_pct == pytest.approx(85.7)
+    assert not summary.calibration_low
+
+    # The flagged line was already transcribed by the candidate: not paid for again.
+    assert world.server.requests.count("cand") - requests_before == 6
+    assert Transcription.objects.filter(transcriber=cand).count() == 7
+    assert run.judge_input_tokens > 0 and run.judge_cost > 0 and run.judge_model
+
+
+def test_it_runs_without_a_judge_key_and_says_what_is_missing(setup, no_judge):
+    bank, cand, call_a, call_b = setup
+    run = start(bank, [call_a, call_b])
+    assert run.estimate["judge_configured"] is False and run.estimate["judge_cost"] == "0.000000"
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    run.refresh_from_db()
+    assert run.judge_status == Run.JUDGE_NOT_CONFIGURED
+    assert "judge not configured" in run.judge_error
+    summary = runs.run_summary(run)
+    assert summary.compared == 7
+    assert summary.fixes == 1  # the flagged line, scored against what was said
+    assert summary.unlabelled == 4  # differing lines nobody invented a label for
+    assert summary.review_sample == 0 and not run.patterns.exists() and run.verdict == ""
+    assert summary.calibration_compared == 7
+
+
+def test_it_counts_a_flagged_line_where_neither_matches_as_both_wrong(org, world, no_judge):
+    cand = world.candidate("cand")
+    bank = actions.do_create_bank(org, name="B", controls_per_flag=0)
+    actions.do_add_candidate(bank, cand, confirmed=True)
+    call = world.call([Say("table for for", candidate="table for for")])
+    actions.do_flag_line(caller_lines(call)[0], "table for four", bank=bank)
+    tasks.drain()
+    run = start(bank, [call])
+    run_tasks.drain_run(run.pk, max_seconds=30)
+    line = run.lines.get()
+    assert (line.differs, line.label, line.candidate_match, line.live_match) == (False, RunLine.BOTH_WRONG, False,
+                                                                                  False)
+
+
+def test_it_shows_the_estimate_before_starting(setup, llm_server):
+    bank, cand, call_a, call_b = setup
+    with pytest.raises(EstimateNotConfirmed) as refused:
+        runs.start_run(bank, [call_a.pk, call_b.pk])
+    detail = refused.value.detail
+    assert detail["lines"] == 7 and detail["already_transcribed"] == 1
+    estimate = runs.estimate_run(bank, [call_a.pk, call_b.pk])
+    minutes = Decimal(str(estimate.audio_seconds)) / 60
+    assert estimate.audio_cost == (minutes * Decimal("0.006")).quantize(Decimal("0.000001"))
+    assert estimate.calibration_lines == 7 and estimate.calibration_cost > 0
+    assert estimate.judge_configured and 0 < estimate.judge_input_tokens <= estimate.max_judge_input_tokens
+    assert estimate.expected_judged_lines == 6  # no control lines to learn from: every unflagged line
+    assert estimate.total_cost == estimate.audio_cost + estimate.calibration_cost + estimate.judge_cost
+    assert not Run.objects.exists()
+
+
+def test_it_allows_one_run_per_organization_and_names_the_one_in_progress(setup, no_judge, other_org):
+    bank, cand, call_a, call_b = setup
+    first = start(bank, [call_a])
+    with pytest.raises(RunInProgress) as refused:
+        start(bank, [call_b])
+    assert f"Run {first.pk}" in refused.value.message and refused.value.detail == {"run": first.pk,
+                                                                                   "status": "queued"}
+    runs.cancel_run(first)
+    second = start(bank, [call_b])
+    assert second.status == Run.QUEUED
+
+
+def test_it_refuses_calls_it_cannot_run(setup, no_judge, world, other_tenant):
+    bank, cand, call_a, call_b = setup
+    with pytest.raises(runs.TooManyCalls):
+        start(bank, [call_a.pk] * 1 + list(range(10_000, 10_010)))
+    with pytest.raises(NotFound):
+        start(bank, [call_a, call_b.pk + 1000])
+    unrecorded = world.call([Say("hello")], recorded=False)
+    with pytest.raises(actions.errors.LineNotRecorded):
+        start(bank, [call_a, unrecorded])
+    with pytest.raises(runs.NoCallsChosen):
+        runs.start_run(bank, [], confirmed=True)
+    empty_bank = actions.do_create_bank(bank.organization, name="Empty")
+    with pytest.raises(runs.NoCandidate):
+        start(empty_bank, [call_a])
+    assert not Run.objects.exists()
+
+
+def test_it_cancels_a_run_mid_transcription_and_drops_its_queued_work(setup, no_judge):
+    bank, cand, call_a, call_b = setup
+    run = start(bank, [call_a, call_b])
+    assert runs.advance(run.pk) == "waiting"
+    assert Transcription.objects.filter(transcriber=cand, status=Transcription.QUEUED).count() > 0
+    runs.cancel_run(run)
+    assert run.status == Run.CANCELLED and run.finished_at
+    # Queued work nobody else needs is dropped; the flagged line's transcription is kept.
+    assert not Transcription.objects.filter(status=Transcription.QUEUED).exists()
+    assert Transcription.objects.filter(transcriber=cand, status=Transcription.DONE).count() == 1
+    assert runs.advance(run.pk) == "skipped"
+    with pytest.raises(runs.RunNotActive):
+        runs.cancel_run(run)
+    assert start(bank, [call_a]).status == Run.QUEUED
+
+
+def test_it_stops_labelling_when_cancelled_mid_judging(setup, llm_server, monkeypatch):
+    bank, cand, call_a, call_b = setup
+    run = start(bank, [call_a, call_b])
+    real = judge.label_line
+    calls = []
+
+    def label_then_cancel(**kwargs):
+        calls.append(kwargs)
+        result = real(**kwargs)
+        runs.cancel_run(run)
+        return result
+
+    monkeypatch.setattr(judge, "label_line", label_then_cancel)
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.CANCELLED
+    assert len(calls) == 1
+    assert run.lines.filter(label_source=RunLine.BY_JUDGE).count() <= 1
+    assert not run.patterns.exists() and Run.objects.get(pk=run.pk).verdict == ""
+
+
+class WorkerKilled(BaseException):
+    """Stands in for a worker process dying: nothing in the step catches it."""
+
+
+def test_it_finishes_without_duplicate_rows_after_a_worker_stops_mid_run(setup, llm_server, monkeypatch):
+    bank, cand, call_a, call_b = setup
+    llm_server.responder = scripted_judge
+    run = start(bank, [call_a, call_b])
+    assert runs.advance(run.pk) == "waiting"
+    assert runs.begin(run.pk) == "skipped"  # a second delivery queues nothing twice
+    tasks.drain()
+    assert runs.advance(run.pk) == "judging"
+    real, labelled = judge.label_line, []
+
+    def dies_on_the_third(**kwargs):
+        if len(labelled) == 2:
+            raise WorkerKilled()
+        labelled.append(kwargs)
+        return real(**kwargs)
+
+    monkeypatch.setattr(judge, "label_line", dies_on_the_third)
+    with pytest.raises(WorkerKilled):
+        runs.advance(run.pk)
+    run.refresh_from_db()
+    assert run.status == Run.JUDGING and run.judge_claimed_at is not None
+    assert runs.advance(run.pk) == "skipped"  # the dead worker's claim holds until its lease runs out
+
+    monkeypatch.setattr(judge, "label_line", real)
+    Run.objects.filter(pk=run.pk).update(judge_claimed_at=run.judge_claimed_at.replace(year=2000))
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    assert runs.advance(run.pk) == "skipped"
+
+    assert run.lines.count() == 7
+    assert not run.lines.values("line").annotate(n=Count("id")).filter(n__gt=1).exists()
+    assert RunPattern.objects.filter(run=run).count() == 1
+    assert runs.run_summary(run).unlabelled == 0
+    assert Transcription.objects.filter(transcriber=cand).count() == 7
+    assert not Transcription.objects.values("line", "transcriber").annotate(n=Count("id")).filter(n__gt=1).exists()
+    labels = [b for b in llm_server.bodies if b["tool_choice"]["name"] == judge.LABEL_TOOL_NAME]
+    assert len(labels) == 4  # 2 before the stop, 2 after: no line labelled twice
+
+
+def test_it_keeps_what_it_has_when_the_judge_fails_mid_run_and_can_retry(setup, llm_server, settings):
+    settings.ANTHROPIC_MAX_RETRIES = 0
+    bank, cand, call_a, call_b = setup
+    llm_server.queue({"label": "live_right", "reasoning": "The digits are gone."}, error(500))
+    run = start(bank, [call_a, call_b])
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    run.refresh_from_db()
+    assert run.judge_status == Run.JUDGE_FAILED
+    assert "The judge failed: Anthropic API error (500" in run.judge_error
+    assert "3 differing lines left unlabelled" in run.judge_error
+    summary = runs.run_summary(run)
+    assert summary.compared == 7 and summary.breaks == 1 and summary.unlabelled == 3
+    assert summary.review_sample == 1
+
+    runs.retry_judge(run)
+    assert run.status == Run.JUDGING
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    run.refresh_from_db()
+    assert run.judge_status == Run.JUDGE_DONE and run.judge_error == ""
+    assert runs.run_summary(run).unlabelled == 0 and run.verdict
+    with pytest.raises(runs.JudgeNotFailed):
+        runs.retry_judge(run)
+
+
+def test_it_labels_in_batches_that_hand_on_to_the_next_task(setup, llm_server):
+    bank, cand, call_a, call_b = setup
+    run = start(bank, [call_a, call_b])
+    runs.advance(run.pk)
+    tasks.drain()
+    runs.advance(run.pk)
+    assert runs.judge_step(run.pk, budget_s=0) == "continues"
+    run.refresh_from_db()
+    assert run.status == Run.JUDGING and run.judge_claimed_at is None
+    assert runs.run_summary(run).fixes + runs.run_summary(run).breaks + runs.run_summary(run).same_meaning >= 1
+    assert runs.advance(run.pk) == "done"
+
+
+def test_it_warns_when_the_audio_path_agreement_is_low(org, world, no_judge, settings):
+    settings.ONCORE = {**settings.ONCORE, "RUN_CALIBRATION_LINES": 4}
+    cand = world.candidate("cand")
+    bank = actions.do_create_bank(org, name="B", controls_per_flag=0)
+    actions.do_add_candidate(bank, cand, confirmed=True)
+    call = world.call([Say(f"line {i}", replay=f"lime {i}" if i < 3 else None) for i in range(6)])
+    run = start(bank, [call], candidate=cand)
+    run_tasks.drain_run(run.pk, max_seconds=60)
+    summary = runs.run_summary(run)
+    assert summary.calibration_sampled == 4
+    assert summary.calibration_compared == 4 and summary.calibration_matched <= 3
+    assert summary.calibration_matched == 4 - run.lines.filter(calibration=True, live_text__in=[
+        "line 0", "line 1", "line 2"]).count()
+    # The live transcriber replayed only the sample.
+    assert world.server.requests.count("live") == 4
+    if summary.calibration_matched < 4 * 0.8:
+        assert summary.calibration_low
+
+
+def test_it_counts_lines_the_candidate_could_not_transcribe(org, world, no_judge):
+    cand = world.candidate("cand")
+    bank = actions.do_create_bank(org, name="B", controls_per_flag=0)
+    actions.do_add_candidate(bank, cand, confirmed=True)
+    call = world.call([Say("hello there"), Say("goodbye")])
+    world.server.failing.add("cand")
+    run = start(bank, [call], candidate=cand)
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    summary = runs.run_summary(run)
+    assert summary.candidate_failed == 2 and summary.differing == 0 and summary.labelled == 0
+    assert "this transcriber is set to fail" in run.lines.first().candidate_error
+
+
+# ---------------------------------------------------------------- the pure core
+
+
+def test_it_labels_flagged_lines_mechanically():
+    assert runs.mechanical_label(True, False) == RunLine.CANDIDATE_RIGHT
+    assert runs.mechanical_label(False, True) == RunLine.LIVE_RIGHT
+    assert runs.mechanical_label(True, True) == RunLine.SAME_MEANING
+    assert runs.mechanical_label(False, False) == RunLine.BOTH_WRONG
+
+
+def test_it_compares_after_normalization_and_scores_against_what_was_said():
+    assert runs.compare_line("Twenty-one, please", "twenty one please").differs is False
+    assert runs.compare_line("at 830", "at eight thirty").differs is True
+    c = runs.compare_line("Shivon table", "Siobhan table", "Siobhan, table")
+    assert (c.label, c.candidate_match, c.live_match, c.live_wer) == (RunLine.CANDIDATE_RIGHT, True, False, 0.5)
+    assert runs.compare_line("a", "b").label == ""

@@ -1,0 +1,163 @@
+"""Fixtures for full-call run tests (no tests here): a local STT server that answers per line, and calls built
+from a script of what the live transcript says, what the candidate writes and what a replay of the live
+transcriber gives.
+
+The server speaks the generic endpoint's shape (raw WAV in, {"result": {"transcript": ...}} out). It knows
+which line a clip is by its length: every caller line built here has its own duration, and a clip is the
+line plus the clip margin on each side."""
+
+import io
+import json
+import threading
+import wave
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+import pytest
+from django.conf import settings
+from django.core.files import File
+
+from oncore import audio
+from oncore.calls.models import Assistant, Call, Line
+from oncore.transcribers.models import Transcriber
+
+KEY_ENV = "ONCORE_TEST_RUN_STT_KEY"
+RATE = 8000
+INSTRUCTIONS = "You take table bookings for Bistro Verde: names as the guest spells them, times as 24h HH:MM."
+
+
+@dataclass
+class Say:
+    live: str  # the live transcript as stored
+    candidate: str | None = None  # what the candidate writes (default: the live text)
+    replay: str | None = None  # what the live transcriber writes when run again (default: the live text)
+
+
+class LineStt:
+    """POST /stt/<name>: the text scripted for <name> on the line whose clip has this length."""
+
+    def __init__(self):
+        self.texts: dict[str, list[tuple[float, str]]] = {}
+        self.failing: set[str] = set()
+        self.requests: list[str] = []
+        self.lock = threading.Lock()
+        state = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                name = self.path.rsplit("/", 1)[-1]
+                with state.lock:
+                    state.requests.append(name)
+                if self.headers.get("Authorization") != "Bearer run-test-key":
+                    return self._send(401, {"error": "bad key"})
+                if name in state.failing:
+                    return self._send(400, {"error": "this transcriber is set to fail"})
+                with wave.open(io.BytesIO(body)) as w:
+                    seconds = w.getnframes() / w.getframerate()
+                options = state.texts.get(name, [])
+                best = min(options, key=lambda o: abs(o[0] - seconds), default=None)
+                if best is None or abs(best[0] - seconds) > 0.04:
+                    return self._send(400, {"error": f"no line of {seconds:.3f} s scripted for {name}"})
+                self._send(200, {"result": {"transcript": best[1]}})
+
+            def _send(self, status, body):
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def script(self, name: str, clip_seconds: float, text: str):
+        self.texts.setdefault(name, []).append((clip_seconds, text))
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class RunWorld:
+    """Builds transcribers and calls against one LineStt server; each caller line gets its own length."""
+
+    def __init__(self, tenant, server: LineStt, tmp_path):
+        self.tenant = tenant
+        self.server = server
+        self.tmp_path = tmp_path
+        self.next_length = 0.8
+        self.live = self.transcriber("live", price="0.01")
+        self.candidates: list[Transcriber] = []
+
+    def transcriber(self, name: str, price: str = "0.006") -> Transcriber:
+        return Transcriber.objects.create(
+            slug=f"run-{name}", provider=Transcriber.GENERIC, model=name, display_name=f"Run {name}",
+            price_per_minute=price, api_key_env=KEY_ENV,
+            options={"url": f"{self.server.url}/stt/{name}", "auth": "bearer", "json_path": "result.transcript"},
+        )
+
+    def candidate(self, name: str = "cand", price: str = "0.006") -> Transcriber:
+        t = self.transcriber(name, price)
+        self.candidates.append(t)
+        return t
+
+    def call(self, says: list[Say], *, instructions: str = INSTRUCTIONS, live=None, recorded=True) -> Call:
+        """Caller lines as scripted, each followed by an assistant line ("Sure."), in a tone recording."""
+        live = live or self.live
+        margin = settings.ONCORE["CLIP_MARGIN_S"]
+        assistant = Assistant.objects.create(tenant=self.tenant, name="Bookings", instructions=instructions)
+        call = Call.objects.create(tenant=self.tenant, assistant=assistant, started_at=datetime.now(UTC),
+                                   recorded=recorded, live_transcriber=live)
+        t, position = 0.6, 0
+        for say in says:
+            length = round(self.next_length, 2)
+            self.next_length += 0.1
+            Line.objects.create(call=call, position=position, speaker="caller", text=say.live, start_s=t,
+                                end_s=t + length)
+            clip = length + 2 * margin
+            for c in self.candidates:
+                self.server.script(c.model, clip, say.live if say.candidate is None else say.candidate)
+            self.server.script(live.model, clip, say.live if say.replay is None else say.replay)
+            t += length + 0.8
+            Line.objects.create(call=call, position=position + 1, speaker="assistant", text="Sure.", start_s=t,
+                                end_s=t + 0.5)
+            t += 1.1
+            position += 2
+        if recorded:
+            n = int((t + 0.6) * RATE)
+            tone = 0.2 * np.sin(2 * np.pi * 440 * np.arange(n) / RATE)
+            path = self.tmp_path / f"run-call-{call.pk}.flac"
+            audio.write_recording(path, np.stack([tone, tone], axis=1), RATE)
+            with path.open("rb") as fh:
+                call.recording.save(path.name, File(fh), save=True)
+        return call
+
+
+@pytest.fixture
+def line_stt(monkeypatch):
+    monkeypatch.setenv(KEY_ENV, "run-test-key")
+    server = LineStt()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def world(tenant, line_stt, tmp_path):
+    return RunWorld(tenant, line_stt, tmp_path)
+
+
+@pytest.fixture
+def no_judge(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+
+
+def caller_lines(call):
+    return list(call.lines.filter(speaker="caller").order_by("position"))
