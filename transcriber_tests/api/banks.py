@@ -104,12 +104,12 @@ def create_bank(request, body: BankIn):
     return Status(201, _bank_out(_banks(request).get(pk=bank.pk)))
 
 
-@banks.get("/banks/{bank_id}", **doc(200, BankOut, "The bank.", "not_found"))
+@banks.get("/banks/{int:bank_id}", **doc(200, BankOut, "The bank.", "not_found"))
 def get_bank(request, bank_id: int):
     return _bank_out(get_or_404(_banks(request), bank_id, "bank"))
 
 
-@banks.patch("/banks/{bank_id}", **doc(200, BankOut, "The edited bank.", "invalid_request", "not_found", "bank_name_taken"))
+@banks.patch("/banks/{int:bank_id}", **doc(200, BankOut, "The edited bank.", "invalid_request", "not_found", "bank_name_taken"))
 def edit_bank(request, bank_id: int, body: BankEdit):
     """Change any of the fields; those left out stay. The controls setting applies to flags from now on."""
     bank = _bank(request, bank_id)
@@ -117,7 +117,7 @@ def edit_bank(request, bank_id: int, body: BankEdit):
     return _bank_out(_banks(request).get(pk=bank.pk))
 
 
-@banks.delete("/banks/{bank_id}", **doc(204, None, "Deleted.", "not_found"))
+@banks.delete("/banks/{int:bank_id}", **doc(204, None, "Deleted.", "not_found"))
 def delete_bank(request, bank_id: int):
     """Delete the bank. Its flags are kept, in no bank; its full-call runs leave every list but stay readable
     by id."""
@@ -171,12 +171,12 @@ def _transcriber(pk) -> Transcriber:
     return get_or_404(Transcriber.objects.all(), pk, "transcriber")
 
 
-@candidates.get("/banks/{bank_id}/candidates", **doc(200, CandidateList, "The candidates in order.", "not_found"))
+@candidates.get("/banks/{int:bank_id}/candidates", **doc(200, CandidateList, "The candidates in order.", "not_found"))
 def list_candidates(request, bank_id: int):
     return _candidate_list(_bank(request, bank_id))
 
 
-@candidates.get("/banks/{bank_id}/candidates/estimate",
+@candidates.get("/banks/{int:bank_id}/candidates/estimate",
                 **doc(200, EstimateOut, "What adding the transcriber would cost.", "not_found"))
 def estimate_candidate(request, bank_id: int, transcriber_id: int):
     """The backfill a new candidate needs: every line of the bank it has no text for yet, billed as audio."""
@@ -189,7 +189,7 @@ def estimate_candidate(request, bank_id: int, transcriber_id: int):
 
 
 @candidates.post(
-    "/banks/{bank_id}/candidates",
+    "/banks/{int:bank_id}/candidates",
     **doc(201, CandidateOut, "The new candidate, last in order; its backfill is queued.", "invalid_request", "not_found",
           "estimate_not_confirmed", "transcriber_disabled", "candidate_exists", "bank_full", "queue_full"),
 )
@@ -201,7 +201,7 @@ def add_candidate(request, bank_id: int, body: CandidateIn):
     return Status(201, _candidate_out(candidate))
 
 
-@candidates.put("/banks/{bank_id}/candidates/order",
+@candidates.put("/banks/{int:bank_id}/candidates/order",
                 **doc(200, CandidateList, "The candidates in their new order.", "not_found", "invalid_request"))
 def reorder_candidates(request, bank_id: int, body: OrderIn):
     bank = _bank(request, bank_id)
@@ -209,7 +209,7 @@ def reorder_candidates(request, bank_id: int, body: OrderIn):
     return _candidate_list(bank)
 
 
-@candidates.delete("/banks/{bank_id}/candidates/{transcriber_id}", **doc(204, None, "Removed.", "not_found"))
+@candidates.delete("/banks/{int:bank_id}/candidates/{int:transcriber_id}", **doc(204, None, "Removed.", "not_found"))
 def remove_candidate(request, bank_id: int, transcriber_id: int):
     """Remove a candidate. Its transcriptions and scores are kept, so adding it back costs nothing."""
     bank = _bank(request, bank_id)
@@ -282,7 +282,7 @@ WINDOW = Query(queries.DEFAULT_WINDOW_DAYS, ge=1, le=queries.MAX_WINDOW_DAYS,
                description=f"Days of flags to count, 1 to {queries.MAX_WINDOW_DAYS}.")
 
 
-@results.get("/banks/{bank_id}/results", **doc(200, ResultsOut, "The bank's results.", "not_found"))
+@results.get("/banks/{int:bank_id}/results", **doc(200, ResultsOut, "The bank's results.", "not_found"))
 def bank_results(request, bank_id: int, window: int = WINDOW):
     """Every candidate's accuracy over the window's flags and controls, the leader (highest accuracy, ties to
     lower mean WER, then the one listed first), whether it clears the threshold, and the McNemar test of its
@@ -350,7 +350,7 @@ def _cell(transcriber_id, score) -> dict:
             "wer": None if score.failed else score.wer, "case_or_punctuation_only": score.case_or_punctuation_only}
 
 
-@results.get("/banks/{bank_id}/turns", **doc(200, TurnPage, "One page of the turn-by-turn table.", "not_found"))
+@results.get("/banks/{int:bank_id}/turns", **doc(200, TurnPage, "One page of the turn-by-turn table.", "not_found"))
 def turn_table(request, bank_id: int, q: Query[TurnFilters]):
     """Every flagged line and control line of the bank in the window, newest flag first, with the live
     transcript and each candidate's text, whether it matched and its WER."""
@@ -374,14 +374,14 @@ def turn_table(request, bank_id: int, q: Query[TurnFilters]):
             "candidates": [transcriber_ref(c.transcriber) for c in cands], "items": out}
 
 
-@results.get("/banks/{bank_id}/results.csv",
+@results.get("/banks/{int:bank_id}/results.csv",
              **doc(200, None, "The results cards as CSV (UTF-8 with a BOM).", "not_found", content_type="text/csv"))
 def export_results(request, bank_id: int, window: int = WINDOW):
     """The same CSV as the dashboard's results export: one row per candidate, then the live rows."""
     return exports.results_csv(_bank(request, bank_id), window)
 
 
-@results.get("/banks/{bank_id}/turns.csv",
+@results.get("/banks/{int:bank_id}/turns.csv",
              **doc(200, None, "The turn table as CSV, streamed.", "not_found", content_type="text/csv"))
 def export_turns(request, bank_id: int, window: int = WINDOW):
     """The same CSV as the dashboard's turn table export: one row per item and transcriber (live and

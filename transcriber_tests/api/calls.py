@@ -67,7 +67,7 @@ def list_transcribers(request, q: Query[TranscriberFilters]):
     return page(qs, q, transcriber_out)
 
 
-@catalogue.get("/transcribers/{transcriber_id}", **doc(200, TranscriberOut, "The transcriber.", "not_found"))
+@catalogue.get("/transcribers/{int:transcriber_id}", **doc(200, TranscriberOut, "The transcriber.", "not_found"))
 def get_transcriber(request, transcriber_id: int):
     return transcriber_out(get_or_404(Transcriber.objects.all(), transcriber_id, "transcriber"))
 
@@ -229,7 +229,7 @@ def _line_items(call) -> list[dict]:
     return items
 
 
-@calls.get("/calls/{call_id}", **doc(200, CallDetail, "The call with its lines.", "not_found"))
+@calls.get("/calls/{int:call_id}", **doc(200, CallDetail, "The call with its lines.", "not_found"))
 def get_call(request, call_id: int):
     """The call and every line in order, each with whether it can be flagged and, if not, why."""
     call = get_or_404(_calls(request), call_id, "call")
@@ -356,7 +356,7 @@ _audio_doc["openapi_extra"]["responses"][206] = {
 }
 
 
-@calls.get("/lines/{line_id}/audio", url_name="line_audio", **_audio_doc)
+@calls.get("/lines/{int:line_id}/audio", url_name="line_audio", **_audio_doc)
 def line_audio(request, line_id: int):
     """The line's clip as played on the dashboard: both channels, with the margin on each side. Send a
     `Range: bytes=START-END` header to get part of it (206), e.g. for seeking in a player."""

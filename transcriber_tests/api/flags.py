@@ -107,12 +107,12 @@ def list_flags(request, q: Query[FlagFilters]):
     return page(qs.order_by("-created_at", "-id"), q, flag_out)
 
 
-@router.get("/flags/{flag_id}", **doc(200, FlagOut, "The flag.", "not_found"))
+@router.get("/flags/{int:flag_id}", **doc(200, FlagOut, "The flag.", "not_found"))
 def get_flag(request, flag_id: int):
     return flag_out(get_or_404(_flags(request), flag_id, "flag"))
 
 
-@router.patch("/flags/{flag_id}", **doc(200, FlagOut, "The edited flag.", "invalid_request", "not_found", "expected_text_empty"))
+@router.patch("/flags/{int:flag_id}", **doc(200, FlagOut, "The edited flag.", "invalid_request", "not_found", "expected_text_empty"))
 def edit_flag(request, flag_id: int, body: FlagEdit):
     """Change the expected text, tags or note; fields left out stay as they are."""
     flag = get_or_404(_flags(request), flag_id, "flag")
@@ -120,7 +120,7 @@ def edit_flag(request, flag_id: int, body: FlagEdit):
     return flag_out(_flags(request).get(pk=flag.pk))
 
 
-@router.post("/flags/{flag_id}/move", **doc(200, FlagOut, "The moved flag.", "invalid_request", "not_found", "queue_full"))
+@router.post("/flags/{int:flag_id}/move", **doc(200, FlagOut, "The moved flag.", "invalid_request", "not_found", "queue_full"))
 def move_flag(request, flag_id: int, body: MoveIn):
     """Move the flag into a bank (scored there with that bank's candidates) or out of every bank."""
     flag = get_or_404(_flags(request), flag_id, "flag")
@@ -128,7 +128,7 @@ def move_flag(request, flag_id: int, body: MoveIn):
     return flag_out(_flags(request).get(pk=flag.pk))
 
 
-@router.delete("/flags/{flag_id}", **doc(204, None, "Deleted.", "not_found"))
+@router.delete("/flags/{int:flag_id}", **doc(204, None, "Deleted.", "not_found"))
 def delete_flag(request, flag_id: int):
     """Delete the flag with its control lines and scores."""
     actions.do_delete_flag(get_or_404(_flags(request), flag_id, "flag"))
