@@ -1,0 +1,93 @@
+"""AssemblyAI pre-recorded transcription: upload, submit, poll.
+
+Documented shape implemented (assemblyai.com/docs API reference and openapi spec, v2):
+    POST {base}/v2/upload            authorization: KEY, Content-Type: application/octet-stream, body = audio
+        -> {"upload_url": "https://cdn.assemblyai.com/upload/..."}
+    POST {base}/v2/transcript        authorization: KEY, JSON {"audio_url": ..., "speech_models": [model],
+                                     "language_code": "en_us" (optional)}
+        -> {"id": "...", "status": "queued", ...}
+    GET  {base}/v2/transcript/{id}   authorization: KEY
+        -> {"id", "status": "queued" | "processing" | "completed" | "error", "text", "error", ...}
+    errors -> {"error": "..."}
+The model goes in the plural `speech_models` list: AssemblyAI's docs mark the singular `speech_model`
+deprecated and newer accounts have no default model, so a request without the list is refused.
+Options: base_url, timeout_s (each HTTP request), connect_timeout_s, poll_interval_s (default 1),
+poll_timeout_s (whole job, default 300).
+"""
+
+import time
+
+from .base import TranscriptionError, audio_seconds_of, option_float, read_key
+from .vendor_http import VendorCall, scrub
+
+VENDOR = "AssemblyAI"
+BASE_URL = "https://api.assemblyai.com"
+
+
+def assemblyai_language(language: str | None) -> str | None:
+    """AssemblyAI codes are lowercase with an underscore: 'en-US' -> 'en_us', 'es' -> 'es'."""
+    if not language:
+        return None
+    return language.replace("-", "_").lower()
+
+
+class AssemblyAIEngine:
+    def __init__(self, transcriber):
+        self.transcriber = transcriber
+
+    def transcribe(self, wav: bytes, language: str | None = None):
+        seconds = audio_seconds_of(wav)
+        key = read_key(self.transcriber, VENDOR)
+        options = self.transcriber.options or {}
+        poll_interval = option_float(options, "poll_interval_s", 1.0)
+        poll_timeout = option_float(options, "poll_timeout_s", 300.0)
+        call = VendorCall(self.transcriber, VENDOR, BASE_URL, key)
+        auth = {"authorization": key}
+
+        uploaded = call.request(
+            "POST",
+            call.url("/v2/upload"),
+            step="upload",
+            content=wav,
+            headers={**auth, "Content-Type": "application/octet-stream"},
+        )
+        upload_url = uploaded.get("upload_url")
+        if not isinstance(upload_url, str) or not upload_url:
+            raise TranscriptionError(
+                f"{VENDOR} returned an upload response without an upload_url: check the base_url option.",
+                retryable=False,
+            )
+
+        body = {"audio_url": upload_url}
+        if self.transcriber.model:
+            body["speech_models"] = [self.transcriber.model]
+        if assemblyai_language(language):
+            body["language_code"] = assemblyai_language(language)
+        job = call.request("POST", call.url("/v2/transcript"), step="submit", json=body, headers=auth)
+        job_id = job.get("id")
+        if not isinstance(job_id, str) or not job_id:
+            raise TranscriptionError(
+                f"{VENDOR} accepted the transcript request but returned no id: it will be tried again.",
+                retryable=True,
+            )
+
+        deadline = time.monotonic() + poll_timeout
+        while True:
+            status = job.get("status")
+            if status == "completed":
+                return call.result(call.transcript(job, "text"), seconds, job)
+            if status == "error":
+                reason = str(job.get("error") or "no reason given")
+                raise TranscriptionError(
+                    f"{VENDOR} could not transcribe the clip (transcript {job_id}): {scrub(reason, key)}",
+                    retryable=False,
+                )
+            if time.monotonic() + poll_interval > deadline:
+                raise TranscriptionError(
+                    f"{VENDOR} did not finish transcript {job_id} within {poll_timeout:g} s "
+                    f"(last status {status!r}): it will be tried again; raise poll_timeout_s if this repeats.",
+                    retryable=True,
+                )
+            time.sleep(poll_interval)
+            job = call.request("GET", call.url(f"/v2/transcript/{job_id}"), step="poll", headers=auth)
+

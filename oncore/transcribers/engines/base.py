@@ -1,0 +1,95 @@
+"""What every transcription engine returns and raises, and the helpers they share.
+
+An engine is built from a catalogue entry (duck-typed: `.provider`, `.model`, `.options`, `.api_key_env`,
+`.price_per_minute`, `.display_name`) and has `transcribe(wav, language=None) -> EngineResult`.
+Keys are read from the environment variable the entry names, at call time, and never leave the engine:
+not in messages, not in `raw`, not in logs.
+"""
+
+import os
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+
+COST_PLACES = Decimal("0.000001")
+
+
+@dataclass(frozen=True)
+class EngineResult:
+    text: str
+    audio_seconds: float
+    cost: Decimal
+    latency_s: float
+    raw: dict  # the vendor's JSON response, or a small dict for local engines; never holds a key
+
+
+class TranscriptionError(Exception):
+    """A transcription that did not happen, with a message that says what to do.
+
+    retryable: whether the same request may succeed later (rate limits, 5xx, timeouts).
+    retry_after: seconds the vendor asked us to wait (Retry-After header), when it said so.
+    """
+
+    def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None):
+        super().__init__(message)
+        self.message = message
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+def cost_for(audio_seconds: float, price_per_minute) -> Decimal:
+    """Audio minutes x list price per minute, in USD, to 6 decimal places."""
+    minutes = Decimal(str(audio_seconds)) / Decimal(60)
+    return (minutes * Decimal(str(price_per_minute or 0))).quantize(COST_PLACES, rounding=ROUND_HALF_UP)
+
+
+def audio_seconds_of(wav: bytes) -> float:
+    """Duration of a WAV clip; unreadable audio is a non-retryable TranscriptionError."""
+    from oncore.audio import AudioError, wav_info
+
+    try:
+        return wav_info(wav).duration_s
+    except AudioError as exc:
+        raise TranscriptionError(f"{exc} Nothing was sent to the transcriber.", retryable=False) from exc
+
+
+def read_key(transcriber, vendor: str) -> str:
+    """The vendor key from the environment variable the catalogue entry names."""
+    env = (getattr(transcriber, "api_key_env", "") or "").strip()
+    if not env:
+        raise TranscriptionError(
+            f"{transcriber.display_name} has no key variable: set api_key_env on the catalogue entry "
+            f"to the name of the environment variable that holds the {vendor} key.",
+            retryable=False,
+        )
+    key = os.environ.get(env, "").strip()
+    if not key:
+        raise TranscriptionError(
+            f"No {vendor} key: set the environment variable {env} to your {vendor} API key "
+            f"(needed by {transcriber.display_name}).",
+            retryable=False,
+        )
+    return key
+
+
+def base_language(language: str | None) -> str | None:
+    """'en-US' / 'en_us' / 'EN' -> 'en'; None or '' -> None."""
+    if not language:
+        return None
+    return language.replace("_", "-").split("-")[0].strip().lower() or None
+
+
+def option_float(options: dict, name: str, default: float) -> float:
+    value = (options or {}).get(name, default)
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise TranscriptionError(
+            f"The transcriber option {name!r} must be a number of seconds, not {value!r}: fix the catalogue entry.",
+            retryable=False,
+        ) from None
+    if value <= 0:
+        raise TranscriptionError(
+            f"The transcriber option {name!r} must be above 0, not {value!r}: fix the catalogue entry.",
+            retryable=False,
+        )
+    return value

@@ -1,0 +1,39 @@
+"""ElevenLabs speech to text (Scribe).
+
+Documented shape implemented (elevenlabs.io/docs API reference, "Speech to Text" / "Create transcript"):
+    POST {base}/v1/speech-to-text
+    xi-api-key: KEY
+    multipart/form-data: file (the WAV), model_id (e.g. scribe_v1), language_code (optional),
+        tag_audio_events=false (default here: "(laughter)"-style tags are not words the caller said)
+    200 -> {"language_code": "en", "language_probability": 0.98, "text": "...", "words": [...]}
+    errors -> {"detail": {"status": "...", "message": "..."}}, or FastAPI-style {"detail": [{"msg": ...}]} on 422
+Options: base_url, timeout_s, connect_timeout_s, tag_audio_events (true to keep the event tags).
+"""
+
+from .base import audio_seconds_of, base_language, read_key
+from .vendor_http import VendorCall
+
+VENDOR = "ElevenLabs"
+BASE_URL = "https://api.elevenlabs.io"
+
+
+class ElevenLabsEngine:
+    def __init__(self, transcriber):
+        self.transcriber = transcriber
+
+    def transcribe(self, wav: bytes, language: str | None = None):
+        seconds = audio_seconds_of(wav)
+        key = read_key(self.transcriber, VENDOR)
+        call = VendorCall(self.transcriber, VENDOR, BASE_URL, key)
+        tag_events = bool((self.transcriber.options or {}).get("tag_audio_events", False))
+        fields = {"model_id": self.transcriber.model, "tag_audio_events": "true" if tag_events else "false"}
+        if base_language(language):
+            fields["language_code"] = base_language(language)
+        data = call.request(
+            "POST",
+            call.url("/v1/speech-to-text"),
+            data=fields,
+            files={"file": ("audio.wav", wav, "audio/wav")},
+            headers={"xi-api-key": key},
+        )
+        return call.result(call.transcript(data, "text"), seconds, data)

@@ -1,0 +1,40 @@
+"""OpenAI audio transcriptions (whisper-1, gpt-4o-transcribe, gpt-4o-mini-transcribe).
+
+Documented shape implemented (platform.openai.com API reference, "Create transcription"):
+    POST {base}/v1/audio/transcriptions
+    Authorization: Bearer KEY
+    multipart/form-data: file (the WAV), model, response_format=json, language (ISO-639-1, optional)
+    200 -> {"text": "..."} (gpt-4o models may add "usage"/"logprobs")
+    errors -> {"error": {"message": "...", "type": "...", "code": ...}}
+Options: base_url, timeout_s, connect_timeout_s, prompt (optional text to guide the model).
+"""
+
+from .base import audio_seconds_of, base_language, read_key
+from .vendor_http import VendorCall
+
+VENDOR = "OpenAI"
+BASE_URL = "https://api.openai.com"
+
+
+class OpenAIEngine:
+    def __init__(self, transcriber):
+        self.transcriber = transcriber
+
+    def transcribe(self, wav: bytes, language: str | None = None):
+        seconds = audio_seconds_of(wav)
+        key = read_key(self.transcriber, VENDOR)
+        call = VendorCall(self.transcriber, VENDOR, BASE_URL, key)
+        fields = {"model": self.transcriber.model, "response_format": "json"}
+        if base_language(language):
+            fields["language"] = base_language(language)
+        prompt = (self.transcriber.options or {}).get("prompt")
+        if prompt:
+            fields["prompt"] = str(prompt)
+        data = call.request(
+            "POST",
+            call.url("/v1/audio/transcriptions"),
+            data=fields,
+            files={"file": ("audio.wav", wav, "audio/wav")},
+            headers={"Authorization": f"Bearer {key}"},
+        )
+        return call.result(call.transcript(data, "text"), seconds, data)
