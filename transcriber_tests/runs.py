@@ -865,3 +865,25 @@ def run_line_rows(run: Run, which: str = ""):
 
 def runs_for_bank(bank: Bank):
     return bank.runs.select_related("candidate", "created_by").order_by("-created_at", "-id")
+
+
+def counts_for_runs(run_list) -> dict[int, dict]:
+    """Fixes, breaks and audio path agreement of a page of runs, in one query."""
+    rows = (
+        RunLine.objects.filter(run__in=list(run_list))
+        .values("run_id")
+        .annotate(
+            fixes=Count("id", filter=Q(label=RunLine.CANDIDATE_RIGHT)),
+            breaks=Count("id", filter=Q(label=RunLine.LIVE_RIGHT)),
+            lines=Count("id"),
+            cal_compared=Count("id", filter=Q(calibration=True, replay_matches__isnull=False)),
+            cal_matched=Count("id", filter=Q(calibration=True, replay_matches=True)),
+        )
+    )
+    out = {}
+    for row in rows:
+        n = row["cal_compared"]
+        row["agreement_pct"] = round(100 * row["cal_matched"] / n, 1) if n else None
+        row["calibration_low"] = bool(n) and row["cal_matched"] / n < calibration_warn_below()
+        out[row["run_id"]] = row
+    return out

@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 from . import views
 
@@ -23,4 +23,5 @@ urlpatterns = [
     path("banks/<int:pk>/turns/", views.turn_table, name="turn_table"),
     path("banks/<int:pk>/results.csv", views.export_results, name="export_results"),
     path("banks/<int:pk>/turns.csv", views.export_turns, name="export_turns"),
+    path("", include("transcriber_tests.run_urls")),
 ]

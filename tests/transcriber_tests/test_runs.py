@@ -1,74 +1,37 @@
 """Full-call runs end to end: a local STT server, the per-org queue run in-process, and the local Messages API
 server for the judge."""
 
-import re
+# ruff: noqa: F811 (tests take the imported fixtures as parameters)
+
 from decimal import Decimal
 
 import pytest
 from django.db.models import Count
 
-from tests.llm_server import error, llm_server, prompt_text  # noqa: F401  (llm_server is a fixture)
+from tests.llm_server import error, llm_server  # noqa: F401  (llm_server is a fixture)
 from transcriber_tests import actions, judge, run_tasks, runs, tasks
 from transcriber_tests.errors import EstimateNotConfirmed, NotFound, RunInProgress
 from transcriber_tests.models import Run, RunLine, RunPattern, Transcription
 
-from .test_runs_support import Say, caller_lines, line_stt, no_judge, world  # noqa: F401  (fixtures)
+from .test_runs_support import (  # noqa: F401  (fixtures)
+    Say,
+    caller_lines,
+    line_stt,
+    no_judge,
+    run_setup,
+    scripted_judge,
+    world,
+)
 
 pytestmark = pytest.mark.django_db
 
-# What the judge answers for each candidate text it is shown (the rest: same_meaning).
-JUDGED = {
-    "my number is 0 8 7": "live_right",
-    "under fitz gerald": "live_right",
-    "thank you bye": "candidate_right",
-}
-
-
-def scripted_judge(body):
-    """Labels from JUDGED; one pattern named "drops digits" for every break; a fixed verdict."""
-    tool = body["tool_choice"]["name"]
-    text = prompt_text(body)
-    if tool == judge.LABEL_TOOL_NAME:
-        candidate = re.search(r"<candidate_transcript>(.*)</candidate_transcript>", text).group(1)
-        return {"label": JUDGED.get(candidate, "same_meaning"), "reasoning": f"Judged {candidate!r}."}
-    if tool == judge.PATTERNS_TOOL_NAME:
-        ids = re.findall(r'<line id="([^"]+)">', text)
-        return {"patterns": [{"name": "drops digits", "description": "It loses what the caller said.",
-                              "line_ids": ids}]}
-    if tool == judge.VERDICT_TOOL_NAME:
-        return {"verdict": "It would fix the names and break the numbers; not worth it yet."}
-    raise AssertionError(tool)
-
-
-@pytest.fixture
-def setup(org, world):
-    """A bank whose only candidate leads on one flag, and two calls that cover every kind of line."""
-    cand = world.candidate("cand")
-    bank = actions.do_create_bank(org, name="English", controls_per_flag=0)
-    actions.do_add_candidate(bank, cand, confirmed=True)
-    call_a = world.call([
-        Say("Shivon table for for at 830", candidate="Siobhan, table for four at 830"),  # flagged: a fix
-        Say("yes that's right"),  # identical
-        Say("my number is 0 8 7 1 2", candidate="my number is 0 8 7"),  # judge: live right
-        Say("thank you by", candidate="thank you bye"),  # judge: candidate right
-    ])
-    call_b = world.call([
-        Say("I'd like to book for Friday", candidate="I'd like to book for friday."),  # same after normalizing
-        Say("under Fitzgerald", candidate="under fitz gerald", replay="under fits gerald"),  # judge: live right
-        Say("four people", candidate="for people"),  # judge: same meaning (the default)
-    ])
-    flagged = caller_lines(call_a)[0]
-    actions.do_flag_line(flagged, "Siobhan, table for four at 830", bank=bank)
-    tasks.drain()
-    return bank, cand, call_a, call_b
-
-
 def start(bank, calls, **kwargs):
+    """Start a confirmed run over calls (objects or ids)."""
     return runs.start_run(bank, [getattr(c, "pk", c) for c in calls], confirmed=True, **kwargs)
 
 
-def test_it_runs_whole_calls_with_labels_patterns_verdict_review_sample_and_calibration(setup, llm_server, world):
-    bank, cand, call_a, call_b = setup
+def test_it_runs_whole_calls_with_labels_patterns_verdict_review_sample_and_calibration(run_setup, llm_server, world):
+    bank, cand, call_a, call_b = run_setup
     llm_server.responder = scripted_judge
     requests_before = world.server.requests.count("cand")
 
@@ -114,8 +77,8 @@ def test_it_runs_whole_calls_with_labels_patterns_verdict_review_sample_and_cali
     assert run.judge_input_tokens > 0 and run.judge_cost > 0 and run.judge_model
 
 
-def test_it_runs_without_a_judge_key_and_says_what_is_missing(setup, no_judge):
-    bank, cand, call_a, call_b = setup
+def test_it_runs_without_a_judge_key_and_says_what_is_missing(run_setup, no_judge):
+    bank, cand, call_a, call_b = run_setup
     run = start(bank, [call_a, call_b])
     assert run.estimate["judge_configured"] is False and run.estimate["judge_cost"] == "0.000000"
     assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
@@ -144,8 +107,8 @@ def test_it_counts_a_flagged_line_where_neither_matches_as_both_wrong(org, world
                                                                                   False)
 
 
-def test_it_shows_the_estimate_before_starting(setup, llm_server):
-    bank, cand, call_a, call_b = setup
+def test_it_shows_the_estimate_before_starting(run_setup, llm_server):
+    bank, cand, call_a, call_b = run_setup
     with pytest.raises(EstimateNotConfirmed) as refused:
         runs.start_run(bank, [call_a.pk, call_b.pk])
     detail = refused.value.detail
@@ -160,8 +123,8 @@ def test_it_shows_the_estimate_before_starting(setup, llm_server):
     assert not Run.objects.exists()
 
 
-def test_it_allows_one_run_per_organization_and_names_the_one_in_progress(setup, no_judge, other_org):
-    bank, cand, call_a, call_b = setup
+def test_it_allows_one_run_per_organization_and_names_the_one_in_progress(run_setup, no_judge, other_org):
+    bank, cand, call_a, call_b = run_setup
     first = start(bank, [call_a])
     with pytest.raises(RunInProgress) as refused:
         start(bank, [call_b])
@@ -172,8 +135,8 @@ def test_it_allows_one_run_per_organization_and_names_the_one_in_progress(setup,
     assert second.status == Run.QUEUED
 
 
-def test_it_refuses_calls_it_cannot_run(setup, no_judge, world, other_tenant):
-    bank, cand, call_a, call_b = setup
+def test_it_refuses_calls_it_cannot_run(run_setup, no_judge, world, other_tenant):
+    bank, cand, call_a, call_b = run_setup
     with pytest.raises(runs.TooManyCalls):
         start(bank, [call_a.pk] * 1 + list(range(10_000, 10_010)))
     with pytest.raises(NotFound):
@@ -189,8 +152,8 @@ def test_it_refuses_calls_it_cannot_run(setup, no_judge, world, other_tenant):
     assert not Run.objects.exists()
 
 
-def test_it_cancels_a_run_mid_transcription_and_drops_its_queued_work(setup, no_judge):
-    bank, cand, call_a, call_b = setup
+def test_it_cancels_a_run_mid_transcription_and_drops_its_queued_work(run_setup, no_judge):
+    bank, cand, call_a, call_b = run_setup
     run = start(bank, [call_a, call_b])
     assert runs.advance(run.pk) == "waiting"
     assert Transcription.objects.filter(transcriber=cand, status=Transcription.QUEUED).count() > 0
@@ -205,8 +168,8 @@ def test_it_cancels_a_run_mid_transcription_and_drops_its_queued_work(setup, no_
     assert start(bank, [call_a]).status == Run.QUEUED
 
 
-def test_it_stops_labelling_when_cancelled_mid_judging(setup, llm_server, monkeypatch):
-    bank, cand, call_a, call_b = setup
+def test_it_stops_labelling_when_cancelled_mid_judging(run_setup, llm_server, monkeypatch):
+    bank, cand, call_a, call_b = run_setup
     run = start(bank, [call_a, call_b])
     real = judge.label_line
     calls = []
@@ -228,8 +191,8 @@ class WorkerKilled(BaseException):
     """Stands in for a worker process dying: nothing in the step catches it."""
 
 
-def test_it_finishes_without_duplicate_rows_after_a_worker_stops_mid_run(setup, llm_server, monkeypatch):
-    bank, cand, call_a, call_b = setup
+def test_it_finishes_without_duplicate_rows_after_a_worker_stops_mid_run(run_setup, llm_server, monkeypatch):
+    bank, cand, call_a, call_b = run_setup
     llm_server.responder = scripted_judge
     run = start(bank, [call_a, call_b])
     assert runs.advance(run.pk) == "waiting"
@@ -266,9 +229,9 @@ def test_it_finishes_without_duplicate_rows_after_a_worker_stops_mid_run(setup, 
     assert len(labels) == 4  # 2 before the stop, 2 after: no line labelled twice
 
 
-def test_it_keeps_what_it_has_when_the_judge_fails_mid_run_and_can_retry(setup, llm_server, settings):
+def test_it_keeps_what_it_has_when_the_judge_fails_mid_run_and_can_retry(run_setup, llm_server, settings):
     settings.ANTHROPIC_MAX_RETRIES = 0
-    bank, cand, call_a, call_b = setup
+    bank, cand, call_a, call_b = run_setup
     llm_server.queue({"label": "live_right", "reasoning": "The digits are gone."}, error(500))
     run = start(bank, [call_a, call_b])
     assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
@@ -290,8 +253,8 @@ def test_it_keeps_what_it_has_when_the_judge_fails_mid_run_and_can_retry(setup, 
         runs.retry_judge(run)
 
 
-def test_it_labels_in_batches_that_hand_on_to_the_next_task(setup, llm_server):
-    bank, cand, call_a, call_b = setup
+def test_it_labels_in_batches_that_hand_on_to_the_next_task(run_setup, llm_server):
+    bank, cand, call_a, call_b = run_setup
     run = start(bank, [call_a, call_b])
     runs.advance(run.pk)
     tasks.drain()

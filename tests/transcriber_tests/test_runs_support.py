@@ -8,6 +8,7 @@ line plus the clip margin on each side."""
 
 import io
 import json
+import re
 import threading
 import wave
 from dataclasses import dataclass
@@ -22,6 +23,8 @@ from django.core.files import File
 from oncore import audio
 from oncore.calls.models import Assistant, Call, Line
 from oncore.transcribers.models import Transcriber
+from tests.llm_server import prompt_text
+from transcriber_tests import actions, judge, tasks
 
 KEY_ENV = "ONCORE_TEST_RUN_STT_KEY"
 RATE = 8000
@@ -161,3 +164,50 @@ def no_judge(monkeypatch):
 
 def caller_lines(call):
     return list(call.lines.filter(speaker="caller").order_by("position"))
+
+
+# What the judge answers for each candidate text it is shown (the rest: same_meaning).
+JUDGED = {
+    "my number is 0 8 7": "live_right",
+    "under fitz gerald": "live_right",
+    "thank you bye": "candidate_right",
+}
+
+
+def scripted_judge(body):
+    """Labels from JUDGED; one pattern named "drops digits" for every break; a fixed verdict."""
+    tool = body["tool_choice"]["name"]
+    text = prompt_text(body)
+    if tool == judge.LABEL_TOOL_NAME:
+        candidate = re.search(r"<candidate_transcript>(.*)</candidate_transcript>", text).group(1)
+        return {"label": JUDGED.get(candidate, "same_meaning"), "reasoning": f"Judged {candidate!r}."}
+    if tool == judge.PATTERNS_TOOL_NAME:
+        ids = re.findall(r'<line id="([^"]+)">', text)
+        return {"patterns": [{"name": "drops digits", "description": "It loses what the caller said.",
+                              "line_ids": ids}]}
+    if tool == judge.VERDICT_TOOL_NAME:
+        return {"verdict": "It would fix the names and break the numbers; not worth it yet."}
+    raise AssertionError(tool)
+
+
+@pytest.fixture
+def run_setup(org, world):
+    """A bank whose only candidate leads on one flag, and two calls that cover every kind of line."""
+    cand = world.candidate("cand")
+    bank = actions.do_create_bank(org, name="English", controls_per_flag=0)
+    actions.do_add_candidate(bank, cand, confirmed=True)
+    call_a = world.call([
+        Say("Shivon table for for at 830", candidate="Siobhan, table for four at 830"),  # flagged: a fix
+        Say("yes that's right"),  # identical
+        Say("my number is 0 8 7 1 2", candidate="my number is 0 8 7"),  # judge: live right
+        Say("thank you by", candidate="thank you bye"),  # judge: candidate right
+    ])
+    call_b = world.call([
+        Say("I'd like to book for Friday", candidate="I'd like to book for friday."),  # same after normalizing
+        Say("under Fitzgerald", candidate="under fitz gerald", replay="under fits gerald"),  # judge: live right
+        Say("four people", candidate="for people"),  # judge: same meaning (the default)
+    ])
+    flagged = caller_lines(call_a)[0]
+    actions.do_flag_line(flagged, "Siobhan, table for four at 830", bank=bank)
+    tasks.drain()
+    return bank, cand, call_a, call_b
