@@ -206,15 +206,15 @@ def span_diff(run_a, run_b, tiers: str = "A") -> RunDiff:
     return RunDiff(run_a.pk, run_b.pk, label, diff, heard(run_a), heard(run_b))
 
 
-def entity_accuracy_by_transcriber(transcriber_ids) -> dict[int, tuple[float | None, int, int]]:
+def entity_accuracy_by_transcriber(transcriber_ids, dataset=None) -> dict[int, tuple[float | None, int, int]]:
     """{transcriber id: (headline entity accuracy, n, run id)} from each transcriber's latest scored run
-    (tier A, MLCommons where the dataset has it). Transcribers without a scored run are left out. Two queries."""
+    (tier A, MLCommons where the dataset has it), on `dataset` when given, else on any dataset.
+    Transcribers without a scored run are left out. Two queries."""
+    runs = BenchmarkRun.objects.filter(transcriber_id__in=list(transcriber_ids), scored_at__isnull=False)
+    if dataset is not None:
+        runs = runs.filter(dataset=dataset)
     latest: dict[int, int] = {}
-    for transcriber_id, run_id in (
-        BenchmarkRun.objects.filter(transcriber_id__in=list(transcriber_ids), scored_at__isnull=False)
-        .order_by("-scored_at", "-id")
-        .values_list("transcriber_id", "id")
-    ):
+    for transcriber_id, run_id in runs.order_by("-scored_at", "-id").values_list("transcriber_id", "id"):
         latest.setdefault(transcriber_id, run_id)
     figures = headlines(latest.values())
     return {
@@ -225,7 +225,7 @@ def entity_accuracy_by_transcriber(transcriber_ids) -> dict[int, tuple[float | N
 
 
 def hits_csv_for_run(run) -> str:
-    """The per-span hits CSV of a scored run, from stored rows (every tier). Two queries."""
+    """The per-span hits CSV of a scored run, from stored rows (every tier). Three queries."""
     results = _span_results(run, ["A", "B"])
     transcribed = dict(Hypothesis.objects.filter(run=run).values_list("clip__clip_id", "status"))
     results = [

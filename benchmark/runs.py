@@ -227,7 +227,8 @@ def _close_run(run_id: int, sent: int, interrupted: bool) -> RunProgress:
     progress = refresh_counts(run_id)
     now = timezone.now()
     if progress.queued == 0 and progress.running == 0:
-        BenchmarkRun.objects.filter(pk=run_id).update(status=BenchmarkRun.DONE, finished_at=now)
+        BenchmarkRun.objects.filter(pk=run_id).update(status=BenchmarkRun.DONE)
+        BenchmarkRun.objects.filter(pk=run_id, finished_at__isnull=True).update(finished_at=now)
         status = BenchmarkRun.DONE
     elif progress.running == 0:
         BenchmarkRun.objects.filter(pk=run_id).update(status=BenchmarkRun.STOPPED)
@@ -252,9 +253,9 @@ def execute_run(run_id: int, *, concurrency: int | None = None, max_clips: int |
         raise RunRefused(f"Concurrency must be between 1 and {MAX_CONCURRENCY}, not {concurrency}.")
     ensure_hypotheses(run)
     _reclaim_stale(run_id)
-    now = timezone.now()
-    BenchmarkRun.objects.filter(pk=run_id).update(status=BenchmarkRun.RUNNING, finished_at=None)
-    BenchmarkRun.objects.filter(pk=run_id, started_at__isnull=True).update(started_at=now)
+    if Hypothesis.objects.filter(run_id=run_id, status=Hypothesis.QUEUED).exists():
+        BenchmarkRun.objects.filter(pk=run_id).update(status=BenchmarkRun.RUNNING, finished_at=None)
+        BenchmarkRun.objects.filter(pk=run_id, started_at__isnull=True).update(started_at=timezone.now())
     engine = get_engine(run.transcriber)
     deadline = time.monotonic() + time_budget_s if time_budget_s else None
     sent = 0

@@ -144,9 +144,11 @@ def test_it_runs_from_the_queue_safely_twice(dataset, endpoint, endpoint_transcr
     assert OrmQ.objects.count() == 1
 
     assert tasks.run_benchmark(run.pk) == "done"
+    finished = BenchmarkRun.objects.get(pk=run.pk).finished_at
     assert tasks.run_benchmark(run.pk) == "done"
 
     assert len(endpoint.requests) == 5
+    assert BenchmarkRun.objects.get(pk=run.pk).finished_at == finished
     assert Hypothesis.objects.filter(run=run, status="done", text="hello").count() == 5
 
 

@@ -42,7 +42,7 @@ class Command(BaseCommand):
         if result.unchanged:
             self.stdout.write(
                 f"Unchanged: {what} was already imported from these files (same sha256); nothing was changed. "
-                f"{d.clip_count} clips, {d.span_count} spans, {d.excluded_count} rows excluded."
+                f"{d.clip_count} clips, {d.span_count} spans, {d.excluded_count} row(s) excluded."
             )
             for clip_id, reason in result.problems:
                 self.stdout.write(f"  excluded {clip_id}: {reason}")
