@@ -182,7 +182,13 @@ class Score(models.Model):
             ),
             models.CheckConstraint(condition=Q(source__in=["candidate", "live"]), name="score_source_valid"),
         ]
-        indexes = [models.Index(fields=["transcriber", "source", "flag"])]
+        # Covering indexes (PostgreSQL): the results page aggregates and pairs scores with index-only scans.
+        indexes = [
+            models.Index(fields=["flag"], include=["source", "transcriber", "failed", "match", "wer"],
+                         name="score_by_flag_covering"),
+            models.Index(fields=["transcriber", "source", "flag"], include=["control", "failed", "match"],
+                         name="score_by_transcriber_covering"),
+        ]
 
     def __str__(self):
         item = f"control {self.control_id}" if self.control_id else f"flag {self.flag_id}"

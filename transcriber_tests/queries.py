@@ -6,11 +6,13 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.db import connection
-from django.db.models import Case, Count, Exists, IntegerField, Max, OuterRef, Q, Sum, When
+from django.db.models import Count, Exists, OuterRef, Q, Sum
 from django.utils import timezone
 
+from oncore.transcribers.models import Transcriber
+
 from . import jobs, scoring
-from .models import Bank, Score, Transcription
+from .models import Bank, ControlLine, Flag, Score, Transcription
 
 DEFAULT_WINDOW_DAYS = 30
 MAX_WINDOW_DAYS = 90
@@ -29,26 +31,26 @@ def clamp_window(days) -> int:
     return min(max(days, 1), MAX_WINDOW_DAYS)
 
 
+def window_start(window_days: int):
+    return timezone.now() - timedelta(days=window_days)
+
+
 def bank_scores(bank: Bank, window_days: int):
-    since = timezone.now() - timedelta(days=window_days)
-    return Score.objects.filter(flag__bank=bank, flag__created_at__gte=since)
+    return Score.objects.filter(flag__bank=bank, flag__created_at__gte=window_start(window_days))
 
 
-def _summaries(scores, transcriber_ids) -> dict[int, scoring.CandidateSummary]:
-    rows = (
-        scores.filter(transcriber_id__in=transcriber_ids)
-        .values("transcriber_id")
-        .annotate(
-            n_scored=Count("id", filter=Q(failed=False)),
-            n_matches=Count("id", filter=Q(failed=False, match=True)),
-            n_failed=Count("id", filter=Q(failed=True)),
-            wer_sum=Sum("wer", filter=Q(failed=False)),
-        )
+def _summaries(scores) -> dict[tuple[str, int], scoring.CandidateSummary]:
+    """Per (source, transcriber): scored, matches, failed and mean WER, in one aggregate query."""
+    rows = scores.values("source", "transcriber_id").annotate(
+        n_scored=Count("id", filter=Q(failed=False)),
+        n_matches=Count("id", filter=Q(failed=False, match=True)),
+        n_failed=Count("id", filter=Q(failed=True)),
+        wer_sum=Sum("wer", filter=Q(failed=False)),
     )
     out = {}
     for r in rows:
         scored = r["n_scored"]
-        out[r["transcriber_id"]] = scoring.CandidateSummary(
+        out[(r["source"], r["transcriber_id"])] = scoring.CandidateSummary(
             candidate=r["transcriber_id"],
             scored=scored,
             matches=r["n_matches"],
@@ -63,32 +65,28 @@ def _empty(tid) -> scoring.CandidateSummary:
     return scoring.CandidateSummary(candidate=tid, scored=0, matches=0, failed=0, accuracy=None, mean_wer=None)
 
 
-def lead_test(scores, leader_id: int, runner_up_id: int) -> scoring.LeadTest:
-    """Exact McNemar on the items both scored, counted in one SQL statement."""
-    paired = (
-        scores.filter(source=Score.CANDIDATE, failed=False, transcriber_id__in=[leader_id, runner_up_id])
-        .values("flag_id", "control_id")
-        .annotate(
-            n=Count("id"),
-            lead=Max(Case(When(transcriber_id=leader_id, match=True, then=1), default=0, output_field=IntegerField())),
-            other=Max(
-                Case(When(transcriber_id=runner_up_id, match=True, then=1), default=0, output_field=IntegerField())
-            ),
-        )
-        .filter(n=2)
-        .values("lead", "other")
-    )
-    sql, params = paired.query.sql_with_params()
+LEAD_SQL = """
+SELECT COUNT(*),
+       COALESCE(SUM(CASE WHEN l.match AND NOT r.match THEN 1 ELSE 0 END), 0),
+       COALESCE(SUM(CASE WHEN r.match AND NOT l.match THEN 1 ELSE 0 END), 0)
+FROM transcriber_tests_score l
+JOIN transcriber_tests_score r
+  ON r.flag_id = l.flag_id AND COALESCE(r.control_id, 0) = COALESCE(l.control_id, 0)
+JOIN transcriber_tests_flag f ON f.id = l.flag_id
+WHERE f.bank_id = %s AND f.created_at >= %s
+  AND l.transcriber_id = %s AND l.source = 'candidate' AND NOT l.failed
+  AND r.transcriber_id = %s AND r.source = 'candidate' AND NOT r.failed
+"""
+
+
+def lead_test(bank: Bank, since, leader_id: int, runner_up_id: int) -> scoring.LeadTest:
+    """Exact McNemar on the items both scored: pairs the two candidates' scores item by item in one query."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT COUNT(*), COALESCE(SUM(CASE WHEN lead = 1 AND other = 0 THEN 1 ELSE 0 END), 0), "
-            f"COALESCE(SUM(CASE WHEN lead = 0 AND other = 1 THEN 1 ELSE 0 END), 0) FROM ({sql}) paired",
-            params,
-        )
-        both, b, c = cursor.fetchone()
-    p = scoring.mcnemar_exact(int(b), int(c))
-    return scoring.LeadTest(both_scored=int(both), leader_only_right=int(b), runner_up_only_right=int(c),
-                            p_value=p, clear=p < 0.05 and b > c)
+        cursor.execute(LEAD_SQL, [bank.pk, since, leader_id, runner_up_id])
+        both, b, c = (int(x) for x in cursor.fetchone())
+    p = scoring.mcnemar_exact(b, c)
+    return scoring.LeadTest(both_scored=both, leader_only_right=b, runner_up_only_right=c, p_value=p,
+                            clear=p < 0.05 and b > c)
 
 
 @dataclass(frozen=True)
@@ -127,12 +125,18 @@ class BankResults:
         return round(100 * self.bank.threshold, 1)
 
 
+def _on_bank_lines(bank: Bank) -> Q:
+    """Transcriptions of a bank's lines: its flags' lines and their controls' lines."""
+    flag_lines = Flag.objects.filter(bank=bank).values("line_id")
+    control_lines = ControlLine.objects.filter(flag__bank=bank).values("line_id")
+    return Q(line_id__in=flag_lines) | Q(line_id__in=control_lines)
+
+
 def candidate_costs(bank: Bank, transcriber_ids) -> dict[int, Decimal]:
     """Audio cost so far of each candidate on the bank's lines (flags and controls, any date)."""
-    lines = Q(line__flag__bank=bank) | Q(line__control_uses__flag__bank=bank)
     rows = (
-        Transcription.objects.filter(transcriber_id__in=transcriber_ids, status=Transcription.DONE)
-        .filter(Exists(Transcription.objects.filter(pk=OuterRef("pk")).filter(lines)))
+        Transcription.objects.filter(_on_bank_lines(bank), transcriber_id__in=transcriber_ids,
+                                     status=Transcription.DONE)
         .values("transcriber_id")
         .annotate(total=Sum("cost"))
     )
@@ -140,38 +144,34 @@ def candidate_costs(bank: Bank, transcriber_ids) -> dict[int, Decimal]:
 
 
 def pending_for_bank(bank: Bank, transcriber_ids) -> int:
-    active = Transcription.objects.filter(
-        organization_id=bank.organization_id, status__in=jobs.ACTIVE, transcriber_id__in=transcriber_ids
-    )
-    return active.filter(Q(line__flag__bank=bank) | Q(line__control_uses__flag__bank=bank)).distinct().count()
+    return Transcription.objects.filter(
+        _on_bank_lines(bank), organization_id=bank.organization_id, status__in=jobs.ACTIVE,
+        transcriber_id__in=transcriber_ids,
+    ).count()
 
 
 def bank_results(bank: Bank, window_days: int = DEFAULT_WINDOW_DAYS) -> BankResults:
     window_days = clamp_window(window_days)
     candidates = list(bank.candidates.select_related("transcriber").order_by("position"))
     ids = [c.transcriber_id for c in candidates]
-    scores = bank_scores(bank, window_days)
-    summaries = _summaries(scores.filter(source=Score.CANDIDATE), ids)
-    ranked = scoring.rank([summaries.get(t, _empty(t)) for t in ids], bank.threshold)
+    since = window_start(window_days)
+    summaries = _summaries(Score.objects.filter(flag__bank=bank, flag__created_at__gte=since))
+    candidate = {t: summaries.get((Score.CANDIDATE, t), _empty(t)) for t in ids}
+    ranked = scoring.rank([candidate[t] for t in ids], bank.threshold)
     costs = candidate_costs(bank, ids)
     cards = []
     for c in candidates:
-        s = summaries.get(c.transcriber_id, _empty(c.transcriber_id))
+        s = candidate[c.transcriber_id]
         cards.append(Card(c.transcriber, c.position, s, scoring.wilson_interval(s.matches, s.scored),
                           costs.get(c.transcriber_id, Decimal(0)), ranked.leader == c.transcriber_id))
     by_id = {card.transcriber.pk: card for card in cards}
     leader = by_id.get(ranked.leader)
     runner_up_id = ranked.runner_up
-    lead = lead_test(scores, ranked.leader, runner_up_id) if leader and runner_up_id is not None else None
+    lead = lead_test(bank, since, ranked.leader, runner_up_id) if leader and runner_up_id is not None else None
 
-    live_ids = list(scores.filter(source=Score.LIVE).values_list("transcriber_id", flat=True).distinct())
-    live_summaries = _summaries(scores.filter(source=Score.LIVE), live_ids)
-    from oncore.transcribers.models import Transcriber
-
-    live_rows = [
-        (t, live_summaries[t.pk], scoring.wilson_interval(live_summaries[t.pk].matches, live_summaries[t.pk].scored))
-        for t in Transcriber.objects.filter(pk__in=live_ids)
-    ]
+    live = {t: s for (source, t), s in summaries.items() if source == Score.LIVE}
+    live_rows = [(t, live[t.pk], scoring.wilson_interval(live[t.pk].matches, live[t.pk].scored))
+                 for t in Transcriber.objects.filter(pk__in=live)]
     return BankResults(
         bank=bank, window_days=window_days, cards=cards, live_rows=live_rows, leader=leader,
         leader_clears_threshold=ranked.leader_clears_threshold, lead=lead,

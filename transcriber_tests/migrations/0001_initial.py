@@ -150,7 +150,11 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name='score',
-            index=models.Index(fields=['transcriber', 'source', 'flag'], name='transcriber_transcr_dcf4f2_idx'),
+            index=models.Index(fields=['flag'], include=['source', 'transcriber', 'failed', 'match', 'wer'], name='score_by_flag_covering'),
+        ),
+        migrations.AddIndex(
+            model_name='score',
+            index=models.Index(fields=['transcriber', 'source', 'flag'], include=['control', 'failed', 'match'], name='score_by_transcriber_covering'),
         ),
         migrations.AddConstraint(
             model_name='score',
