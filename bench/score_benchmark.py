@@ -45,26 +45,92 @@ TYPES = {
 }
 FIRST = "david jim maria john sarah michael linda robert susan james karen mark lisa paul nancy".split()
 RARE_FIRST = "siobhan aoife bartholomew ximena oluwaseun thaddeus ingrid kenji zbigniew leopoldo".split()
-SURNAMES = ("cantwell o'neill nakamura kowalczyk abernathy delacroix fitzgerald okonkwo haverford "
-            "mcallister vanderbilt rasmussen thibodeaux yamamoto krzyzewski").split()
+SURNAMES = (
+    "cantwell o'neill nakamura kowalczyk abernathy delacroix fitzgerald okonkwo haverford "
+    "mcallister vanderbilt rasmussen thibodeaux yamamoto krzyzewski"
+).split()
 PLACES_B = "boston seattle chicago texas california london paris china".split()
-PLACES_A = ["st. louis", "mount vernon", "fort worth", "new york", "san luis obispo", "kalamazoo", "walla walla",
-            "baton rouge", "saint paul", "ouagadougou", "reykjavik", "tegucigalpa"]
-ORGS = ["epa", "boston city council", "department of public works", "united nations", "world health organization",
-        "city of springfield planning board", "metropolitan transit authority", "a.c.l.u.", "johnson & johnson",
-        "ford motor company", "apple inc.", "the red cross"]
+PLACES_A = [
+    "st. louis",
+    "mount vernon",
+    "fort worth",
+    "new york",
+    "san luis obispo",
+    "kalamazoo",
+    "walla walla",
+    "baton rouge",
+    "saint paul",
+    "ouagadougou",
+    "reykjavik",
+    "tegucigalpa",
+]
+ORGS = [
+    "epa",
+    "boston city council",
+    "department of public works",
+    "united nations",
+    "world health organization",
+    "city of springfield planning board",
+    "metropolitan transit authority",
+    "a.c.l.u.",
+    "johnson & johnson",
+    "ford motor company",
+    "apple inc.",
+    "the red cross",
+]
 NORP = "american french democrats republicans catholic chinese mexican irish german".split()
-LOCS = ["mount rainier", "lake michigan", "the amazon", "sahara desert", "mississippi river", "the alps",
-        "moon", "pacific ocean", "rocky mountains", "yellowstone"]
-OTHER = ["clean air act", "apollo 11", "world war ii", "route 66", "super bowl 50", "the 1990 census",
-         "title ix", "catch-22", "the 4th of july parade", "covid-19 relief fund", "highway 101", "boeing 747"]
-FILLER = ("the a and of to in that is was for on with as it at by this from be we will have are not they "
-          "you council meeting motion item public comment budget year vote members board next agenda "
-          "please thank second discussion approve report staff question").split()
-SPOKEN = {"11": "eleven", "66": "sixty six", "50": "fifty", "1990": "nineteen ninety", "ix": "nine", "22": "twenty two",
-          "4th": "fourth", "19": "nineteen", "101": "one oh one", "747": "seven forty seven", "ii": "two",
-          "st.": "saint", "saint": "st", "mount": "mt", "fort": "ft", "&": "and", "inc.": "incorporated",
-          "company": "co", "a.c.l.u.": "aclu"}
+LOCS = [
+    "mount rainier",
+    "lake michigan",
+    "the amazon",
+    "sahara desert",
+    "mississippi river",
+    "the alps",
+    "moon",
+    "pacific ocean",
+    "rocky mountains",
+    "yellowstone",
+]
+OTHER = [
+    "clean air act",
+    "apollo 11",
+    "world war ii",
+    "route 66",
+    "super bowl 50",
+    "the 1990 census",
+    "title ix",
+    "catch-22",
+    "the 4th of july parade",
+    "covid-19 relief fund",
+    "highway 101",
+    "boeing 747",
+]
+FILLER = (
+    "the a and of to in that is was for on with as it at by this from be we will have are not they "
+    "you council meeting motion item public comment budget year vote members board next agenda "
+    "please thank second discussion approve report staff question"
+).split()
+SPOKEN = {
+    "11": "eleven",
+    "66": "sixty six",
+    "50": "fifty",
+    "1990": "nineteen ninety",
+    "ix": "nine",
+    "22": "twenty two",
+    "4th": "fourth",
+    "19": "nineteen",
+    "101": "one oh one",
+    "747": "seven forty seven",
+    "ii": "two",
+    "st.": "saint",
+    "saint": "st",
+    "mount": "mt",
+    "fort": "ft",
+    "&": "and",
+    "inc.": "incorporated",
+    "company": "co",
+    "a.c.l.u.": "aclu",
+}
 
 
 def span_text(rng: random.Random, type_: str, tier: str) -> str:
@@ -84,7 +150,9 @@ def span_text(rng: random.Random, type_: str, tier: str) -> str:
 
 
 def cased(text: str) -> str:
-    return " ".join(word if word in ("of", "the", "and") else word[:1].upper() + word[1:] for word in text.split())
+    return " ".join(
+        word if word in ("of", "the", "and") else word[:1].upper() + word[1:] for word in text.split()
+    )
 
 
 def hear(rng: random.Random, span: str) -> str:
@@ -100,7 +168,7 @@ def hear(rng: random.Random, span: str) -> str:
     if roll < 0.92:
         word = rng.choice(words)
         i = rng.randrange(len(word))
-        return span.replace(word, word[:i] + rng.choice("aeiou") + word[i + 1:], 1)  # misheard
+        return span.replace(word, word[:i] + rng.choice("aeiou") + word[i + 1 :], 1)  # misheard
     return rng.choice(FILLER)
 
 
@@ -121,7 +189,7 @@ def make_data(seed: int = 5):
     for subset, count in CLIPS.items():
         prefix = "ml" if subset == ML else "bf"
         ids = [f"{prefix}-{n:05d}" for n in range(count)]
-        with_entities = ids[ZERO_ENTITY[subset]:]
+        with_entities = ids[ZERO_ENTITY[subset] :]
         per_clip = {clip_id: [] for clip_id in ids}
         pool = spans_by_subset[subset]
         rng.shuffle(pool)
@@ -181,21 +249,47 @@ def time_db(clips, spans, repeat: int):
 
     dataset = Dataset.objects.create(name="bench", version="1", revision="synthetic")
     made = Clip.objects.bulk_create(
-        [Clip(dataset=dataset, clip_id=c.clip_id, subset=c.subset, transcript=c.transcript, duration_s=5.0,
-              audio=f"benchmark/audio/{c.clip_id}.flac", audio_sha256="0" * 64) for c in clips],
+        [
+            Clip(
+                dataset=dataset,
+                clip_id=c.clip_id,
+                subset=c.subset,
+                transcript=c.transcript,
+                duration_s=5.0,
+                audio=f"benchmark/audio/{c.clip_id}.flac",
+                audio_sha256="0" * 64,
+            )
+            for c in clips
+        ],
         batch_size=500,
     )
     pk_of = {clip.clip_id: clip.pk for clip in made}
     EntitySpan.objects.bulk_create(
-        [EntitySpan(clip_id=pk_of[s.clip_id], index=int(s.span_id.rsplit("#", 1)[1]), text=s.text, type=s.type,
-                    tier=s.tier) for s in spans],
+        [
+            EntitySpan(
+                clip_id=pk_of[s.clip_id],
+                index=int(s.span_id.rsplit("#", 1)[1]),
+                text=s.text,
+                type=s.type,
+                tier=s.tier,
+            )
+            for s in spans
+        ],
         batch_size=500,
     )
-    run = BenchmarkRun.objects.create(dataset=dataset, source=BenchmarkRun.IMPORTED, system_name="synthetic",
-                                      status=BenchmarkRun.DONE)
+    run = BenchmarkRun.objects.create(
+        dataset=dataset, source=BenchmarkRun.IMPORTED, system_name="synthetic", status=BenchmarkRun.DONE
+    )
     Hypothesis.objects.bulk_create(
-        [Hypothesis(run=run, clip_id=pk_of[c.clip_id], text=c.hypothesis or "",
-                    status=Hypothesis.DONE if c.hypothesis is not None else Hypothesis.FAILED) for c in clips],
+        [
+            Hypothesis(
+                run=run,
+                clip_id=pk_of[c.clip_id],
+                text=c.hypothesis or "",
+                status=Hypothesis.DONE if c.hypothesis is not None else Hypothesis.FAILED,
+            )
+            for c in clips
+        ],
         batch_size=500,
     )
     times = []
@@ -208,11 +302,13 @@ def time_db(clips, spans, repeat: int):
 
 
 def describe(times) -> str:
-    """"first 0.61 s (cpu 0.58 s), best of 5 0.50 s (cpu 0.49 s)": wall time and this process's CPU time."""
+    """ "first 0.61 s (cpu 0.58 s), best of 5 0.50 s (cpu 0.49 s)": wall time and this process's CPU time."""
     first = times[0]
     best = min(times)
-    return (f"first pass {first[0]:.3f} s (cpu {first[1]:.3f} s), best of {len(times)} {best[0]:.3f} s "
-            f"(cpu {best[1]:.3f} s)")
+    return (
+        f"first pass {first[0]:.3f} s (cpu {first[1]:.3f} s), best of {len(times)} {best[0]:.3f} s "
+        f"(cpu {best[1]:.3f} s)"
+    )
 
 
 def main() -> int:
@@ -230,8 +326,10 @@ def main() -> int:
     clips, spans = make_data()
     made_s = time.perf_counter() - started
     tiers = Counter(s.tier for s in spans)
-    print(f"data: {len(clips)} clips, {len(spans)} spans (tier A {tiers['A']}, tier B {tiers['B']}), "
-          f"{sum(1 for c in clips if c.hypothesis is None)} clips without a hypothesis; made in {made_s:.2f} s")
+    print(
+        f"data: {len(clips)} clips, {len(spans)} spans (tier A {tiers['A']}, tier B {tiers['B']}), "
+        f"{sum(1 for c in clips if c.hypothesis is None)} clips without a hypothesis; made in {made_s:.2f} s"
+    )
 
     card, times = time_pure(clips, spans, args.repeat)
     print(card.headline_text + f"; WER {100 * card.wer.wer:.1f}% over {card.wer.clips} clips")
@@ -240,12 +338,17 @@ def main() -> int:
     if not args.no_db:
         card_db, db_times = time_db(clips, spans, args.repeat)
         assert card_db.headline == card.headline
-        print(f"db scoring (self-test, load, score, store {len(spans)} hits, summary, manifest; SQLite): "
-              f"{describe(db_times)}")
+        print(
+            f"db scoring (self-test, load, score, store {len(spans)} hits, summary, manifest; SQLite): "
+            f"{describe(db_times)}"
+        )
         slowest = max(slowest, db_times[0])
     wall, cpu = slowest
-    print(f"target {TARGET_S:.1f} s for a first pass: wall {wall:.3f} s {'within' if wall <= TARGET_S else 'OVER'}, "
-          f"cpu {cpu:.3f} s {'within' if cpu <= TARGET_S else 'OVER'}")
+    print(
+        f"target {TARGET_S:.1f} s for a first pass: "
+        f"wall {wall:.3f} s {'within' if wall <= TARGET_S else 'OVER'}, "
+        f"cpu {cpu:.3f} s {'within' if cpu <= TARGET_S else 'OVER'}"
+    )
     tmp.cleanup()
     return 0 if min(wall, cpu) <= TARGET_S else 1
 

@@ -72,20 +72,20 @@ def check_matcher() -> None:
     if failures:
         listed = "; ".join(str(f) for f in failures)
         raise ScoringRefused(
-            f"The entity matcher ({matcher.MATCHER_VERSION}) fails {len(failures)} self-test case(s), so nothing "
+            f"The entity matcher ({matcher.MATCHER_VERSION}) fails {len(failures)} self-test case(s), "
+            "so nothing "
             f"was scored: {listed}"
         )
 
 
 def load_inputs(run) -> tuple[list[scoring.ClipRow], list[scoring.SpanRow], dict[str, int]]:
     """The run's clips with their hypotheses, every span of the dataset, and span key -> EntitySpan id."""
-    texts = dict(
-        Hypothesis.objects.filter(run=run, status=Hypothesis.DONE).values_list("clip_id", "text")
-    )
+    texts = dict(Hypothesis.objects.filter(run=run, status=Hypothesis.DONE).values_list("clip_id", "text"))
     clips = [
         scoring.ClipRow(clip_id, subset, transcript, texts.get(pk))
         for pk, clip_id, subset, transcript in Clip.objects.filter(dataset_id=run.dataset_id)
-        .order_by("id").values_list("id", "clip_id", "subset", "transcript")
+        .order_by("id")
+        .values_list("id", "clip_id", "subset", "transcript")
     ]
     spans, keys = [], {}
     for pk, clip_id, index, text, type_, tier in (
@@ -100,7 +100,7 @@ def load_inputs(run) -> tuple[list[scoring.ClipRow], list[scoring.SpanRow], dict
 
 
 def score_run(run, *, tiers: str = "A", allow_incomplete: bool = False) -> scoring.Scorecard:
-    """Score a run: store one SpanHit per span, the summary and the manifest on the run; return the scorecard."""
+    """Score a run: store one SpanHit per span, and the summary and manifest on the run; return the card."""
     check_matcher()
     scoring.tier_set(tiers)
     pending = Hypothesis.objects.filter(run=run, status__in=[Hypothesis.QUEUED, Hypothesis.RUNNING]).count()
@@ -129,14 +129,20 @@ def _store_hits(run, card: scoring.Scorecard, keys: dict[str, int]) -> None:
     wanted = {keys[r.span_id]: r.found for r in card.spans}
     stored = dict(SpanHit.objects.filter(run=run).values_list("span_id", "found"))
     SpanHit.objects.bulk_create(
-        [SpanHit(run_id=run.pk, span_id=pk, found=found, matcher_version=version)
-         for pk, found in wanted.items() if pk not in stored],
-        ignore_conflicts=True, batch_size=500,
+        [
+            SpanHit(run_id=run.pk, span_id=pk, found=found, matcher_version=version)
+            for pk, found in wanted.items()
+            if pk not in stored
+        ],
+        ignore_conflicts=True,
+        batch_size=500,
     )
     for value in (True, False):
-        changed = [pk for pk, found in wanted.items() if found is value and stored.get(pk, value) is not value]
+        changed = [
+            pk for pk, found in wanted.items() if found is value and stored.get(pk, value) is not value
+        ]
         for start in range(0, len(changed), 500):
-            SpanHit.objects.filter(run=run, span_id__in=changed[start:start + 500]).update(found=value)
+            SpanHit.objects.filter(run=run, span_id__in=changed[start : start + 500]).update(found=value)
     SpanHit.objects.filter(run=run).exclude(matcher_version=version).update(matcher_version=version)
 
 
@@ -152,7 +158,8 @@ def build_manifest(run, card: scoring.Scorecard) -> dict:
     excluded = [
         {"clip_id": clip_id, "source_file": source_file, "source_row": source_row, "reason": reason}
         for clip_id, source_file, source_row, reason in ImportProblem.objects.filter(dataset=dataset)
-        .order_by("id").values_list("clip_id", "source_file", "source_row", "reason")
+        .order_by("id")
+        .values_list("clip_id", "source_file", "source_row", "reason")
     ]
     previous = run.manifest or {}
     run_date = previous.get("hypotheses_file", {}).get("run_date") or _iso(run.started_at or run.created_at)
@@ -207,8 +214,18 @@ def build_manifest(run, card: scoring.Scorecard) -> dict:
 
 # ---------------------------------------------------------------- outputs
 
-HIT_COLUMNS = ["span_key", "clip_id", "subset", "span_index", "span", "type", "tier", "found", "transcribed",
-               "hypothesis"]
+HIT_COLUMNS = [
+    "span_key",
+    "clip_id",
+    "subset",
+    "span_index",
+    "span",
+    "type",
+    "tier",
+    "found",
+    "transcribed",
+    "hypothesis",
+]
 
 
 def hits_csv(results, hypotheses: dict[str, str | None]) -> str:
@@ -218,8 +235,20 @@ def hits_csv(results, hypotheses: dict[str, str | None]) -> str:
     writer.writerow(HIT_COLUMNS)
     for r in results:
         index = str(r.span_id).rsplit("#", 1)[-1]
-        writer.writerow([r.span_id, r.clip_id, r.subset, index, r.text, r.type, r.tier, int(r.found),
-                         int(r.transcribed), hypotheses.get(r.clip_id) or ""])
+        writer.writerow(
+            [
+                r.span_id,
+                r.clip_id,
+                r.subset,
+                index,
+                r.text,
+                r.type,
+                r.tier,
+                int(r.found),
+                int(r.transcribed),
+                hypotheses.get(r.clip_id) or "",
+            ]
+        )
     return buffer.getvalue()
 
 
@@ -239,8 +268,12 @@ def write_outputs(run, card: scoring.Scorecard, out_dir: Path) -> dict[str, Path
         "manifest": out_dir / f"{run.label}.manifest.json",
     }
     paths["hits"].write_text(hits_csv(card.spans, run_hypotheses(run)), encoding="utf-8")
-    paths["summary"].write_text(json.dumps(run.summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    paths["manifest"].write_text(json.dumps(run.manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    paths["summary"].write_text(
+        json.dumps(run.summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    paths["manifest"].write_text(
+        json.dumps(run.manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     return paths
 
 
@@ -264,7 +297,12 @@ def _parse_formatting(value, where: str, errors: list[str]):
 
 
 def import_hypotheses(
-    dataset, path, *, system: str | None = None, model: str | None = None, formatting: bool | None = None,
+    dataset,
+    path,
+    *,
+    system: str | None = None,
+    model: str | None = None,
+    formatting: bool | None = None,
     run_date: date | None = None,
 ) -> HypothesesImport:
     """Import a JSONL file of hypotheses as a finished run. Each line: {"clip_id", "hypothesis", "system",
@@ -312,13 +350,15 @@ def import_hypotheses(
             formats.add(_parse_formatting(item["formatting"], where, errors))
     for label, values, given in (("system", systems, system), ("model", models, model)):
         if len(values) > 1 and not given:
-            errors.append(f"the file names {len(values)} {label}s ({', '.join(sorted(values))}): one run is one "
-                          f"system; split the file or pass --{label}")
+            errors.append(
+                f"the file names {len(values)} {label}s ({', '.join(sorted(values))}): one run is one "
+                f"system; split the file or pass --{label}"
+            )
     if len(formats) > 1:
         errors.append("formatting is true on some lines and false on others: import each setting separately")
     system = system or (next(iter(systems)) if len(systems) == 1 else None)
     if not system:
-        errors.append("no system name: give each line a \"system\", or pass --system")
+        errors.append('no system name: give each line a "system", or pass --system')
     model = model if model is not None else (next(iter(models)) if len(models) == 1 else "")
     if formatting is None and len(formats) == 1:
         formatting = next(iter(formats))
@@ -328,20 +368,28 @@ def import_hypotheses(
     ignored = sorted(c for c in rows if c not in known and c in excluded)
     unknown = sorted(c for c in rows if c not in known and c not in excluded)
     if unknown:
-        errors.append(f"{len(unknown)} clip id(s) are not in {dataset.name} {dataset.version}: "
-                      + ", ".join(unknown[:10]) + (" ..." if len(unknown) > 10 else ""))
+        errors.append(
+            f"{len(unknown)} clip id(s) are not in {dataset.name} {dataset.version}: "
+            + ", ".join(unknown[:10])
+            + (" ..." if len(unknown) > 10 else "")
+        )
     if not rows and not errors:
         errors.append("the file holds no hypotheses")
     if errors:
         shown = errors[:MAX_REPORTED_ERRORS]
         more = len(errors) - len(shown)
         raise HypothesesRefused(
-            f"{path.name} was not imported: {len(errors)} problem(s)" + (f", first {len(shown)} listed" if more else ""),
+            f"{path.name} was not imported: {len(errors)} problem(s)"
+            + (f", first {len(shown)} listed" if more else ""),
             shown,
         )
 
     existing = BenchmarkRun.objects.filter(
-        dataset=dataset, source=BenchmarkRun.IMPORTED, system_name=system, model=model, formatting=formatting,
+        dataset=dataset,
+        source=BenchmarkRun.IMPORTED,
+        system_name=system,
+        model=model,
+        formatting=formatting,
         source_sha256=digest,
     ).first()
     if existing is not None:
@@ -351,21 +399,40 @@ def import_hypotheses(
     missing_error = f"no line for this clip in {path.name}"
     with transaction.atomic():
         run = BenchmarkRun.objects.create(
-            dataset=dataset, source=BenchmarkRun.IMPORTED, system_name=system, model=model, formatting=formatting,
-            source_sha256=digest, status=BenchmarkRun.DONE, started_at=now, finished_at=now,
-            manifest={"hypotheses_file": {
-                "name": path.name, "sha256": digest, "lines": len(rows),
-                "run_date": run_date.isoformat() if run_date else None,
-                "ignored_for_excluded_clips": ignored,
-            }},
+            dataset=dataset,
+            source=BenchmarkRun.IMPORTED,
+            system_name=system,
+            model=model,
+            formatting=formatting,
+            source_sha256=digest,
+            status=BenchmarkRun.DONE,
+            started_at=now,
+            finished_at=now,
+            manifest={
+                "hypotheses_file": {
+                    "name": path.name,
+                    "sha256": digest,
+                    "lines": len(rows),
+                    "run_date": run_date.isoformat() if run_date else None,
+                    "ignored_for_excluded_clips": ignored,
+                }
+            },
         )
         hypotheses = []
         for clip_id, pk in known.items():
             if clip_id not in rows:
-                hypotheses.append(Hypothesis(run=run, clip_id=pk, status=Hypothesis.FAILED, error=missing_error))
+                hypotheses.append(
+                    Hypothesis(run=run, clip_id=pk, status=Hypothesis.FAILED, error=missing_error)
+                )
             elif rows[clip_id] is None:
-                hypotheses.append(Hypothesis(run=run, clip_id=pk, status=Hypothesis.FAILED,
-                                             error=f"the hypothesis is null in {path.name}"))
+                hypotheses.append(
+                    Hypothesis(
+                        run=run,
+                        clip_id=pk,
+                        status=Hypothesis.FAILED,
+                        error=f"the hypothesis is null in {path.name}",
+                    )
+                )
             else:
                 hypotheses.append(Hypothesis(run=run, clip_id=pk, status=Hypothesis.DONE, text=rows[clip_id]))
         Hypothesis.objects.bulk_create(hypotheses, batch_size=500)
@@ -390,10 +457,17 @@ def dataset_named(name: str, version: str | None = None, revision: str | None = 
         found = found.filter(revision=revision)
     dataset = found.order_by("-imported_at", "-id").first()
     if dataset is None:
-        there = ", ".join(f"{d.name} {d.version} ({d.revision})" for d in Dataset.objects.order_by("name", "id"))
+        there = ", ".join(
+            f"{d.name} {d.version} ({d.revision})" for d in Dataset.objects.order_by("name", "id")
+        )
         raise Dataset.DoesNotExist(
-            f"No imported dataset named {name!r}" + (f" at version {version}" if version else "")
+            f"No imported dataset named {name!r}"
+            + (f" at version {version}" if version else "")
             + (f" revision {revision}" if revision else "")
-            + (f". Imported: {there}." if there else ". Import one with manage.py import_entity_benchmark PATH.")
+            + (
+                f". Imported: {there}."
+                if there
+                else ". Import one with manage.py import_entity_benchmark PATH."
+            )
         )
     return dataset

@@ -12,16 +12,41 @@ class ImportProblemInline(admin.TabularInline):
 
 @admin.register(Dataset)
 class DatasetAdmin(admin.ModelAdmin):
-    list_display = ["name", "version", "revision", "clip_count", "span_count", "excluded_count", "imported_at"]
+    list_display = [
+        "name",
+        "version",
+        "revision",
+        "clip_count",
+        "span_count",
+        "excluded_count",
+        "imported_at",
+    ]
     readonly_fields = ["source_files", "clip_count", "span_count", "excluded_count", "imported_at"]
     inlines = [ImportProblemInline]
 
 
 @admin.register(BenchmarkRun)
 class BenchmarkRunAdmin(admin.ModelAdmin):
-    list_display = ["id", "system_name", "model", "dataset", "status", "clips_done", "clips_failed", "clips_total",
-                    "scored_at"]
+    list_display = [
+        "id",
+        "system_name",
+        "model",
+        "dataset",
+        "status",
+        "clips_done",
+        "clips_failed",
+        "clips_total",
+        "scored_at",
+    ]
     list_filter = ["status", "source"]
     list_select_related = ["dataset"]
-    readonly_fields = ["summary", "manifest", "clips_total", "clips_done", "clips_failed", "cost", "scored_at",
-                       "matcher_version"]
+    readonly_fields = [
+        "summary",
+        "manifest",
+        "clips_total",
+        "clips_done",
+        "clips_failed",
+        "cost",
+        "scored_at",
+        "matcher_version",
+    ]

@@ -1,6 +1,7 @@
 """Import the Entity Transcription Benchmark from its published parquet files.
 
-    result = import_dataset(Path("entity-transcription-benchmark"))   # a folder with data/test-*.parquet, or a file
+    # PATH: a folder with data/test-*.parquet, or one parquet file
+    result = import_dataset(Path("entity-transcription-benchmark"))
 
 Columns read: `audio` ({bytes, path}), `transcript`, `subset`, `entities`, `entity_types`, `entity_tiers`,
 `entity_offsets` (JSON strings, or lists), `duration_s`, and a clip id column (`id` or `clip_id`) when there
@@ -32,7 +33,14 @@ from oncore import audio
 from .models import Clip, Dataset, EntitySpan, ImportProblem
 
 REQUIRED_COLUMNS = (
-    "audio", "transcript", "subset", "entities", "entity_types", "entity_tiers", "entity_offsets", "duration_s",
+    "audio",
+    "transcript",
+    "subset",
+    "entities",
+    "entity_types",
+    "entity_tiers",
+    "entity_offsets",
+    "duration_s",
 )
 ID_COLUMNS = ("clip_id", "id")
 TIERS = ("A", "B")
@@ -116,7 +124,7 @@ def _front_matter(text: str) -> dict:
         return {}
     end = text.find("\n---", 3)
     values = {}
-    for line in text[3:end if end > 0 else 0].splitlines():
+    for line in text[3 : end if end > 0 else 0].splitlines():
         if line[:1].isspace() or ":" not in line:
             continue
         key, value = line.split(":", 1)
@@ -129,8 +137,9 @@ def _front_matter(text: str) -> dict:
 def read_card(files: list[Path]) -> DatasetCard:
     """Name, version and revision from the dataset card next to the files, when there is one.
 
-    Version: "Current version: **1.0**" in the README, or `version:` in its front matter. Revision: `revision:`
-    in the front matter, or the commit that huggingface-cli recorded when it downloaded the first file."""
+    Version: "Current version: **1.0**" in the README, or `version:` in its front matter.
+    Revision: `revision:` in the front matter, or the commit that huggingface-cli recorded when it
+    downloaded the first file."""
     first = files[0]
     root = first.parent.parent if first.parent.name == "data" else first.parent
     name = version = revision = None
@@ -145,8 +154,12 @@ def read_card(files: list[Path]) -> DatasetCard:
             version = match.group(1).rstrip(".") if match else None
         revision = front.get("revision")
     if not revision:
-        metadata = root / ".cache" / "huggingface" / "download" / first.relative_to(root).with_name(
-            first.name + ".metadata"
+        metadata = (
+            root
+            / ".cache"
+            / "huggingface"
+            / "download"
+            / first.relative_to(root).with_name(first.name + ".metadata")
         )
         if metadata.is_file():
             head = metadata.read_text(encoding="utf-8", errors="replace").split("\n", 1)[0].strip()
@@ -304,7 +317,9 @@ def _store_audio(data: bytes, fmt: str) -> tuple[str, str]:
 def _check_columns(schema_names, path: Path) -> None:
     missing = [c for c in REQUIRED_COLUMNS if c not in schema_names]
     if missing:
-        raise ImportRefused(f"{path.name} lacks the column(s) {', '.join(missing)}: it is not in the benchmark schema.")
+        raise ImportRefused(
+            f"{path.name} lacks the column(s) {', '.join(missing)}: it is not in the benchmark schema."
+        )
 
 
 def import_dataset(
@@ -325,12 +340,20 @@ def import_dataset(
         except Exception as exc:
             raise ImportRefused(f"{file.name} is not a readable parquet file ({exc}).") from exc
         _check_columns(meta.schema_arrow.names, file)
-        sources.append({"name": file.name, "sha256": sha256_of(file), "bytes": file.stat().st_size,
-                        "rows": meta.metadata.num_rows})
+        sources.append(
+            {
+                "name": file.name,
+                "sha256": sha256_of(file),
+                "bytes": file.stat().st_size,
+                "rows": meta.metadata.num_rows,
+            }
+        )
 
     existing = Dataset.objects.filter(name=name, version=version, revision=revision).first()
     if existing is not None:
-        if [(s["name"], s["sha256"]) for s in existing.source_files] == [(s["name"], s["sha256"]) for s in sources]:
+        if [(s["name"], s["sha256"]) for s in existing.source_files] == [
+            (s["name"], s["sha256"]) for s in sources
+        ]:
             problems = list(existing.problems.values_list("clip_id", "reason"))
             return ImportResult(existing, True, existing.clip_count, existing.span_count, problems)
         raise ImportRefused(
@@ -352,14 +375,20 @@ def import_dataset(
                     parsed, problems = parse_row(row)
                     where = f"{file.name} row {row_number}"
                     if clip_id in seen:
-                        problems = [f"clip id {clip_id!r} is used twice (first at {seen[clip_id]})", *problems]
+                        problems = [
+                            f"clip id {clip_id!r} is used twice (first at {seen[clip_id]})",
+                            *problems,
+                        ]
                         parsed = None
                     else:
                         seen[clip_id] = where
                     if parsed is None:
                         reason = "; ".join(problems)
                         ImportProblem.objects.create(
-                            dataset=dataset, clip_id=clip_id, source_file=file.name, source_row=row_number,
+                            dataset=dataset,
+                            clip_id=clip_id,
+                            source_file=file.name,
+                            source_row=row_number,
                             reason=reason,
                         )
                         result.problems.append((clip_id, reason))
@@ -367,17 +396,32 @@ def import_dataset(
                             out(f"excluded clip {clip_id} ({where}): {reason}")
                     else:
                         stored, digest = _store_audio(parsed.audio_bytes, parsed.audio_format)
-                        clips.append(Clip(
-                            dataset=dataset, clip_id=clip_id, subset=parsed.subset, transcript=parsed.transcript,
-                            duration_s=parsed.duration_s, audio=stored, audio_sha256=digest,
-                            source_file=file.name, source_row=row_number,
-                        ))
+                        clips.append(
+                            Clip(
+                                dataset=dataset,
+                                clip_id=clip_id,
+                                subset=parsed.subset,
+                                transcript=parsed.transcript,
+                                duration_s=parsed.duration_s,
+                                audio=stored,
+                                audio_sha256=digest,
+                                source_file=file.name,
+                                source_row=row_number,
+                            )
+                        )
                         spans_of.append(parsed.spans)
                     row_number += 1
                 created = Clip.objects.bulk_create(clips)
                 spans = [
-                    EntitySpan(clip=clip, index=s.index, text=s.text, type=s.type, tier=s.tier, start=s.start,
-                               end=s.end)
+                    EntitySpan(
+                        clip=clip,
+                        index=s.index,
+                        text=s.text,
+                        type=s.type,
+                        tier=s.tier,
+                        start=s.start,
+                        end=s.end,
+                    )
                     for clip, parsed_spans in zip(created, spans_of, strict=True)
                     for s in parsed_spans
                 ]

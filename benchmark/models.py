@@ -15,17 +15,25 @@ class Dataset(models.Model):
 
     name = models.CharField(max_length=200)
     version = models.CharField(max_length=100, default="unknown")
-    revision = models.CharField(max_length=100, default="unknown", help_text="Commit of the annotations, if known.")
-    source_files = models.JSONField(default=list, help_text="[{name, sha256, bytes, rows}] in the order read.")
+    revision = models.CharField(
+        max_length=100, default="unknown", help_text="Commit of the annotations, if known."
+    )
+    source_files = models.JSONField(
+        default=list, help_text="[{name, sha256, bytes, rows}] in the order read."
+    )
     clip_count = models.PositiveIntegerField(default=0)
     span_count = models.PositiveIntegerField(default=0)
-    excluded_count = models.PositiveIntegerField(default=0, help_text="Rows left out because they broke the contract.")
+    excluded_count = models.PositiveIntegerField(
+        default=0, help_text="Rows left out because they broke the contract."
+    )
     imported_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["name", "-imported_at"]
         constraints = [
-            models.UniqueConstraint(fields=["name", "version", "revision"], name="benchmark_dataset_unique_version"),
+            models.UniqueConstraint(
+                fields=["name", "version", "revision"], name="benchmark_dataset_unique_version"
+            ),
         ]
 
     def __str__(self):
@@ -38,14 +46,18 @@ class Clip(models.Model):
     subset = models.CharField(max_length=100)
     transcript = models.TextField()
     duration_s = models.FloatField()
-    audio = models.FileField(upload_to="benchmark/", max_length=300, help_text="The clip's audio as published.")
+    audio = models.FileField(
+        upload_to="benchmark/", max_length=300, help_text="The clip's audio as published."
+    )
     audio_sha256 = models.CharField(max_length=64)
     source_file = models.CharField(max_length=300, blank=True)
     source_row = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["dataset", "id"]
-        constraints = [models.UniqueConstraint(fields=["dataset", "clip_id"], name="benchmark_clip_unique_id")]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "clip_id"], name="benchmark_clip_unique_id")
+        ]
         indexes = [models.Index(fields=["dataset", "subset"], name="benchmark_clip_subset")]
 
     def __str__(self):
@@ -53,7 +65,7 @@ class Clip(models.Model):
 
 
 class EntitySpan(models.Model):
-    """An annotated entity. start/end are character offsets into the transcript, when the dataset gave them."""
+    """An annotated entity. start/end: character offsets into the transcript, when the dataset gave them."""
 
     clip = models.ForeignKey(Clip, on_delete=models.CASCADE, related_name="spans")
     index = models.PositiveSmallIntegerField()
@@ -88,7 +100,7 @@ class ImportProblem(models.Model):
 
 
 class BenchmarkRun(models.Model):
-    """One system's hypotheses over a dataset: made here by a catalogue transcriber, or imported from JSONL."""
+    """One system's hypotheses over a dataset: made here by a catalogue transcriber, or imported (JSONL)."""
 
     QUEUED, RUNNING, STOPPED, DONE = "queued", "running", "stopped", "done"
     STATUSES = [(QUEUED, "Queued"), (RUNNING, "Running"), (STOPPED, "Stopped"), (DONE, "Done")]
@@ -98,14 +110,24 @@ class BenchmarkRun(models.Model):
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="runs")
     source = models.CharField(max_length=16, choices=SOURCES, default=CATALOGUE)
     transcriber = models.ForeignKey(
-        "transcribers.Transcriber", null=True, blank=True, on_delete=models.SET_NULL, related_name="benchmark_runs"
+        "transcribers.Transcriber",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="benchmark_runs",
     )
     system_name = models.CharField(max_length=200)
     model = models.CharField(max_length=200, blank=True, help_text="The vendor's model string.")
-    formatting = models.BooleanField(null=True, blank=True, help_text="Formatting layer on/off; empty when unstated.")
-    source_sha256 = models.CharField(max_length=64, blank=True, help_text="sha256 of an imported hypotheses file.")
+    formatting = models.BooleanField(
+        null=True, blank=True, help_text="Formatting layer on/off; empty when unstated."
+    )
+    source_sha256 = models.CharField(
+        max_length=64, blank=True, help_text="sha256 of an imported hypotheses file."
+    )
     status = models.CharField(max_length=16, choices=STATUSES, default=QUEUED)
-    concurrency = models.PositiveSmallIntegerField(default=2, help_text="Clips sent to the transcriber at once.")
+    concurrency = models.PositiveSmallIntegerField(
+        default=2, help_text="Clips sent to the transcriber at once."
+    )
     clips_total = models.PositiveIntegerField(default=0)
     clips_done = models.PositiveIntegerField(default=0)
     clips_failed = models.PositiveIntegerField(default=0)
@@ -122,7 +144,8 @@ class BenchmarkRun(models.Model):
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(status__in=["queued", "running", "stopped", "done"]), name="benchmark_run_status_valid"
+                condition=Q(status__in=["queued", "running", "stopped", "done"]),
+                name="benchmark_run_status_valid",
             ),
         ]
 

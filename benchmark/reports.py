@@ -15,7 +15,7 @@ from .models import BenchmarkRun, Hypothesis, SpanHit
 
 @dataclass(frozen=True)
 class Headline:
-    """"entity accuracy, MLCommons_TestPortion, tier A, n=1086": the figure a run is quoted by."""
+    """ "entity accuracy, MLCommons_TestPortion, tier A, n=1086": the figure a run is quoted by."""
 
     run_id: int
     subset: str | None  # None: the dataset has no MLCommons subset, the figure covers every span
@@ -169,8 +169,16 @@ def _span_results(run, wanted) -> list[scoring.SpanResult]:
     rows = (
         SpanHit.objects.filter(run=run, span__tier__in=wanted)
         .order_by("span__clip_id", "span__index")
-        .values_list("span__clip__clip_id", "span__index", "span__clip__subset", "span__text", "span__type",
-                     "span__tier", "found", "matcher_version")
+        .values_list(
+            "span__clip__clip_id",
+            "span__index",
+            "span__clip__subset",
+            "span__text",
+            "span__type",
+            "span__tier",
+            "found",
+            "matcher_version",
+        )
     )
     return [
         scoring.SpanResult(actions.span_key(clip_id, index), clip_id, subset, text, type_, tier, found, True)
@@ -183,7 +191,9 @@ def span_diff(run_a, run_b, tiers: str = "A") -> RunDiff:
     dataset, with one matcher version (ValueError otherwise). Four queries."""
     label, wanted = _tiers(tiers)
     if run_a.dataset_id != run_b.dataset_id:
-        raise ValueError(f"Runs {run_a.pk} and {run_b.pk} are on different datasets; spans cannot be compared.")
+        raise ValueError(
+            f"Runs {run_a.pk} and {run_b.pk} are on different datasets; spans cannot be compared."
+        )
     for run in (run_a, run_b):
         if not run.scored_at:
             raise ValueError(f"Run {run.pk} is not scored yet.")
@@ -199,8 +209,9 @@ def span_diff(run_a, run_b, tiers: str = "A") -> RunDiff:
 
     def heard(run) -> dict:
         return dict(
-            Hypothesis.objects.filter(run=run, clip__clip_id__in=clips, status=Hypothesis.DONE)
-            .values_list("clip__clip_id", "text")
+            Hypothesis.objects.filter(run=run, clip__clip_id__in=clips, status=Hypothesis.DONE).values_list(
+                "clip__clip_id", "text"
+            )
         )
 
     return RunDiff(run_a.pk, run_b.pk, label, diff, heard(run_a), heard(run_b))
@@ -229,8 +240,16 @@ def hits_csv_for_run(run) -> str:
     results = _span_results(run, ["A", "B"])
     transcribed = dict(Hypothesis.objects.filter(run=run).values_list("clip__clip_id", "status"))
     results = [
-        scoring.SpanResult(r.span_id, r.clip_id, r.subset, r.text, r.type, r.tier, r.found,
-                           transcribed.get(r.clip_id) == Hypothesis.DONE)
+        scoring.SpanResult(
+            r.span_id,
+            r.clip_id,
+            r.subset,
+            r.text,
+            r.type,
+            r.tier,
+            r.found,
+            transcribed.get(r.clip_id) == Hypothesis.DONE,
+        )
         for r in results
     ]
     return actions.hits_csv(results, actions.run_hypotheses(run))

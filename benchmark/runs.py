@@ -75,22 +75,31 @@ def lease_seconds() -> int:
 
 def _check_transcriber(transcriber) -> None:
     if not transcriber.enabled:
-        raise RunRefused(f"{transcriber.display_name} is disabled in the catalogue; enable it to run the benchmark.")
+        raise RunRefused(
+            f"{transcriber.display_name} is disabled in the catalogue; enable it to run the benchmark."
+        )
     try:
         get_engine(transcriber)
     except TranscriptionError as exc:
         raise RunRefused(exc.message) from exc
 
 
-def create_run(dataset, transcriber, *, formatting: bool | None = None, concurrency: int = DEFAULT_CONCURRENCY):
+def create_run(
+    dataset, transcriber, *, formatting: bool | None = None, concurrency: int = DEFAULT_CONCURRENCY
+):
     """A new run of a catalogue transcriber, with one queued hypothesis per clip."""
     _check_transcriber(transcriber)
     if not 1 <= concurrency <= MAX_CONCURRENCY:
         raise RunRefused(f"Concurrency must be between 1 and {MAX_CONCURRENCY}, not {concurrency}.")
     with transaction.atomic():
         run = BenchmarkRun.objects.create(
-            dataset=dataset, source=BenchmarkRun.CATALOGUE, transcriber=transcriber,
-            system_name=transcriber.slug, model=transcriber.model, formatting=formatting, concurrency=concurrency,
+            dataset=dataset,
+            source=BenchmarkRun.CATALOGUE,
+            transcriber=transcriber,
+            system_name=transcriber.slug,
+            model=transcriber.model,
+            formatting=formatting,
+            concurrency=concurrency,
         )
         ensure_hypotheses(run)
     return run
@@ -131,15 +140,28 @@ def retry_failed(run) -> int:
 def refresh_counts(run_id: int) -> RunProgress:
     """Recount a run's clips by status, store the counts and cost on the run, and return them."""
     counts = dict(
-        Hypothesis.objects.filter(run_id=run_id).values_list("status").annotate(n=Count("id")).values_list("status", "n")
+        Hypothesis.objects.filter(run_id=run_id)
+        .values_list("status")
+        .annotate(n=Count("id"))
+        .values_list("status", "n")
     )
     cost = Hypothesis.objects.filter(run_id=run_id).aggregate(total=Sum("cost"))["total"] or 0
     total = sum(counts.values())
     done, failed = counts.get(Hypothesis.DONE, 0), counts.get(Hypothesis.FAILED, 0)
-    BenchmarkRun.objects.filter(pk=run_id).update(clips_total=total, clips_done=done, clips_failed=failed, cost=cost)
+    BenchmarkRun.objects.filter(pk=run_id).update(
+        clips_total=total, clips_done=done, clips_failed=failed, cost=cost
+    )
     status = BenchmarkRun.objects.values_list("status", flat=True).get(pk=run_id)
-    return RunProgress(run_id, status, total, done, failed, counts.get(Hypothesis.QUEUED, 0),
-                       counts.get(Hypothesis.RUNNING, 0), 0)
+    return RunProgress(
+        run_id,
+        status,
+        total,
+        done,
+        failed,
+        counts.get(Hypothesis.QUEUED, 0),
+        counts.get(Hypothesis.RUNNING, 0),
+        0,
+    )
 
 
 # ---------------------------------------------------------------- audio
@@ -179,11 +201,15 @@ def _claim_next(run_id: int) -> Hypothesis | None:
 def _next_retry_wait(run_id: int) -> float | None:
     """Seconds until the earliest queued retry is due; None when nothing is queued."""
     first = (
-        Hypothesis.objects.filter(run_id=run_id, status=Hypothesis.QUEUED).order_by(F("not_before").asc(nulls_first=True))
-        .values_list("not_before", flat=True).first()
+        Hypothesis.objects.filter(run_id=run_id, status=Hypothesis.QUEUED)
+        .order_by(F("not_before").asc(nulls_first=True))
+        .values_list("not_before", flat=True)
+        .first()
     )
     if first is None:
-        exists = Hypothesis.objects.filter(run_id=run_id, status=Hypothesis.QUEUED, not_before__isnull=True).exists()
+        exists = Hypothesis.objects.filter(
+            run_id=run_id, status=Hypothesis.QUEUED, not_before__isnull=True
+        ).exists()
         return 0.0 if exists else None
     return max(0.0, (first - timezone.now()).total_seconds())
 
@@ -199,7 +225,14 @@ def _finish(h: Hypothesis, **fields) -> bool:
 
 def _record(h: Hypothesis, result=None, exc: BaseException | None = None) -> None:
     if exc is None:
-        _finish(h, status=Hypothesis.DONE, text=result.text, error="", cost=result.cost, latency_s=result.latency_s)
+        _finish(
+            h,
+            status=Hypothesis.DONE,
+            text=result.text,
+            error="",
+            cost=result.cost,
+            latency_s=result.latency_s,
+        )
     elif isinstance(exc, TranscriptionError) and exc.retryable and h.attempts < _max_attempts():
         due = timezone.now() + timedelta(seconds=_backoff_s(h.attempts, exc.retry_after))
         _finish(h, status=Hypothesis.QUEUED, error=f"attempt {h.attempts}: {exc.message}", not_before=due)
@@ -235,15 +268,31 @@ def _close_run(run_id: int, sent: int, interrupted: bool) -> RunProgress:
         status = BenchmarkRun.STOPPED
     else:  # another executor holds clips of this run
         status = BenchmarkRun.RUNNING
-    return RunProgress(run_id, status, progress.total, progress.done, progress.failed, progress.queued,
-                       progress.running, sent, interrupted)
+    return RunProgress(
+        run_id,
+        status,
+        progress.total,
+        progress.done,
+        progress.failed,
+        progress.queued,
+        progress.running,
+        sent,
+        interrupted,
+    )
 
 
-def execute_run(run_id: int, *, concurrency: int | None = None, max_clips: int | None = None,
-                time_budget_s: float | None = None, progress=None) -> RunProgress:
-    """Transcribe the run's queued clips, `concurrency` at a time, until none is left (or `max_clips` have been
-    sent, or `time_budget_s` has passed: then the run stops and can be resumed). `progress(RunProgress)` is
-    called after each clip. A KeyboardInterrupt stops sending, records the calls in flight, and is re-raised."""
+def execute_run(
+    run_id: int,
+    *,
+    concurrency: int | None = None,
+    max_clips: int | None = None,
+    time_budget_s: float | None = None,
+    progress=None,
+) -> RunProgress:
+    """Transcribe the run's queued clips, `concurrency` at a time, until none is left, or `max_clips` have
+    been sent, or `time_budget_s` has passed (one clip is always sent): then the run stops and can be
+    resumed. `progress(RunProgress)` is called after each clip. A KeyboardInterrupt stops sending, records
+    the calls in flight, and is re-raised."""
     run = BenchmarkRun.objects.select_related("transcriber").get(pk=run_id)
     if run.source != BenchmarkRun.CATALOGUE or run.transcriber is None:
         raise RunRefused(f"Run {run_id} holds imported hypotheses; there is nothing to transcribe.")
@@ -257,7 +306,7 @@ def execute_run(run_id: int, *, concurrency: int | None = None, max_clips: int |
         BenchmarkRun.objects.filter(pk=run_id).update(status=BenchmarkRun.RUNNING, finished_at=None)
         BenchmarkRun.objects.filter(pk=run_id, started_at__isnull=True).update(started_at=timezone.now())
     engine = get_engine(run.transcriber)
-    deadline = time.monotonic() + time_budget_s if time_budget_s else None
+    deadline = None if time_budget_s is None else time.monotonic() + time_budget_s
     sent = 0
     interrupted = False
     in_flight: dict = {}
@@ -265,7 +314,7 @@ def execute_run(run_id: int, *, concurrency: int | None = None, max_clips: int |
     def may_send() -> bool:
         if interrupted or (max_clips is not None and sent >= max_clips):
             return False
-        return deadline is None or time.monotonic() < deadline
+        return deadline is None or sent == 0 or time.monotonic() < deadline  # each execution makes progress
 
     def collect(futures) -> None:
         nonlocal interrupted

@@ -133,7 +133,9 @@ def headline_subset_of(subsets: Iterable[str]) -> str | None:
 
 
 def match_spans(
-    clips: Sequence[ClipRow], spans: Iterable[SpanRow], found: Callable[[str, str], bool] = matcher.entity_found
+    clips: Sequence[ClipRow],
+    spans: Iterable[SpanRow],
+    found: Callable[[str, str], bool] = matcher.entity_found,
 ) -> tuple[SpanResult, ...]:
     """Every span, matched against its clip's hypothesis. A span whose clip is not listed is a ValueError."""
     by_clip = {clip.clip_id: clip for clip in clips}
@@ -145,8 +147,16 @@ def match_spans(
         hypothesis = clip.hypothesis
         hit = hypothesis is not None and found(span.text, hypothesis)
         results.append(
-            SpanResult(span.span_id, span.clip_id, clip.subset, span.text, span.type, span.tier, hit,
-                       hypothesis is not None)
+            SpanResult(
+                span.span_id,
+                span.clip_id,
+                clip.subset,
+                span.text,
+                span.type,
+                span.tier,
+                hit,
+                hypothesis is not None,
+            )
         )
     return tuple(results)
 
@@ -166,7 +176,7 @@ def _accuracy(label, results) -> Accuracy:
 
 
 def pooled_wer(clips: Iterable[ClipRow]) -> tuple[Wer, tuple[Wer, ...], int]:
-    """(WER over every transcribed clip, WER per subset, clips left out because their reference has no words)."""
+    """(WER over every transcribed clip, WER per subset, clips left out: their reference has no words)."""
     errors: dict = defaultdict(int)
     words: dict = defaultdict(int)
     counted: dict = defaultdict(int)
@@ -206,7 +216,8 @@ def score(
         headline = _accuracy(headline_subset, [r for r in selected if r.subset == headline_subset])
 
     subset_type = tuple(
-        (a.label[0], Accuracy(a.label[1], a.found, a.n)) for a in _tally(lambda r: (r.subset, r.type), selected)
+        (a.label[0], Accuracy(a.label[1], a.found, a.n))
+        for a in _tally(lambda r: (r.subset, r.type), selected)
     )
     by_tier = (
         _accuracy("A", [r for r in results if r.tier == "A"]),
@@ -261,7 +272,9 @@ def diff_spans(a: Iterable[SpanResult], b: Mapping[object, bool]) -> SpanDiff:
     both_found = both_missed = 0
     for result in a:
         if result.span_id not in b:
-            raise ValueError(f"Span {result.span_id!r} was not scored in the other run: are they on one dataset?")
+            raise ValueError(
+                f"Span {result.span_id!r} was not scored in the other run: are they on one dataset?"
+            )
         other = b[result.span_id]
         if result.found and not other:
             only_a.append(result)
@@ -283,8 +296,12 @@ def summary_dict(card: Scorecard) -> dict:
 
     def wer(w: Wer) -> dict:
         value = w.wer
-        return {"errors": w.errors, "reference_words": w.reference_words, "clips": w.clips,
-                "wer": None if value is None else round(value, 4)}
+        return {
+            "errors": w.errors,
+            "reference_words": w.reference_words,
+            "clips": w.clips,
+            "wer": None if value is None else round(value, 4),
+        }
 
     per_subset_type: dict = defaultdict(dict)
     for subset, a in card.by_subset_type:
@@ -313,8 +330,9 @@ def summary_dict(card: Scorecard) -> dict:
             "empty_reference_clips": cov.empty_reference_clips,
         },
         "rules": (
-            "Span-level entity accuracy = spans found / spans (n) of the tiers named; spans on clips without a "
-            "hypothesis count as missed. WER pooled over every transcribed clip = word errors / reference words, "
+            "Span-level entity accuracy = spans found / spans (n) of the tiers named; spans on clips "
+            "without a hypothesis count as missed. WER pooled over every transcribed clip = word errors / "
+            "reference words, "
             "after lowercasing and removing punctuation (no number or spelling normalization)."
         ),
         "matcher_version": card.matcher_version,

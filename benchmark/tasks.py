@@ -19,7 +19,9 @@ def run_benchmark(run_id: int) -> str:
         return "missing"
     except runs.RunRefused as exc:
         log.warning("benchmark run %s refused: %s", run_id, exc)
-        BenchmarkRun.objects.filter(pk=run_id).exclude(status=BenchmarkRun.DONE).update(status=BenchmarkRun.STOPPED)
+        BenchmarkRun.objects.filter(pk=run_id).exclude(status=BenchmarkRun.DONE).update(
+            status=BenchmarkRun.STOPPED
+        )
         return "refused"
     if outcome.status == BenchmarkRun.STOPPED and outcome.queued:
         actions.enqueue_run(run_id)

@@ -33,23 +33,61 @@ ML, BF = "MLCommons_TestPortion", "Belebele_Fleurs_TestPortion"
 
 # (path, subset, transcript, [(span, type, tier)], spoken text if it differs, voice)
 ROWS = [
-    ("ml-0001.flac", ML, "the epa met with senator maria cantwell in seattle on march fourth",
-     [("epa", "ORG", "A"), ("maria cantwell", "PERSON", "A"), ("seattle", "GPE", "B")],
-     "the E P A met with senator maria cantwell in seattle on march fourth", "en-us"),
-    ("ml-0002.flac", ML, "david asked the boston city council about the clean air act",
-     [("david", "PERSON", "B"), ("boston city council", "ORG", "A"), ("clean air act", "OTHER_NAMED", "A")],
-     None, "en-us+m3"),
+    (
+        "ml-0001.flac",
+        ML,
+        "the epa met with senator maria cantwell in seattle on march fourth",
+        [("epa", "ORG", "A"), ("maria cantwell", "PERSON", "A"), ("seattle", "GPE", "B")],
+        "the E P A met with senator maria cantwell in seattle on march fourth",
+        "en-us",
+    ),
+    (
+        "ml-0002.flac",
+        ML,
+        "david asked the boston city council about the clean air act",
+        [
+            ("david", "PERSON", "B"),
+            ("boston city council", "ORG", "A"),
+            ("clean air act", "OTHER_NAMED", "A"),
+        ],
+        None,
+        "en-us+m3",
+    ),
     ("ml-0003.flac", ML, "we will now take a short recess and come back in ten minutes", [], None, "en-us"),
-    ("ml-0004.flac", ML, "the mayor of springfield opened the meeting",
-     [("springfield", "GPE", "B"), ("shelbyville", "GPE", "A")], None, "en-us"),
-    ("bf-0001.wav", BF, "Neil Armstrong walked on the Moon during Apollo 11 on July 20, 1969.",
-     [("Neil Armstrong", "PERSON", "A"), ("Moon", "LOC", "B"), ("Apollo 11", "OTHER_NAMED", "A"),
-      ("July 20, 1969", "DATE", "A")],
-     None, "en-gb"),
-    ("bf-0002.wav", BF, "Dr. Siobhan O'Neill of St. Louis spoke to the United Nations about World War II.",
-     [("Siobhan O'Neill", "PERSON", "A"), ("St. Louis", "GPE", "A"), ("United Nations", "ORG", "A"),
-      ("World War II", "OTHER_NAMED", "A")],
-     "Doctor Shivawn O'Neill of Saint Louis spoke to the United Nations about World War Two.", "en-gb"),
+    (
+        "ml-0004.flac",
+        ML,
+        "the mayor of springfield opened the meeting",
+        [("springfield", "GPE", "B"), ("shelbyville", "GPE", "A")],
+        None,
+        "en-us",
+    ),
+    (
+        "bf-0001.wav",
+        BF,
+        "Neil Armstrong walked on the Moon during Apollo 11 on July 20, 1969.",
+        [
+            ("Neil Armstrong", "PERSON", "A"),
+            ("Moon", "LOC", "B"),
+            ("Apollo 11", "OTHER_NAMED", "A"),
+            ("July 20, 1969", "DATE", "A"),
+        ],
+        None,
+        "en-gb",
+    ),
+    (
+        "bf-0002.wav",
+        BF,
+        "Dr. Siobhan O'Neill of St. Louis spoke to the United Nations about World War II.",
+        [
+            ("Siobhan O'Neill", "PERSON", "A"),
+            ("St. Louis", "GPE", "A"),
+            ("United Nations", "ORG", "A"),
+            ("World War II", "OTHER_NAMED", "A"),
+        ],
+        "Doctor Shivawn O'Neill of Saint Louis spoke to the United Nations about World War Two.",
+        "en-gb",
+    ),
 ]
 
 CARD = """---
@@ -94,26 +132,30 @@ def build_table() -> pa.Table:
             speak(spoken or transcript, voice, target)
             data = target.read_bytes()
             info = subprocess.run(["soxi", "-D", str(target)], check=True, capture_output=True, text=True)
-            rows.append({
-                "audio": {"bytes": data, "path": path},
-                "transcript": transcript,
-                "subset": subset,
-                "entities": json.dumps([s[0] for s in spans]),
-                "entity_types": json.dumps([s[1] for s in spans]),
-                "entity_tiers": json.dumps([s[2] for s in spans]),
-                "entity_offsets": json.dumps(offsets(transcript, spans)),
-                "duration_s": round(float(info.stdout), 3),
-            })
-    schema = pa.schema([
-        ("audio", pa.struct([("bytes", pa.binary()), ("path", pa.string())])),
-        ("transcript", pa.string()),
-        ("subset", pa.string()),
-        ("entities", pa.string()),
-        ("entity_types", pa.string()),
-        ("entity_tiers", pa.string()),
-        ("entity_offsets", pa.string()),
-        ("duration_s", pa.float64()),
-    ])
+            rows.append(
+                {
+                    "audio": {"bytes": data, "path": path},
+                    "transcript": transcript,
+                    "subset": subset,
+                    "entities": json.dumps([s[0] for s in spans]),
+                    "entity_types": json.dumps([s[1] for s in spans]),
+                    "entity_tiers": json.dumps([s[2] for s in spans]),
+                    "entity_offsets": json.dumps(offsets(transcript, spans)),
+                    "duration_s": round(float(info.stdout), 3),
+                }
+            )
+    schema = pa.schema(
+        [
+            ("audio", pa.struct([("bytes", pa.binary()), ("path", pa.string())])),
+            ("transcript", pa.string()),
+            ("subset", pa.string()),
+            ("entities", pa.string()),
+            ("entity_types", pa.string()),
+            ("entity_tiers", pa.string()),
+            ("entity_offsets", pa.string()),
+            ("duration_s", pa.float64()),
+        ]
+    )
     return pa.Table.from_pylist(rows, schema=schema)
 
 
@@ -128,7 +170,10 @@ def main() -> None:
     size = target.stat().st_size
     if size > MAX_BYTES:
         raise SystemExit(f"{target} is {size} bytes, over the {MAX_BYTES} limit for a committed fixture.")
-    print(f"wrote {target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}: {len(ROWS)} rows, {size} bytes")
+    print(
+        f"wrote {target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}: "
+        f"{len(ROWS)} rows, {size} bytes"
+    )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-"""Fixtures for the entity benchmark: the committed fixture parquet imported into a fresh MEDIA_ROOT, the local
-Whisper tiny.en catalogue entry, and a generic-endpoint transcriber against a real HTTP server on 127.0.0.1."""
+"""Fixtures for the entity benchmark: the committed fixture parquet imported into a fresh MEDIA_ROOT, the
+local Whisper tiny.en catalogue entry, and generic-endpoint transcribers against a real HTTP server on
+127.0.0.1."""
 
 import json
 import threading
@@ -31,13 +32,17 @@ def whisper_tiny(db):
 
     entry, _ = Transcriber.objects.get_or_create(
         slug="whisper-tiny-en",
-        defaults={"provider": "faster_whisper", "model": "tiny.en", "display_name": "Whisper tiny.en (local)"},
+        defaults={
+            "provider": "faster_whisper",
+            "model": "tiny.en",
+            "display_name": "Whisper tiny.en (local)",
+        },
     )
     return entry
 
 
 class EndpointServer:
-    """Answers POST /<name> like the generic endpoint shape ({"text": ...}), or with the status set for <name>."""
+    """Answers POST /<name> in the generic endpoint's shape ({"text": ...}), or with the status set for it."""
 
     def __init__(self):
         self.status: dict[str, int] = {}
@@ -86,8 +91,12 @@ def endpoint_transcriber(db, endpoint):
         endpoint.status[name] = status
         endpoint.text[name] = text
         return Transcriber.objects.create(
-            slug=f"endpoint-{name}", provider=Transcriber.GENERIC, model=f"{name}-v1", display_name=f"Endpoint {name}",
-            price_per_minute="0.006", options={"url": f"{endpoint.url}/{name}"},
+            slug=f"endpoint-{name}",
+            provider=Transcriber.GENERIC,
+            model=f"{name}-v1",
+            display_name=f"Endpoint {name}",
+            price_per_minute="0.006",
+            options={"url": f"{endpoint.url}/{name}"},
         )
 
     return make

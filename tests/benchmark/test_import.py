@@ -23,12 +23,18 @@ def test_it_imports_the_fixture_with_version_revision_and_files(db):
     out, err = _run("import_entity_benchmark", str(FIXTURE))
 
     dataset = Dataset.objects.get()
-    assert (dataset.name, dataset.version, dataset.revision) == ("entity-benchmark-fixture", "0.1-fixture", "fixture-r1")
+    assert (dataset.name, dataset.version, dataset.revision) == (
+        "entity-benchmark-fixture",
+        "0.1-fixture",
+        "fixture-r1",
+    )
     assert dataset.clip_count == 5 and dataset.span_count == 14 and dataset.excluded_count == 1
     assert [f["name"] for f in dataset.source_files] == ["test-00000-of-00001.parquet"]
     assert len(dataset.source_files[0]["sha256"]) == 64
     assert Clip.objects.filter(subset="MLCommons_TestPortion").count() == 3
-    assert "Imported entity-benchmark-fixture version 0.1-fixture revision fixture-r1: 5 clips, 14 spans" in out
+    assert (
+        "Imported entity-benchmark-fixture version 0.1-fixture revision fixture-r1: 5 clips, 14 spans" in out
+    )
     assert "1 row(s) excluded" in out
 
 
@@ -48,7 +54,7 @@ def test_it_keeps_clips_with_zero_entities_and_stores_offsets(db):
     assert Clip.objects.get(clip_id="ml-0003").spans.count() == 0
     span = EntitySpan.objects.get(text="Apollo 11")
     assert (span.type, span.tier) == ("OTHER_NAMED", "A")
-    assert span.clip.transcript[span.start:span.end] == "Apollo 11"
+    assert span.clip.transcript[span.start : span.end] == "Apollo 11"
     clip = Clip.objects.get(clip_id="bf-0001")
     assert clip.audio.name.endswith(".wav") and clip.audio.size > 1000
     assert clip.duration_s == pytest.approx(6.5, abs=0.2)
@@ -97,8 +103,15 @@ def test_it_excludes_each_kind_of_contract_violation_with_its_reason(db, tmp_pat
     rows = [
         _row("good", "the epa met", ["epa"], ["ORG"], ["A"], wav_bytes),
         _row("lengths", "the epa met", ["epa"], ["ORG", "GPE"], ["A"], wav_bytes),
-        _row("offsets", "the epa met", ["epa"], ["ORG"], ["A"], wav_bytes,
-             offsets=[{"start": 0, "end": 3, "label": "ORG", "text": "epa"}]),
+        _row(
+            "offsets",
+            "the epa met",
+            ["epa"],
+            ["ORG"],
+            ["A"],
+            wav_bytes,
+            offsets=[{"start": 0, "end": 3, "label": "ORG", "text": "epa"}],
+        ),
         _row("audio", "the epa met", ["epa"], ["ORG"], ["A"], b"this is not audio"),
         _row("tier", "the epa met", ["epa"], ["ORG"], ["C"], wav_bytes),
         {**_row("json", "the epa met", [], [], [], wav_bytes), "entities": "[not json"},
@@ -138,3 +151,34 @@ def test_it_refuses_files_that_are_not_in_the_schema(db, tmp_path):
 
     with pytest.raises(CommandError, match="lacks the column"):
         _run("import_entity_benchmark", str(path))
+
+
+def test_it_reads_version_from_the_card_and_revision_from_the_download_metadata(db, tmp_path, wav_bytes):
+    root = tmp_path / "entity-transcription-benchmark"
+    _write_parquet(
+        root / "data" / "test-00000-of-00001.parquet",
+        [_row("a", "the epa met", ["epa"], ["ORG"], ["A"], wav_bytes)],
+    )
+    (root / "README.md").write_text(
+        "---\npretty_name: Entity Transcription Benchmark\n---\n\n## Versioning\n\nCurrent version: **1.0**\n"
+    )
+    metadata = root / ".cache" / "huggingface" / "download" / "data" / "test-00000-of-00001.parquet.metadata"
+    metadata.parent.mkdir(parents=True)
+    metadata.write_text('0123456789abcdef0123456789abcdef01234567\n"etag"\n1767225600.0\n')
+
+    dataset = import_dataset(root).dataset
+
+    assert (dataset.name, dataset.version, dataset.revision) == (
+        "entity-transcription-benchmark",
+        "1.0",
+        "0123456789abcdef0123456789abcdef01234567",
+    )
+
+
+def test_it_says_unknown_when_nothing_names_the_version(db, tmp_path, wav_bytes):
+    path = tmp_path / "loose.parquet"
+    _write_parquet(path, [_row("a", "the epa met", ["epa"], ["ORG"], ["A"], wav_bytes)])
+
+    dataset = import_dataset(path).dataset
+
+    assert (dataset.version, dataset.revision) == ("unknown", "unknown")

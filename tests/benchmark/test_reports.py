@@ -18,7 +18,9 @@ def scored(dataset, tmp_path):
     made = {}
     for name, lines in (("alpha", ALPHA), ("beta", BETA)):
         path = write_jsonl(tmp_path / f"{name}.jsonl", lines, name, f"{name}-1")
-        call_command("benchmark_import_hypotheses", "--dataset", dataset.name, str(path), stdout=io.StringIO())
+        call_command(
+            "benchmark_import_hypotheses", "--dataset", dataset.name, str(path), stdout=io.StringIO()
+        )
         made[name] = BenchmarkRun.objects.get(system_name=name)
         actions.score_run(made[name])
         made[name].refresh_from_db()

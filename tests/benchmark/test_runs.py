@@ -20,7 +20,7 @@ def _cmd(*args):
 
 
 class CountingEngines:
-    """Wraps the real engine: counts calls and remembers which audio was sent; can simulate Ctrl-C on call k."""
+    """Wraps the real engine: counts calls, remembers which audio was sent, can simulate Ctrl-C on call k."""
 
     def __init__(self, interrupt_on_call=None):
         self.interrupt_on_call = interrupt_on_call
@@ -64,7 +64,15 @@ def test_it_resumes_an_interrupted_run_and_sends_only_the_remaining_clips(datase
     monkeypatch.setattr(runs, "get_engine", first.get_engine)
 
     with pytest.raises(CommandError, match="Interrupted: run .* has 2 done, 0 failed, 3 left"):
-        _cmd("benchmark_run", "--dataset", dataset.name, "--transcriber", "whisper-tiny-en", "--concurrency", "1")
+        _cmd(
+            "benchmark_run",
+            "--dataset",
+            dataset.name,
+            "--transcriber",
+            "whisper-tiny-en",
+            "--concurrency",
+            "1",
+        )
 
     run = BenchmarkRun.objects.get()
     assert run.status == "stopped" and run.clips_done == 2
@@ -89,7 +97,9 @@ def test_it_resumes_an_interrupted_run_and_sends_only_the_remaining_clips(datase
 def test_it_records_failures_after_retrying_server_errors(dataset, endpoint, endpoint_transcriber):
     broken = endpoint_transcriber("broken", status=500)
 
-    out, _ = _cmd("benchmark_run", "--dataset", dataset.name, "--transcriber", broken.slug, "--concurrency", "3")
+    out, _ = _cmd(
+        "benchmark_run", "--dataset", dataset.name, "--transcriber", broken.slug, "--concurrency", "3"
+    )
 
     run = BenchmarkRun.objects.get()
     assert (run.status, run.clips_done, run.clips_failed) == ("done", 0, 5)
@@ -115,8 +125,16 @@ def test_it_retries_failed_clips_on_request_and_keeps_the_done_ones(dataset, end
     endpoint.status["flaky"], endpoint.text["flaky"] = 200, "the epa met"
     endpoint.requests.clear()
 
-    out, _ = _cmd("benchmark_run", "--dataset", dataset.name, "--transcriber", flaky.slug, "--run", str(run.pk),
-                  "--retry-failed")
+    out, _ = _cmd(
+        "benchmark_run",
+        "--dataset",
+        dataset.name,
+        "--transcriber",
+        flaky.slug,
+        "--run",
+        str(run.pk),
+        "--retry-failed",
+    )
 
     assert "Queued 5 failed clip(s)" in out and len(endpoint.requests) == 5
     run.refresh_from_db()
@@ -135,7 +153,9 @@ def test_it_stops_after_max_clips_with_progress_on_the_run(dataset, endpoint, en
     assert (run.clips_total, run.clips_done, run.clips_finished) == (5, 2, 2)
 
 
-def test_it_runs_from_the_queue_safely_twice(dataset, endpoint, endpoint_transcriber, django_capture_on_commit_callbacks):
+def test_it_runs_from_the_queue_safely_twice(
+    dataset, endpoint, endpoint_transcriber, django_capture_on_commit_callbacks
+):
     from django_q.models import OrmQ
 
     ok = endpoint_transcriber("ok", text="hello")
@@ -160,3 +180,36 @@ def test_it_refuses_a_disabled_transcriber(dataset, endpoint_transcriber):
     with pytest.raises(CommandError, match="disabled in the catalogue"):
         _cmd("benchmark_run", "--dataset", dataset.name, "--transcriber", off.slug)
     assert not BenchmarkRun.objects.exists()
+
+
+def test_it_hands_the_rest_of_a_long_run_to_a_new_queue_task(
+    dataset, endpoint, endpoint_transcriber, monkeypatch
+):
+    from django_q.models import OrmQ
+
+    run = runs.create_run(dataset, endpoint_transcriber("ok", text="hello"))
+    monkeypatch.setattr(runs, "lease_seconds", lambda: 0)  # no time budget left after the first clip
+
+    assert tasks.run_benchmark(run.pk) == "stopped"
+
+    assert len(endpoint.requests) == 1 and OrmQ.objects.count() == 1
+    assert BenchmarkRun.objects.get(pk=run.pk).clips_done == 1
+
+
+def test_it_requeues_clips_a_dead_process_left_running(dataset, endpoint, endpoint_transcriber):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    run = runs.create_run(dataset, endpoint_transcriber("ok", text="hello"))
+    abandoned = run.hypotheses.first()
+    long_ago = timezone.now() - timedelta(seconds=runs.lease_seconds() + 1)
+    Hypothesis.objects.filter(pk=abandoned.pk).update(status="running", claimed_at=long_ago, attempts=1)
+    held = run.hypotheses.exclude(pk=abandoned.pk).first()
+    Hypothesis.objects.filter(pk=held.pk).update(status="running", claimed_at=timezone.now(), attempts=1)
+
+    outcome = runs.execute_run(run.pk)
+
+    assert (outcome.sent, outcome.done, outcome.running, outcome.status) == (4, 4, 1, "running")
+    assert Hypothesis.objects.get(pk=abandoned.pk).attempts == 2
+    assert Hypothesis.objects.get(pk=held.pk).status == "running"  # another live process holds it

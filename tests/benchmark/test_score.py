@@ -44,7 +44,12 @@ def test_it_prints_the_headline_and_writes_the_three_outputs(alpha, tmp_path):
         rows = list(csv.DictReader(fh))
     assert len(rows) == 14  # every span, every tier
     boston = next(r for r in rows if r["span"] == "boston city council")
-    assert (boston["span_key"], boston["found"], boston["tier"], boston["type"]) == ("ml-0002#1", "0", "A", "ORG")
+    assert (boston["span_key"], boston["found"], boston["tier"], boston["type"]) == (
+        "ml-0002#1",
+        "0",
+        "A",
+        "ORG",
+    )
     assert boston["hypothesis"] == ALPHA[1]["hypothesis"]
     summary = json.loads((tmp_path / "out" / f"{label}.summary.json").read_text())
     assert summary["entity_accuracy"]["headline"] == {"found": 3, "n": 4, "accuracy": 0.75}
@@ -62,8 +67,15 @@ def test_it_writes_a_manifest_that_makes_the_figure_reproducible(alpha, tmp_path
     assert manifest["scoring"]["matcher_version"] == matcher.MATCHER_VERSION
     assert manifest["scoring"]["normalizer_version"] == "1"
     assert manifest["scoring"]["tiers"] == "A"
-    assert manifest["run"].items() >= {"system_name": "alpha", "model": "alpha-2026-01", "formatting": True,
-                                       "run_date": "2026-01-15"}.items()
+    assert (
+        manifest["run"].items()
+        >= {
+            "system_name": "alpha",
+            "model": "alpha-2026-01",
+            "formatting": True,
+            "run_date": "2026-01-15",
+        }.items()
+    )
     assert manifest["clips"].items() >= {"in_dataset": 5, "transcribed": 5, "zero_entity_clips": 1}.items()
     assert manifest["excluded"]["count"] == 1
     assert manifest["excluded"]["rows"][0]["clip_id"] == "ml-0004"
@@ -92,8 +104,13 @@ def test_it_lists_span_by_span_what_each_run_found_and_the_other_missed(alpha, b
     out = _cmd("benchmark_score", str(alpha.pk), "--compare", str(beta.pk), "--out", str(tmp_path))
 
     assert f"only run {alpha.pk} found 4, only run {beta.pk} found 2" in out
-    found_by_alpha = out.split(f"Found by run {alpha.pk}, missed by run {beta.pk} (4):")[1].split("Found by")[0]
-    assert f"ml-0001#1 [PERSON A] 'maria cantwell' -- run {beta.pk} heard: 'the epa met with senator mario" in out
+    found_by_alpha = out.split(f"Found by run {alpha.pk}, missed by run {beta.pk} (4):")[1].split("Found by")[
+        0
+    ]
+    assert (
+        f"ml-0001#1 [PERSON A] 'maria cantwell' -- run {beta.pk} heard: 'the epa met with senator mario"
+        in out
+    )
     for key in ("ml-0001#1", "bf-0001#0", "bf-0001#2", "bf-0001#3"):
         assert key in found_by_alpha
     assert f"bf-0001#0 [PERSON A] 'Neil Armstrong' -- run {beta.pk} heard: nothing (no hypothesis)" in out

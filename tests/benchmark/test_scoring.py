@@ -8,11 +8,18 @@ from benchmark.scoring import ClipRow, SpanRow
 ML, BF = "MLCommons_TestPortion", "Belebele_Fleurs_TestPortion"
 
 CLIPS = [
-    ClipRow("m1", ML, "the epa met senator maria cantwell in seattle", "the E.P.A. met senator maria cantwell in seattle"),
+    ClipRow(
+        "m1",
+        ML,
+        "the epa met senator maria cantwell in seattle",
+        "the E.P.A. met senator maria cantwell in seattle",
+    ),
     ClipRow("m2", ML, "david asked the boston city council", "david asked the boston council"),
     ClipRow("m3", ML, "we will take a short recess", "we will take a short recess"),  # zero entities
     ClipRow("m4", ML, "ask jim about the clean air act", None),  # the transcriber failed on it
-    ClipRow("b1", BF, "Neil Armstrong flew on Apollo 11 in 1969.", "neil armstrong flew on apollo eleven in 1969"),
+    ClipRow(
+        "b1", BF, "Neil Armstrong flew on Apollo 11 in 1969.", "neil armstrong flew on apollo eleven in 1969"
+    ),
 ]
 SPANS = [
     SpanRow("m1#0", "m1", "epa", "ORG", "A"),  # found: E.P.A.
@@ -41,11 +48,14 @@ def test_it_breaks_accuracy_down_by_type_and_tier():
     card = scoring.score(CLIPS, SPANS)
 
     assert {a.label: (a.found, a.n) for a in card.by_type} == {
-        "ORG": (1, 2), "PERSON": (2, 2), "OTHER_NAMED": (1, 2)
+        "ORG": (1, 2),
+        "PERSON": (2, 2),
+        "OTHER_NAMED": (1, 2),
     }
     assert {a.label: (a.found, a.n) for a in card.by_tier} == {"A": (4, 6), "B": (2, 3), "AB": (6, 9)}
     assert dict((s, (a.label, a.found, a.n)) for s, a in card.by_subset_type if a.label == "OTHER_NAMED") == {
-        ML: ("OTHER_NAMED", 0, 1), BF: ("OTHER_NAMED", 1, 1)
+        ML: ("OTHER_NAMED", 0, 1),
+        BF: ("OTHER_NAMED", 1, 1),
     }
 
 
@@ -86,8 +96,14 @@ def test_it_uses_every_span_as_the_headline_without_an_mlcommons_subset():
 
 def test_it_lists_span_by_span_what_one_run_found_and_the_other_missed():
     a = scoring.score(CLIPS, SPANS, tiers="AB")
-    other = [c._replace(hypothesis="david asked the boston city council") if c.clip_id == "m2" else
-             c._replace(hypothesis="") if c.clip_id == "m1" else c for c in CLIPS]
+    other = [
+        c._replace(hypothesis="david asked the boston city council")
+        if c.clip_id == "m2"
+        else c._replace(hypothesis="")
+        if c.clip_id == "m1"
+        else c
+        for c in CLIPS
+    ]
     b = scoring.score(other, SPANS, tiers="AB")
 
     diff = scoring.diff_spans(a.spans, {r.span_id: r.found for r in b.spans})

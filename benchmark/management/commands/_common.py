@@ -26,6 +26,10 @@ def get_dataset(name: str, version: str | None = None, revision: str | None = No
 
 
 def add_dataset_arguments(parser) -> None:
-    parser.add_argument("--dataset", required=True, help="Dataset name, as import_entity_benchmark printed it.")
-    parser.add_argument("--dataset-version", dest="dataset_version", help="Version, when several are imported.")
+    parser.add_argument(
+        "--dataset", required=True, help="Dataset name, as import_entity_benchmark printed it."
+    )
+    parser.add_argument(
+        "--dataset-version", dest="dataset_version", help="Version, when several are imported."
+    )
     parser.add_argument("--revision", help="Revision, when several are imported.")

@@ -53,7 +53,8 @@ class Progress:
 class Command(BaseCommand):
     help = (
         "Transcribe every clip of a benchmark dataset with a catalogue transcriber. Resumable: run the same "
-        "command again and an interrupted run continues where it stopped; a clip already transcribed is never "
+        "command again and an interrupted run continues where it stopped; a clip already transcribed "
+        "is never "
         "sent again."
     )
 
@@ -63,12 +64,28 @@ class Command(BaseCommand):
         parser.add_argument("--concurrency", type=int, default=None, help="Clips sent at once (default 2).")
         parser.add_argument("--new", action="store_true", help="Start a new run even if one can be resumed.")
         parser.add_argument("--run", type=int, help="Resume this run id.")
-        parser.add_argument("--max-clips", type=int, help="Send at most this many clips, then stop (resumable).")
+        parser.add_argument(
+            "--max-clips", type=int, help="Send at most this many clips, then stop (resumable)."
+        )
         parser.add_argument("--retry-failed", action="store_true", help="Queue the run's failed clips again.")
-        parser.add_argument("--formatting", type=on_off, help="Record whether the system's formatting is on/off.")
+        parser.add_argument(
+            "--formatting", type=on_off, help="Record whether the system's formatting is on/off."
+        )
 
-    def handle(self, dataset, dataset_version, revision, transcriber, concurrency, new, run, max_clips,
-               retry_failed, formatting, **options):
+    def handle(
+        self,
+        dataset,
+        dataset_version,
+        revision,
+        transcriber,
+        concurrency,
+        new,
+        run,
+        max_clips,
+        retry_failed,
+        formatting,
+        **options,
+    ):
         data = get_dataset(dataset, dataset_version, revision)
         try:
             entry = Transcriber.objects.get(slug=transcriber)
@@ -80,7 +97,9 @@ class Command(BaseCommand):
         except runs.RunRefused as exc:
             raise CommandError(str(exc)) from None
         if retry_failed:
-            self.stdout.write(f"Queued {runs.retry_failed(bench_run)} failed clip(s) of run {bench_run.pk} again.")
+            self.stdout.write(
+                f"Queued {runs.retry_failed(bench_run)} failed clip(s) of run {bench_run.pk} again."
+            )
         before = runs.refresh_counts(bench_run.pk)
         self.stdout.write(
             f"Run {bench_run.pk}: {entry.slug} on {data.name} {data.version}: {before.total} clips, "
@@ -88,7 +107,9 @@ class Command(BaseCommand):
         )
         bar = Progress(self.stderr, bench_run.pk)
         try:
-            outcome = runs.execute_run(bench_run.pk, concurrency=concurrency, max_clips=max_clips, progress=bar)
+            outcome = runs.execute_run(
+                bench_run.pk, concurrency=concurrency, max_clips=max_clips, progress=bar
+            )
         except KeyboardInterrupt:
             bar.close()
             p = runs.refresh_counts(bench_run.pk)
@@ -104,10 +125,14 @@ class Command(BaseCommand):
             f"{outcome.queued} left; {outcome.sent} clip(s) sent this time."
         )
         if outcome.failed:
-            for clip_id, error in bench_run.hypotheses.filter(status="failed").values_list("clip__clip_id", "error")[:10]:
+            for clip_id, error in bench_run.hypotheses.filter(status="failed").values_list(
+                "clip__clip_id", "error"
+            )[:10]:
                 self.stdout.write(f"  failed {clip_id}: {error}")
-            self.stdout.write(f"Retry them with: manage.py benchmark_run --dataset {data.name} "
-                              f"--transcriber {entry.slug} --run {bench_run.pk} --retry-failed")
+            self.stdout.write(
+                f"Retry them with: manage.py benchmark_run --dataset {data.name} "
+                f"--transcriber {entry.slug} --run {bench_run.pk} --retry-failed"
+            )
         if outcome.status == BenchmarkRun.DONE:
             self.stdout.write(f"Score it with: manage.py benchmark_score {bench_run.pk}")
 
@@ -125,4 +150,6 @@ class Command(BaseCommand):
             if found is not None:
                 self.stdout.write(f"Resuming run {found.pk} (pass --new to start another).")
                 return found
-        return runs.create_run(data, entry, formatting=formatting, concurrency=concurrency or runs.DEFAULT_CONCURRENCY)
+        return runs.create_run(
+            data, entry, formatting=formatting, concurrency=concurrency or runs.DEFAULT_CONCURRENCY
+        )

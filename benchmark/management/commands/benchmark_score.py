@@ -14,24 +14,34 @@ def _percent(value) -> str:
 
 class Command(BaseCommand):
     help = (
-        "Score a benchmark run: writes the per-span hits CSV, the summary JSON and the run manifest, and prints "
-        "the headline (entity accuracy, MLCommons, tier A, n=...). --compare lists, span by span, what one run "
+        "Score a benchmark run: writes the per-span hits CSV, the summary JSON and the run manifest, and "
+        "prints the headline (entity accuracy, MLCommons, tier A, n=...). --compare lists, span by span, "
+        "what one run "
         "found and the other missed. Refuses to run while the entity matcher fails its self-test."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("run", type=int, help="Run id.")
-        parser.add_argument("--compare", type=int, metavar="OTHER", help="Another run id on the same dataset.")
-        parser.add_argument("--tiers", default="A", choices=["A", "B", "AB"], help="Spans scored (default A).")
+        parser.add_argument(
+            "--compare", type=int, metavar="OTHER", help="Another run id on the same dataset."
+        )
+        parser.add_argument(
+            "--tiers", default="A", choices=["A", "B", "AB"], help="Spans scored (default A)."
+        )
         parser.add_argument("--out", type=Path, help="Folder for the outputs (default var/benchmark/).")
-        parser.add_argument("--allow-incomplete", action="store_true",
-                            help="Score a run that still has clips to transcribe (they count as missed).")
+        parser.add_argument(
+            "--allow-incomplete",
+            action="store_true",
+            help="Score a run that still has clips to transcribe (they count as missed).",
+        )
 
     def handle(self, run, compare, tiers, out, allow_incomplete, **options):
         bench_run = self._run(run)
         other = self._run(compare) if compare else None
         if other is not None and other.dataset_id != bench_run.dataset_id:
-            raise CommandError(f"Runs {run} and {compare} are on different datasets; spans cannot be compared.")
+            raise CommandError(
+                f"Runs {run} and {compare} are on different datasets; spans cannot be compared."
+            )
         out = out or Path(settings.VAR_DIR) / "benchmark"
         try:
             card = actions.score_run(bench_run, tiers=tiers, allow_incomplete=allow_incomplete)
@@ -57,8 +67,10 @@ class Command(BaseCommand):
     def _print_card(self, run, card: scoring.Scorecard) -> None:
         d = run.dataset
         w = self.stdout.write
-        w(f"Run {run.pk}: {run.system_name} ({run.model or 'no model string'}) on {d.name} {d.version} "
-          f"revision {d.revision}, matcher {card.matcher_version}")
+        w(
+            f"Run {run.pk}: {run.system_name} ({run.model or 'no model string'}) on {d.name} {d.version} "
+            f"revision {d.revision}, matcher {card.matcher_version}"
+        )
         w(card.headline_text)
         for a in card.by_subset:
             w(f"  {a.label}: {_percent(a.accuracy)} ({a.found}/{a.n})")
@@ -69,9 +81,11 @@ class Command(BaseCommand):
         w(f"  all subsets: {tiers} (tier A+B is not comparable to tier A)")
         w(f"  WER pooled over {card.wer.clips} transcribed clips: {_percent(card.wer.wer)}")
         c = card.coverage
-        w(f"  clips: {c.clips}, transcribed {c.transcribed}, without a hypothesis {c.without_hypothesis} "
-          f"({c.spans_on_clips_without_hypothesis} tier {card.tiers} spans on them, counted as missed), "
-          f"zero entities {c.zero_entity_clips}, excluded at import {run.dataset.excluded_count}")
+        w(
+            f"  clips: {c.clips}, transcribed {c.transcribed}, without a hypothesis {c.without_hypothesis} "
+            f"({c.spans_on_clips_without_hypothesis} tier {card.tiers} spans on them, counted as missed), "
+            f"zero entities {c.zero_entity_clips}, excluded at import {run.dataset.excluded_count}"
+        )
 
     def _print_diff(self, a, b, tiers, out: Path) -> None:
         try:
@@ -80,9 +94,11 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
         diff = result.diff
         w = self.stdout.write
-        w(f"Compared with run {b.pk} ({b.system_name}), tier {result.tiers}: both found {diff.both_found}, "
-          f"both missed {diff.both_missed}, only run {a.pk} found {len(diff.only_a)}, "
-          f"only run {b.pk} found {len(diff.only_b)}.")
+        w(
+            f"Compared with run {b.pk} ({b.system_name}), tier {result.tiers}: both found {diff.both_found}, "
+            f"both missed {diff.both_missed}, only run {a.pk} found {len(diff.only_a)}, "
+            f"only run {b.pk} found {len(diff.only_b)}."
+        )
         rows = []
         for label, spans, finder, misser, heard in (
             (f"Found by run {a.pk}, missed by run {b.pk}", diff.only_a, a, b, result.heard_b),
@@ -91,15 +107,29 @@ class Command(BaseCommand):
             w(f"{label} ({len(spans)}):")
             for r in spans:
                 said = heard.get(r.clip_id)
-                w(f"  {r.span_id} [{r.type} {r.tier}] {r.text!r} -- run {misser.pk} heard: "
-                  + (repr(said) if said is not None else "nothing (no hypothesis)"))
-                rows.append([r.span_id, r.clip_id, r.subset, r.text, r.type, r.tier, finder.pk, misser.pk,
-                             said or ""])
+                w(
+                    f"  {r.span_id} [{r.type} {r.tier}] {r.text!r} -- run {misser.pk} heard: "
+                    + (repr(said) if said is not None else "nothing (no hypothesis)")
+                )
+                rows.append(
+                    [r.span_id, r.clip_id, r.subset, r.text, r.type, r.tier, finder.pk, misser.pk, said or ""]
+                )
         out.mkdir(parents=True, exist_ok=True)
         path = out / f"{a.label}-vs-run-{b.pk}.diff.csv"
         with path.open("w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh, lineterminator="\n")
-            writer.writerow(["span_key", "clip_id", "subset", "span", "type", "tier", "found_by_run", "missed_by_run",
-                             "missing_run_heard"])
+            writer.writerow(
+                [
+                    "span_key",
+                    "clip_id",
+                    "subset",
+                    "span",
+                    "type",
+                    "tier",
+                    "found_by_run",
+                    "missed_by_run",
+                    "missing_run_heard",
+                ]
+            )
             writer.writerows(rows)
         w(f"  diff: {path}")

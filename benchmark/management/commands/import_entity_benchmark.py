@@ -7,7 +7,8 @@ from benchmark.importer import ImportRefused, import_dataset
 
 class Command(BaseCommand):
     help = (
-        "Import the Entity Transcription Benchmark from PATH: a folder with data/test-*.parquet, or a parquet "
+        "Import the Entity Transcription Benchmark from PATH: a folder with data/test-*.parquet, or a "
+        "parquet "
         "file. Rows that break the dataset's contract are excluded and listed with their clip id and reason. "
         "Importing the same files again changes nothing."
     )
@@ -18,10 +19,15 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("path", type=Path)
-        parser.add_argument("--name", help="Dataset name (default: from the dataset card, or the folder name).")
         parser.add_argument(
-            "--version", "--dataset-version", dest="dataset_version",
-            help='Dataset version (default: "Current version" in the README next to the files, else "unknown").',
+            "--name", help="Dataset name (default: from the dataset card, or the folder name)."
+        )
+        parser.add_argument(
+            "--version",
+            "--dataset-version",
+            dest="dataset_version",
+            help='Dataset version (default: "Current version" in the README next to the files, '
+            'else "unknown").',
         )
         parser.add_argument(
             "--revision",
@@ -32,7 +38,10 @@ class Command(BaseCommand):
     def handle(self, path, name, dataset_version, revision, **options):
         try:
             result = import_dataset(
-                path, name=name, version=dataset_version, revision=revision,
+                path,
+                name=name,
+                version=dataset_version,
+                revision=revision,
                 out=lambda message: self.stderr.write(message),
             )
         except ImportRefused as exc:
@@ -41,7 +50,8 @@ class Command(BaseCommand):
         what = f"{d.name} version {d.version} revision {d.revision}"
         if result.unchanged:
             self.stdout.write(
-                f"Unchanged: {what} was already imported from these files (same sha256); nothing was changed. "
+                f"Unchanged: {what} was already imported from these files (same sha256); "
+                "nothing was changed. "
                 f"{d.clip_count} clips, {d.span_count} spans, {d.excluded_count} row(s) excluded."
             )
             for clip_id, reason in result.problems:
