@@ -6,7 +6,8 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.db import connection
-from django.db.models import Count, Exists, OuterRef, Q, Sum
+from django.db.models import Count, F, IntegerField, Max, Min, Q, Sum
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from oncore.transcribers.models import Transcriber
@@ -182,23 +183,29 @@ def bank_results(bank: Bank, window_days: int = DEFAULT_WINDOW_DAYS) -> BankResu
 # ---------------------------------------------------------------- the turn-by-turn table
 
 
-def _item_has(candidate_ids, **outcome):
-    """Exists: a candidate score with this outcome on the same item (a flag, or one of its controls)."""
-    base = Score.objects.filter(source=Score.CANDIDATE, transcriber_id__in=candidate_ids, **outcome)
-    on_flag = base.filter(flag_id=OuterRef("flag_id"), control__isnull=True)
-    on_control = base.filter(control_id=OuterRef("control_id"))
-    return (Q(control__isnull=True) & Exists(on_flag)) | (Q(control__isnull=False) & Exists(on_control))
+def _disagreeing(bank: Bank, since) -> Q:
+    """Items where the bank's candidates disagree: among their scored texts, some matched and some did not.
+    Grouped once per item kind, then used as IN subqueries (fast on large banks, unlike per-row EXISTS)."""
+    ids = bank.candidates.values("transcriber_id")
+    scored = Score.objects.filter(
+        source=Score.CANDIDATE, failed=False, transcriber_id__in=ids, flag__bank=bank, flag__created_at__gte=since
+    )
+    as_int = Cast("match", IntegerField())
+
+    def split(qs, key):
+        return qs.values(key).annotate(lo=Min(as_int), hi=Max(as_int)).filter(lo__lt=F("hi")).values(key)
+
+    return Q(control__isnull=True, flag_id__in=split(scored.filter(control__isnull=True), "flag_id")) | Q(
+        control_id__in=split(scored.filter(control__isnull=False), "control_id")
+    )
 
 
 def turn_items(bank: Bank, window_days: int, *, kind: str = "", tag: str = "", disagree: bool = False):
-    """The bank's items (flags and their controls), newest flag first. Every item has exactly one live score,
-    written when it entered a bank, so live scores double as the item list."""
-    items = (
-        bank_scores(bank, clamp_window(window_days))
-        .filter(source=Score.LIVE)
-        .select_related("flag__line__call__tenant", "control__line")
-        .order_by("-flag__created_at", "-flag_id", "control_id")
-    )
+    """Ids of the bank's items (flags and their controls), newest flag first, for pagination; `turn_rows` loads
+    one page of them. Every item has exactly one live score, written when it entered a bank, so live scores
+    double as the item list."""
+    since = window_start(clamp_window(window_days))
+    items = Score.objects.filter(source=Score.LIVE, flag__bank=bank, flag__created_at__gte=since)
     if kind == "flags":
         items = items.filter(control__isnull=True)
     elif kind == "controls":
@@ -206,9 +213,8 @@ def turn_items(bank: Bank, window_days: int, *, kind: str = "", tag: str = "", d
     if tag:
         items = items.filter(flag__tags__contains=f",{tag.strip().lower()},")
     if disagree:
-        ids = list(bank.candidates.values_list("transcriber_id", flat=True))
-        items = items.filter(_item_has(ids, failed=False, match=True)).filter(_item_has(ids, failed=False, match=False))
-    return items
+        items = items.filter(_disagreeing(bank, since))
+    return items.order_by("-flag__created_at", "-flag_id", "control_id").values_list("id", flat=True)
 
 
 @dataclass(frozen=True)
@@ -229,9 +235,12 @@ class TurnRow:
         return self.item.control.expected_text if self.item.control_id else self.item.flag.expected_text
 
 
-def turn_rows(bank: Bank, items, candidates) -> list[TurnRow]:
-    """Rows for one page of items, with each candidate's score: one query for the whole page."""
-    items = list(items)
+def turn_rows(bank: Bank, item_ids, candidates) -> list[TurnRow]:
+    """Rows for one page of items (ids from turn_items), with each candidate's score: two queries a page."""
+    item_ids = list(item_ids)
+    loaded = Score.objects.filter(pk__in=item_ids).select_related("flag__line__call__tenant", "control__line")
+    by_id = {item.pk: item for item in loaded}
+    items = [by_id[pk] for pk in item_ids]
     transcribers = [c.transcriber for c in candidates]
     scores = Score.objects.filter(
         source=Score.CANDIDATE, flag_id__in={i.flag_id for i in items}, transcriber__in=transcribers
