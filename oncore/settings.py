@@ -100,7 +100,8 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
-SESSION_COOKIE_SECURE = not DEBUG and env_bool("SECURE_COOKIES", False)
+# Secure cookies unless debugging; set SECURE_COOKIES=0 to serve a non-debug instance over plain HTTP locally.
+SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SESSION_COOKIE_HTTPONLY = True
 

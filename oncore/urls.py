@@ -5,15 +5,17 @@ from django.urls import include, path
 from oncore import api
 from oncore.accounts import key_views
 from oncore.accounts import views as account_views
+from oncore.accounts.login import RateLimitedLoginView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", RateLimitedLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("org/switch/", account_views.switch_org, name="switch_org"),
     path("settings/api-keys/", key_views.api_keys, name="api_keys"),
     path("settings/api-keys/<int:pk>/revoke/", key_views.revoke_api_key, name="api_key_revoke"),
     path("api/errors/", api.errors_page, name="api_errors"),
     path("api/v1/", api.urls()),
+    path("benchmark/", include("benchmark.urls")),
     path("", include("transcriber_tests.urls")),
 ]

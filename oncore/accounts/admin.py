@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import ApiKey, Membership, Organization, Tenant
+from .models import ApiKey, LoginFailure, Membership, Organization, Tenant
 
 
 @admin.register(Organization)
@@ -33,3 +33,9 @@ class ApiKeyAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         # Keys are created with `manage.py create_api_key` or the dashboard, which show the raw key once.
         return False
+
+
+@admin.register(LoginFailure)
+class LoginFailureAdmin(admin.ModelAdmin):
+    list_display = ["username", "ip", "at"]
+    search_fields = ["username"]

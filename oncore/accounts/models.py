@@ -109,3 +109,11 @@ class ApiKey(models.Model):
 
     def matches(self, raw: str) -> bool:
         return hmac.compare_digest(self.hashed_key, hash_key(raw))
+
+
+class LoginFailure(models.Model):
+    """A failed log-in, kept briefly to rate-limit guessing across every server process."""
+
+    username = models.CharField(max_length=150, db_index=True)
+    ip = models.GenericIPAddressField(null=True, blank=True)
+    at = models.DateTimeField(auto_now_add=True, db_index=True)

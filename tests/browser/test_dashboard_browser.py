@@ -33,6 +33,7 @@ def flaggable_line():
 
 def test_it_walks_the_admin_flow_and_refuses_a_member(browser, live_server, screenshots, settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
+    settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False  # the live server speaks plain HTTP
     call_command("load_demo", flags=0)
     base = live_server.url
     line = flaggable_line()
