@@ -117,3 +117,6 @@ class LoginFailure(models.Model):
     username = models.CharField(max_length=150, db_index=True)
     ip = models.GenericIPAddressField(null=True, blank=True)
     at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    def __str__(self):
+        return f"{self.username} at {self.at:%Y-%m-%d %H:%M}"
