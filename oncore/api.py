@@ -19,6 +19,7 @@ from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import render
 from django.urls import re_path, reverse
 from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt
 from ninja import NinjaAPI, Schema
 from ninja.errors import HttpError
 from ninja.errors import ValidationError as NinjaValidationError
@@ -117,8 +118,25 @@ ERROR_CODES = [
               "`detail.pending` and `detail.limit` say how far over it is. Retry later (GET /queue shows "
               "progress). Flags into no bank are still accepted.", "queue"),
     ErrorCode("run_in_progress", 409, "Another full-call run is queued or running",
-              "An organization runs one full-call run at a time. Wait for it to finish, or cancel it, then "
-              "start the new one.", "runs"),
+              "An organization runs one full-call run at a time. `detail.run` is the run in progress: wait for "
+              "it to finish (GET /runs/{id}), or cancel it, then start the new one.", "runs"),
+    ErrorCode("no_calls", 400, "No calls were chosen for the run",
+              "Send at least one call id in `call_ids` (and whole numbers only).", "runs"),
+    ErrorCode("too_many_calls", 400, "Too many calls for one run",
+              "A run covers at most ten calls (`detail.limit`): send fewer, or start another run afterwards.",
+              "runs"),
+    ErrorCode("run_has_no_lines", 409, "The calls have no caller line with audio timing",
+              "A run replays caller lines with start and end times; choose calls that have them.", "runs"),
+    ErrorCode("no_candidate", 409, "The bank has no leader to run",
+              "No candidate has a scored line yet. Name the candidate with `candidate_id`, or flag lines first.",
+              "runs"),
+    ErrorCode("run_not_active", 409, "The run is not queued or running",
+              "Only a queued or running run can be cancelled; `detail.status` says where it is. Nothing to do "
+              "if it already finished.", "runs"),
+    ErrorCode("judge_not_failed", 409, "The run's judge has not failed",
+              "Only a finished run whose judge failed can retry it; GET /runs/{id} shows `judge.status`.", "runs"),
+    ErrorCode("not_in_review_sample", 409, "The line is not in the review sample",
+              "Review only the lines listed by GET /runs/{id}/review.", "runs"),
 ]
 ERRORS = {e.code: e for e in ERROR_CODES}
 
@@ -326,7 +344,7 @@ api = OnCoreAPI(
     version="1",
     description=(
         "Everything the transcriber testing dashboard does, over HTTP: calls, flags, banks, candidates, results, "
-        "the turn-by-turn table, CSV exports and the queue. Authenticate with an organization key "
+        "the turn-by-turn table, full-call runs, CSV exports and the queue. Authenticate with an organization key "
         "(`Authorization: Bearer <key>`); tenant keys are refused. Errors share one shape, "
         '`{"error": {"code", "message", "detail"}}`; the error guide lists every code with what to do.'
     ),
@@ -416,6 +434,7 @@ def _json_errors(view):
     return wrapper
 
 
+@csrf_exempt
 def not_found(request, *args, **kwargs):
     return JsonResponse(error_body("not_found", f"No API endpoint at {request.path}. The reference lists them all.",
                                    {"reference": reverse("api:openapi-view")}), status=404)
@@ -437,7 +456,7 @@ def urls():
     patterns, app_name, namespace = api.urls
     for pattern in patterns:
         pattern.callback = _json_errors(pattern.callback)
-    return [*patterns, re_path(r"^.*$", not_found)], app_name, namespace
+    return [*patterns, re_path(r"^", not_found)], app_name, namespace
 
 
 def errors_page(request):

@@ -2,7 +2,7 @@
 authentication and the error shape). Every write goes through transcriber_tests.actions, every read through the
 same queries as the dashboard."""
 
-from . import banks, calls, flags
+from . import banks, calls, flags, runs
 
 routers = [
     ("", calls.catalogue),
@@ -11,5 +11,6 @@ routers = [
     ("", banks.banks),
     ("", banks.candidates),
     ("", banks.results),
+    ("", runs.router),
     ("", banks.queue),
 ]

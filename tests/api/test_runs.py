@@ -1,0 +1,133 @@
+"""Full-call runs over the API: estimate, start after confirming, one at a time, detail, lines, review, cancel,
+retry, the CSV, and another organization's 404."""
+
+# ruff: noqa: F811 (tests take the imported fixtures as parameters)
+
+import pytest
+
+from tests.llm_server import llm_server  # noqa: F401  (a fixture)
+from tests.transcriber_tests.test_runs_support import (  # noqa: F401  (fixtures)
+    Say,
+    line_stt,
+    no_judge,
+    run_setup,
+    scripted_judge,
+    world,
+)
+from transcriber_tests import actions, run_tasks
+from transcriber_tests.models import Run
+
+from .conftest import assert_error
+
+pytestmark = pytest.mark.django_db
+
+
+def _start(api, bank, calls, **body):
+    return api.post(f"/banks/{bank.pk}/runs", {"call_ids": [c.pk for c in calls], **body})
+
+
+def test_it_estimates_and_starts_a_run_only_when_confirmed(api, run_setup, no_judge):
+    bank, cand, call_a, call_b = run_setup
+    estimate = api.post(f"/banks/{bank.pk}/runs/estimate", {"call_ids": [call_a.pk, call_b.pk]}).json()
+    assert estimate["candidate_id"] == cand.pk and estimate["lines"] == 7 and estimate["already_transcribed"] == 1
+    assert estimate["judge_configured"] is False and float(estimate["total_cost"]) > 0
+    error = assert_error(_start(api, bank, [call_a, call_b]), 409, "estimate_not_confirmed")
+    assert error["detail"]["lines"] == 7 and error["detail"]["total_cost"] == estimate["total_cost"]
+    assert not Run.objects.exists()
+    response = _start(api, bank, [call_a, call_b], confirm=True)
+    assert response.status_code == 201, response.content
+    run = response.json()
+    assert run["status"] == "queued" and run["call_ids"] == [call_a.pk, call_b.pk]
+    assert run["candidate"]["id"] == cand.pk and run["counts"]["lines"] == 7 and run["estimate"]["lines"] == 7
+    error = assert_error(_start(api, bank, [call_b], confirm=True), 409, "run_in_progress")
+    assert error["detail"]["run"] == run["id"]
+
+
+def test_it_refuses_runs_it_cannot_start(api, org, run_setup, world, no_judge):
+    bank, cand, call_a, call_b = run_setup
+    assert_error(api.post(f"/banks/{bank.pk}/runs", {"call_ids": [], "confirm": True}), 422, "validation_error")
+    assert_error(api.post(f"/banks/{bank.pk}/runs", {"call_ids": list(range(1, 12)), "confirm": True}), 422,
+                 "validation_error")
+    assert_error(_start(api, bank, [call_a], candidate_id=world.live.pk, confirm=True), 404, "not_found")
+    error = assert_error(api.post(f"/banks/{bank.pk}/runs", {"call_ids": [call_a.pk, 10**9], "confirm": True}),
+                         404, "not_found")
+    assert error["detail"]["calls"] == [10**9]
+    unrecorded = world.call([Say("hello")], recorded=False)
+    assert_error(_start(api, bank, [unrecorded], confirm=True), 409, "line_not_recorded")
+    empty = actions.do_create_bank(org, name="Empty")
+    assert_error(_start(api, empty, [call_a], confirm=True), 409, "no_candidate")
+    assert_error(api.post(f"/banks/{empty.pk}/runs/estimate", {"call_ids": [call_a.pk]}), 409, "no_candidate")
+    assert not Run.objects.exists()
+
+
+def test_it_reads_a_finished_run_its_lines_and_review_and_takes_a_review(api, run_setup, llm_server):
+    bank, cand, call_a, call_b = run_setup
+    llm_server.responder = scripted_judge
+    run_id = _start(api, bank, [call_a, call_b], confirm=True).json()["id"]
+    assert run_tasks.drain_run(run_id, max_seconds=60) == Run.DONE
+
+    run = api.get(f"/runs/{run_id}").json()
+    assert run["status"] == "done" and run["judge"]["status"] == "done" and run["finished_at"]
+    assert (run["counts"]["fixes"], run["counts"]["breaks"], run["counts"]["same_meaning"]) == (2, 2, 1)
+    assert run["calibration"]["sampled"] == 7 and run["calibration"]["matched"] == 6
+    assert run["calibration"]["audio_path_agreement"] == pytest.approx(6 / 7) and not run["calibration"]["low"]
+    assert run["patterns"][0]["name"] == "drops digits" and run["verdict"].startswith("It would fix")
+    assert run["review"]["sample"] == 4 and run["review"]["reviewed"] == 0
+
+    lines = api.get(f"/runs/{run_id}/lines").json()
+    assert lines["count"] == 7 and [ln["position"] for ln in lines["items"]] == list(range(7))
+    first = lines["items"][0]
+    assert first["label"] == "candidate_right" and first["label_source"] == "flag" and first["flag_id"]
+    breaks = api.get(f"/runs/{run_id}/lines", {"label": "live_right"}).json()
+    assert breaks["count"] == 2 and all(ln["reasoning"] for ln in breaks["items"])
+    by_pattern = api.get(f"/runs/{run_id}/lines", {"pattern": run["patterns"][0]["id"]}).json()
+    assert by_pattern["count"] == 2
+    assert api.get(f"/runs/{run_id}/lines", {"label": "calibration"}).json()["count"] == 7
+
+    sample = api.get(f"/runs/{run_id}/review").json()
+    assert sample["count"] == 4
+    reviewed = api.post(f"/runs/{run_id}/review/{sample['items'][0]['id']}", {"agrees": False}).json()
+    assert reviewed["review_agrees"] is False and reviewed["reviewed_at"]
+    assert api.get(f"/runs/{run_id}/review", {"show": "todo"}).json()["count"] == 3
+    assert api.get(f"/runs/{run_id}").json()["review"] == {"sample": 4, "reviewed": 1, "agrees": 0,
+                                                           "judge_human_agreement": 0.0}
+    assert_error(api.post(f"/runs/{run_id}/review/{first['id']}", {"agrees": True}), 409, "not_in_review_sample")
+    assert_error(api.post(f"/runs/{run_id}/cancel"), 409, "run_not_active")
+    assert_error(api.post(f"/runs/{run_id}/retry-judge"), 409, "judge_not_failed")
+
+    listed = api.get(f"/banks/{bank.pk}/runs").json()
+    assert listed["count"] == 1 and listed["items"][0]["fixes"] == 2 and listed["items"][0]["calls"] == 2
+    assert listed["items"][0]["audio_path_agreement"] == pytest.approx(6 / 7)
+
+    response = api.get(f"/runs/{run_id}/lines.csv")
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+    rows = b"".join(response.streaming_content).decode().splitlines()
+    assert len(rows) == 8 and rows[0].lstrip("\ufeff").startswith("run_id,")
+
+
+def test_it_cancels_a_run_and_keeps_it_readable_after_its_bank_is_deleted(api, run_setup, no_judge):
+    bank, cand, call_a, call_b = run_setup
+    run_id = _start(api, bank, [call_a], confirm=True).json()["id"]
+    cancelled = api.post(f"/runs/{run_id}/cancel").json()
+    assert cancelled["status"] == "cancelled" and cancelled["finished_at"]
+    assert _start(api, bank, [call_b], confirm=True).status_code == 201
+    api.delete(f"/banks/{bank.pk}")
+    run = api.get(f"/runs/{run_id}").json()
+    assert run["bank_id"] is None and run["bank_name"] == "English"
+
+
+def test_it_hides_another_organizations_runs(api, other_api, run_setup, no_judge):
+    bank, cand, call_a, call_b = run_setup
+    run_id = _start(api, bank, [call_a], confirm=True).json()["id"]
+    line_id = Run.objects.get(pk=run_id).lines.first().pk
+    for response in (
+        other_api.get(f"/banks/{bank.pk}/runs"), other_api.post(f"/banks/{bank.pk}/runs/estimate",
+                                                                {"call_ids": [call_a.pk]}),
+        other_api.post(f"/banks/{bank.pk}/runs", {"call_ids": [call_a.pk], "confirm": True}),
+        other_api.get(f"/runs/{run_id}"), other_api.post(f"/runs/{run_id}/cancel"),
+        other_api.post(f"/runs/{run_id}/retry-judge"), other_api.get(f"/runs/{run_id}/lines"),
+        other_api.get(f"/runs/{run_id}/review"), other_api.post(f"/runs/{run_id}/review/{line_id}", {"agrees": True}),
+        other_api.get(f"/runs/{run_id}/lines.csv"),
+    ):
+        assert_error(response, 404, "not_found")
+    assert Run.objects.get(pk=run_id).status == "queued"

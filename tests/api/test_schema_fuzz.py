@@ -1,0 +1,57 @@
+"""Schemathesis against the generated OpenAPI schema, through the WSGI app: every operation gets a bounded number
+of generated requests (valid ones with the ids of real objects, valid ones with generated ids, and invalid
+ones), sent with an organization key. No response may be a 5xx, and every response must be one the schema
+documents: its status, its content type and its body."""
+
+import pytest
+
+schemathesis = pytest.importorskip("schemathesis")
+
+from django.core.wsgi import get_wsgi_application  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from schemathesis import GenerationMode  # noqa: E402
+from schemathesis.checks import not_a_server_error  # noqa: E402
+from schemathesis.specs.openapi.checks import (  # noqa: E402
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from transcriber_tests import runs  # noqa: E402
+
+pytestmark = pytest.mark.django_db
+
+CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+EXAMPLES = 5  # per operation and kind of request: ~40 operations x 3 kinds x 5 runs in about two minutes
+
+
+def test_it_answers_every_generated_request_within_the_schema(org_key, flag, recorded_call):
+    schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", get_wsgi_application())
+    headers = {"Authorization": f"Bearer {org_key}"}
+    run = runs.start_run(flag.bank, [recorded_call.pk], confirmed=True)
+    real_ids = {"bank_id": flag.bank_id, "flag_id": flag.pk, "call_id": recorded_call.pk, "line_id": flag.line_id,
+                "transcriber_id": flag.bank.candidates.first().transcriber_id, "run_id": run.pk,
+                "run_line_id": run.lines.first().pk}
+    failures = []
+    operations = [result.ok() for result in schema.get_all_operations()]
+    assert len(operations) >= 25
+    # Deletes last (the deepest path first), so the real objects stay there for every other operation.
+    operations.sort(key=lambda op: (op.method.upper() == "DELETE", -op.path.count("/") if op.method.upper() == "DELETE" else 0))
+    for operation in operations:
+        names = {p.name for p in operation.path_parameters}
+        kinds = [("generated ids", GenerationMode.POSITIVE, None), ("invalid", GenerationMode.NEGATIVE, None)]
+        if names:
+            kinds.insert(0, ("real ids", GenerationMode.POSITIVE, {n: real_ids[n] for n in names}))
+        for label, mode, path_parameters in kinds:
+
+            @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+                      suppress_health_check=list(HealthCheck))
+            @given(case=operation.as_strategy(generation_mode=mode, path_parameters=path_parameters))
+            def run(case):
+                case.call_and_validate(headers=headers, checks=CHECKS)
+
+            try:
+                run()
+            except Exception as exc:  # collect every operation's failure, then report them together
+                failures.append(f"{operation.label} ({label}): {exc}")
+    assert not failures, "\n\n".join(failures)
