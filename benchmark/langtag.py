@@ -1,0 +1,111 @@
+"""Word language tags from lingua-language-detector, for code-switched references that come without tags.
+
+Pure (no Django). lingua ships its models in the wheel and runs offline. One detector is built per set of
+languages and kept (building one takes well under a second; the models load on the first word, a few
+seconds and ~170 MB for four languages).
+
+How a word is tagged (`tag_words`):
+1. Language-independent tokens get None: tokens with no letter (numbers, punctuation, "—"), tokens with a
+   digit ("A4", "1.", "3pm"), e-mail addresses and web addresses, and all-capital acronyms of two or more
+   letters ("VPN", "HR"). Names are not detected: "Laura" is tagged with whatever language it looks like.
+2. Every other word (stripped of the punctuation around it) gets lingua's confidence for each language,
+   restricted to the languages given; the confidences of a word sum to 1.
+3. Smoothing: a single word is weak evidence ("me", "a", "on" exist in several languages), so each word's
+   confidences are summed with its neighbours', weighted by distance: SMOOTHING_WEIGHTS = (1.0, 0.3, 0.1)
+   means the word itself counts 1.0, the words next to it 0.3 each and the words two away 0.1 each.
+   Neighbours are counted among the words that have confidences (None tokens are skipped) and stop at the
+   ends of the list. The tag is the language with the highest sum (ties: the language listed first).
+   The weights were chosen on the "tune" half of fixtures/codeswitch/hand_labelled.jsonl; see
+   scripts/measure_langtag.py for the accuracy on the other half.
+
+Short embedded words between matrix-language words are the hard case: smoothing fixes ambiguous function
+words but can pull a single embedded word ("mi laptop no") towards the matrix language when lingua is unsure
+of it.
+"""
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from lingua import IsoCode639_1, LanguageDetector, LanguageDetectorBuilder
+
+SMOOTHING_WEIGHTS: tuple[float, ...] = (1.0, 0.3, 0.1)
+
+_EDGE_PUNCTUATION = re.compile(r"^[\W_]+|[\W_]+$")
+_WEB = re.compile(r"@|://|^www\.", re.IGNORECASE)
+
+
+def _iso_code(code: str) -> IsoCode639_1:
+    try:
+        return getattr(IsoCode639_1, code.upper())
+    except AttributeError:
+        raise ValueError(
+            f"Unknown language code {code!r}: use ISO 639-1 codes such as 'en' or 'es'."
+        ) from None
+
+
+@lru_cache(maxsize=16)
+def _detector(codes: tuple[str, ...]) -> LanguageDetector:
+    return LanguageDetectorBuilder.from_iso_codes_639_1(*(_iso_code(c) for c in codes)).build()
+
+
+def detector_for(languages: Sequence[str]) -> LanguageDetector:
+    """The cached lingua detector for this set of languages (order and repeats do not matter)."""
+    return _detector(tuple(sorted({code.lower() for code in languages})))
+
+
+def word_core(token: str) -> str | None:
+    """The part of a token lingua should see, or None when the token is language-independent."""
+    if _WEB.search(token):
+        return None
+    core = _EDGE_PUNCTUATION.sub("", token)
+    if not any(c.isalpha() for c in core) or any(c.isdigit() for c in core):
+        return None
+    letters = [c for c in core if c.isalpha()]
+    if len(letters) >= 2 and all(c.isupper() for c in letters):
+        return None
+    return core
+
+
+def confidences(words: Sequence[str], languages: Sequence[str]) -> list[dict[str, float] | None]:
+    """lingua's confidence per language (ISO 639-1 codes) for each word; None for language-independent ones."""
+    codes = [code.lower() for code in languages]
+    if not codes:
+        raise ValueError("Give at least one language to tag words with.")
+    for code in codes:
+        _iso_code(code)
+    cores = [word_core(w) for w in words]
+    if len(set(codes)) == 1:
+        return [None if core is None else {codes[0]: 1.0} for core in cores]
+    detector = detector_for(codes)
+    result: list[dict[str, float] | None] = []
+    for core in cores:
+        if core is None:
+            result.append(None)
+            continue
+        values = {
+            c.language.iso_code_639_1.name.lower(): c.value
+            for c in detector.compute_language_confidence_values(core)
+        }
+        result.append({code: values.get(code, 0.0) for code in codes})
+    return result
+
+
+def tag_words(
+    words: Sequence[str], languages: Sequence[str], *, weights: Sequence[float] = SMOOTHING_WEIGHTS
+) -> list[str | None]:
+    """One ISO 639-1 code (lowercase, one of `languages`) or None per word; see the module docstring.
+    `weights=(1.0,)` turns smoothing off. Raises ValueError on an unknown or missing language code."""
+    scores = confidences(words, languages)
+    codes = list(dict.fromkeys(code.lower() for code in languages))
+    tagged = [i for i, s in enumerate(scores) if s is not None]
+    tags: list[str | None] = [None] * len(words)
+    for j, i in enumerate(tagged):
+        total = dict.fromkeys(codes, 0.0)
+        for distance, weight in enumerate(weights):
+            for k in {j - distance, j + distance}:
+                if 0 <= k < len(tagged):
+                    for code, value in scores[tagged[k]].items():
+                        total[code] += weight * value
+        tags[i] = max(codes, key=total.__getitem__)
+    return tags
