@@ -7,6 +7,7 @@ from decimal import Decimal
 
 import pytest
 from django.db.models import Count
+from django.urls import reverse
 
 from tests.llm_server import error, llm_server  # noqa: F401  (llm_server is a fixture)
 from transcriber_tests import actions, judge, run_tasks, runs, tasks
@@ -266,23 +267,25 @@ def test_it_labels_in_batches_that_hand_on_to_the_next_task(run_setup, llm_serve
     assert runs.advance(run.pk) == "done"
 
 
-def test_it_warns_when_the_audio_path_agreement_is_low(org, world, no_judge, settings):
+def test_it_replays_a_sample_of_lines_and_warns_when_the_audio_path_agreement_is_low(org, world, no_judge,
+                                                                                       settings, admin_client):
     settings.ONCORE = {**settings.ONCORE, "RUN_CALIBRATION_LINES": 4}
     cand = world.candidate("cand")
     bank = actions.do_create_bank(org, name="B", controls_per_flag=0)
     actions.do_add_candidate(bank, cand, confirmed=True)
-    call = world.call([Say(f"line {i}", replay=f"lime {i}" if i < 3 else None) for i in range(6)])
+    call = world.call([Say(f"line {i}", replay=f"lime {i}" if i % 2 else None) for i in range(6)])
     run = start(bank, [call], candidate=cand)
     run_tasks.drain_run(run.pk, max_seconds=60)
     summary = runs.run_summary(run)
-    assert summary.calibration_sampled == 4
-    assert summary.calibration_compared == 4 and summary.calibration_matched <= 3
-    assert summary.calibration_matched == 4 - run.lines.filter(calibration=True, live_text__in=[
-        "line 0", "line 1", "line 2"]).count()
-    # The live transcriber replayed only the sample.
-    assert world.server.requests.count("live") == 4
-    if summary.calibration_matched < 4 * 0.8:
-        assert summary.calibration_low
+    assert summary.calibration_sampled == summary.calibration_compared == 4
+    assert world.server.requests.count("live") == 4  # only the sample is replayed
+    odd = run.lines.filter(calibration=True, position__in=[1, 3, 5]).count()
+    assert summary.calibration_matched == 4 - odd
+    assert summary.calibration_low is (summary.calibration_matched / 4 < 0.8)
+
+    settings.ONCORE = {**settings.ONCORE, "RUN_CALIBRATION_WARN": 1.01}  # any disagreement at all warns
+    page = admin_client.get(reverse("run", args=[run.pk])).content.decode()
+    assert "Give this run&#x27;s numbers less weight" in page or "Give this run's numbers less weight" in page
 
 
 def test_it_counts_lines_the_candidate_could_not_transcribe(org, world, no_judge):
