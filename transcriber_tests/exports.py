@@ -7,7 +7,7 @@ from django.http import StreamingHttpResponse
 from django.utils.text import slugify
 
 from . import queries
-from .models import Score
+from .models import JudgePick, Score
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -19,7 +19,7 @@ RESULTS_COLUMNS = [
 TURN_COLUMNS = [
     "flag_id", "item", "control_id", "call_id", "line_id", "tenant", "call_started_at", "flagged_at", "tags",
     "expected_text", "live_text", "transcriber", "source", "text", "failed", "match", "wer",
-    "case_or_punctuation_only", "normalizer_version",
+    "case_or_punctuation_only", "normalizer_version", "judge_pick", "judge_reasoning",
 ]
 
 
@@ -86,8 +86,14 @@ def turn_csv_rows(bank, window_days):
         scores.select_related("flag__line__call__tenant", "control__line", "transcriber")
         .order_by("-flag__created_at", "-flag_id", "control_id", "source", "transcriber_id")
     )
+    # The judge's picks are few (items where candidates matched but wrote the line differently): one query.
+    picks = {
+        (p.flag_id, p.control_id): p
+        for p in JudgePick.objects.filter(flag__bank=bank, chosen__isnull=False).select_related("chosen")
+    }
     for s in scores.iterator(chunk_size=2000):
         flag, control = s.flag, s.control
+        pick = picks.get((flag.pk, control.pk if control else None))
         line = control.line if control else flag.line
         call = flag.line.call
         yield [
@@ -96,6 +102,7 @@ def turn_csv_rows(bank, window_days):
             control.expected_text if control else flag.expected_text, line.text, s.transcriber.display_name,
             s.source, s.hypothesis, "yes" if s.failed else "no", "" if s.failed else ("yes" if s.match else "no"),
             _fmt(s.wer), "yes" if s.case_or_punctuation_only else "no", s.normalizer_version,
+            pick.chosen.display_name if pick else "", pick.reasoning if pick else "",
         ]
 
 

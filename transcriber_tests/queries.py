@@ -14,6 +14,7 @@ from oncore.transcribers.models import Transcriber
 
 from . import jobs, scoring
 from .models import Bank, ControlLine, Flag, Score, Transcription
+from .picks import picks_by_item
 
 DEFAULT_WINDOW_DAYS = 30
 MAX_WINDOW_DAYS = 90
@@ -221,6 +222,7 @@ def turn_items(bank: Bank, window_days: int, *, kind: str = "", tag: str = "", d
 class TurnRow:
     item: Score  # the live score of the item
     cells: list  # (transcriber, Score or None) in candidate order
+    pick: object = None  # the judge's pick among matching versions, if any
 
     @property
     def is_control(self) -> bool:
@@ -236,7 +238,8 @@ class TurnRow:
 
 
 def turn_rows(bank: Bank, item_ids, candidates) -> list[TurnRow]:
-    """Rows for one page of items (ids from turn_items), with each candidate's score: two queries a page."""
+    """Rows for one page of items (ids from turn_items), with each candidate's score and the judge's pick:
+    three queries a page."""
     item_ids = list(item_ids)
     loaded = Score.objects.filter(pk__in=item_ids).select_related("flag__line__call__tenant", "control__line")
     by_id = {item.pk: item for item in loaded}
@@ -246,7 +249,9 @@ def turn_rows(bank: Bank, item_ids, candidates) -> list[TurnRow]:
         source=Score.CANDIDATE, flag_id__in={i.flag_id for i in items}, transcriber__in=transcribers
     )
     by_key = {(s.flag_id, s.control_id, s.transcriber_id): s for s in scores}
+    picks = picks_by_item(items)
     return [
-        TurnRow(item, [(t, by_key.get((item.flag_id, item.control_id, t.pk))) for t in transcribers])
+        TurnRow(item, [(t, by_key.get((item.flag_id, item.control_id, t.pk))) for t in transcribers],
+                picks.get((item.flag_id, item.control_id)))
         for item in items
     ]

@@ -11,7 +11,7 @@ from django.utils import timezone
 from oncore import audio
 from oncore.transcribers.engines import TranscriptionError, get_engine
 
-from . import actions, jobs
+from . import actions, jobs, llm, picks
 from .models import Transcription
 
 log = logging.getLogger(__name__)
@@ -73,11 +73,19 @@ def transcribe(pk: int) -> str:
                 claimed_at=None)
     else:
         outcome = "done"
-        _finish(t, status=Transcription.DONE, text=result.text, error="", claimed_at=None,
-                audio_seconds=result.audio_seconds, cost=result.cost, latency_s=result.latency_s)
+        if _finish(t, status=Transcription.DONE, text=result.text, error="", claimed_at=None,
+                   audio_seconds=result.audio_seconds, cost=result.cost, latency_s=result.latency_s) and (
+            llm.judge_configured()
+        ):
+            # Where candidates matched but wrote the line differently, the judge picks one (never a score).
+            transaction.on_commit(lambda: jobs.enqueue("transcriber_tests.tasks.pick_line", line.pk))
     with transaction.atomic():
         jobs.pump(t.organization_id)
     return outcome
+
+
+def pick_line(line_id: int) -> int:
+    return picks.maybe_pick_line(line_id)
 
 
 def pump_all() -> int:

@@ -229,3 +229,18 @@ def test_it_switches_between_organizations(client, django_user_model, org, other
     assert client.get(reverse("bank", args=[bank.pk])).status_code == 200
     client.post(reverse("switch_org"), {"organization": other_org.pk, "next": reverse("banks")})
     assert client.get(reverse("bank", args=[bank.pk])).status_code == 404
+
+
+def test_it_shows_the_judges_pick_in_the_turn_table_and_its_csv(admin_client, flag, bank):
+    from transcriber_tests.models import JudgePick
+
+    good = bank.candidates.get(position=0).transcriber
+    JudgePick.objects.create(flag=flag, chosen=good, chosen_text="Siobhan, table for four at eight thirty",
+                             reasoning="The guest spells it Siobhan.", versions={})
+    content = admin_client.get(reverse("turn_table", args=[bank.pk])).content.decode()
+    assert "Judge&#x27;s pick" in content or "Judge's pick" in content
+    assert "The guest spells it Siobhan." in content
+    turns = read_csv(admin_client.get(reverse("export_turns", args=[bank.pk])))
+    flagged = [r for r in turns if r["item"] == "flag"]
+    assert {r["judge_pick"] for r in flagged} == {"Test good"}
+    assert flagged[0]["judge_reasoning"] == "The guest spells it Siobhan."
