@@ -244,8 +244,12 @@ class CsUtterance(models.Model):
         (MONO_MATRIX, "Monolingual matrix language"),
         (MONO_ENGLISH, "Monolingual English"),
     ]
-    DATA, LINGUA = "data", "lingua"
-    TAG_SOURCES = [(DATA, "From the data"), (LINGUA, "Detected (lingua)")]
+    DATA, LINGUA, CONDITION = "data", "lingua", "condition"
+    TAG_SOURCES = [
+        (DATA, "From the data"),
+        (LINGUA, "Detected (lingua)"),
+        (CONDITION, "The one language spoken"),
+    ]
 
     dataset = models.ForeignKey(CsDataset, on_delete=models.CASCADE, related_name="utterances")
     utterance_id = models.CharField(max_length=200)

@@ -149,7 +149,12 @@ class Migration(migrations.Migration):
                 (
                     "tags_source",
                     models.CharField(
-                        choices=[("data", "From the data"), ("lingua", "Detected (lingua)")], max_length=10
+                        choices=[
+                            ("data", "From the data"),
+                            ("lingua", "Detected (lingua)"),
+                            ("condition", "The one language spoken"),
+                        ],
+                        max_length=10,
                     ),
                 ),
                 ("switch_points", models.PositiveIntegerField(default=0)),
