@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from benchmark import reports as benchmark_reports
 from oncore import audio
 from oncore.accounts.access import admin_required
 from oncore.calls.models import Assistant, Call, Line
@@ -369,7 +370,10 @@ def candidate_remove(request, pk, transcriber_pk):
 def bank_results(request, pk):
     bank = _get_bank_for_admin(request, pk)
     results = queries.bank_results(bank, _window(request))
-    context = {"bank": bank, "r": results, "windows": [7, 14, 30, 60, 90], "queue": jobs.queue_status(request.org.pk)}
+    # The public benchmark beside your own callers: each candidate's entity accuracy, where it has a scored run.
+    entity = benchmark_reports.entity_accuracy_by_transcriber([card.transcriber.pk for card in results.cards])
+    context = {"bank": bank, "r": results, "windows": [7, 14, 30, 60, 90], "queue": jobs.queue_status(request.org.pk),
+               "entity": entity}
     if request.htmx and request.GET.get("fragment") == "progress":
         # Polls stop with 286 once nothing for this bank is waiting.
         return render(request, "transcriber_tests/_results_body.html", context, status=286 if not results.pending else 200)
