@@ -7,7 +7,9 @@ import pytest
 
 schemathesis = pytest.importorskip("schemathesis")
 
+from django.core.signals import request_finished, request_started  # noqa: E402
 from django.core.wsgi import get_wsgi_application  # noqa: E402
+from django.db import close_old_connections  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from schemathesis import GenerationMode  # noqa: E402
 from schemathesis.checks import not_a_server_error  # noqa: E402
@@ -25,8 +27,19 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
 EXAMPLES = 5  # per operation and kind of request: ~40 operations x 3 kinds x 5 runs in about two minutes
 
 
-def test_it_answers_every_generated_request_within_the_schema(org_key, flag, recorded_call):
-    schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", get_wsgi_application())
+@pytest.fixture
+def wsgi_app():
+    """The project's WSGI app, called in the test's thread and transaction. Like Django's test client, keep the
+    request signals from closing the test's database connection (PostgreSQL would lose its transaction)."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield get_wsgi_application()
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+def test_it_answers_every_generated_request_within_the_schema(wsgi_app, org_key, flag, recorded_call):
+    schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", wsgi_app)
     headers = {"Authorization": f"Bearer {org_key}"}
     run = runs.start_run(flag.bank, [recorded_call.pk], confirmed=True)
     real_ids = {"bank_id": flag.bank_id, "flag_id": flag.pk, "call_id": recorded_call.pk, "line_id": flag.line_id,

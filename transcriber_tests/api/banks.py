@@ -314,6 +314,13 @@ class Cell(Schema):
     case_or_punctuation_only: bool
 
 
+class PickOut(Schema):
+    transcriber_id: int | None = Field(description="The version chosen; null when the judge failed (see error).")
+    text: str
+    reasoning: str
+    error: str
+
+
 class TurnOut(Schema):
     flag_id: int
     control_id: int | None = Field(description="Set on a control line, null on the flagged line itself.")
@@ -327,6 +334,9 @@ class TurnOut(Schema):
     expected_text: str
     live: Cell = Field(description="The live transcript, scored as stored.")
     cells: list[Cell] = Field(description="One per candidate, in the candidates' order.")
+    judge_pick: PickOut | None = Field(
+        description="Where two or more candidates matched but wrote the line differently: the version the judge "
+        "says fits the business best. It never changes a score.")
 
 
 class TurnPage(Page):
@@ -369,6 +379,9 @@ def turn_table(request, bank_id: int, q: Query[TurnFilters]):
             "call_started_at": flag.line.call.started_at, "flagged_at": flag.created_at, "tags": flag.tag_list,
             "expected_text": row.expected, "live": _cell(row.item.transcriber_id, row.item),
             "cells": [_cell(t.pk, score) for t, score in row.cells],
+            "judge_pick": None if row.pick is None else {
+                "transcriber_id": row.pick.chosen_id, "text": row.pick.chosen_text,
+                "reasoning": row.pick.reasoning, "error": row.pick.error},
         })
     return {"count": count, "limit": q.limit, "offset": q.offset,
             "candidates": [transcriber_ref(c.transcriber) for c in cands], "items": out}
