@@ -21,13 +21,12 @@ def advance_all() -> int:
     return len(ids)
 
 
-def after_transcription(transcription_id: int) -> str:
-    """Call once a line transcription is finished (done or failed) and scored: the judge's pick on the items
-    of its line, and the next step of the organization's run once the run's transcriptions are all in."""
+def transcription_finished(transcription_id: int) -> str:
+    """Call once a line transcription is finished (done or failed): when it was the last one the organization's
+    transcribing run waited for, the run compares at once instead of at the next minute's advance_all."""
     t = Transcription.objects.filter(pk=transcription_id).values("line_id", "organization_id", "status").first()
     if t is None or t["status"] not in runs.FINISHED:
         return "skipped"
-    picks.maybe_pick_line(t["line_id"])
     run = Run.objects.filter(organization_id=t["organization_id"], status=Run.TRANSCRIBING).first()
     if run is None or not run.lines.filter(line_id=t["line_id"]).exists():
         return "no run"

@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from tests.llm_server import error, llm_server, prompt_text  # noqa: F401  (llm_server is a fixture)
-from transcriber_tests import actions, judge, picks, run_tasks, tasks
+from transcriber_tests import actions, judge, picks, tasks
 from transcriber_tests.models import JudgePick, Score, Transcription
 
 pytestmark = pytest.mark.django_db
@@ -98,7 +98,7 @@ def test_it_records_a_failed_pick_and_fills_it_later(bank, recorded_call, llm_se
     assert pick.chosen.slug == "test-hyphen" and pick.error == ""  # the default responder takes the first
 
 
-def test_it_picks_on_control_lines_and_after_each_transcription(org, make_transcriber, recorded_call, llm_server):
+def test_it_picks_on_control_lines_after_each_transcription(org, make_transcriber, recorded_call, llm_server):
     bank = actions.do_create_bank(org, name="Controls", controls_per_flag=1)
     actions.do_add_candidate(bank, make_transcriber("plain", "my number is 0 8 7"), confirmed=True)
     actions.do_add_candidate(bank, make_transcriber("dashed", "My number is 0-8-7"), confirmed=True)
@@ -107,8 +107,8 @@ def test_it_picks_on_control_lines_and_after_each_transcription(org, make_transc
         actions.do_flag_line(other, other.text)
     flag = actions.do_flag_line(caller[0], "Siobhan, table for four at eight thirty", bank=bank)
     tasks.drain()
-    for t in Transcription.objects.order_by("id"):
-        run_tasks.after_transcription(t.pk)
+    for line_id in Transcription.objects.order_by("id").values_list("line_id", flat=True):
+        tasks.pick_line(line_id)
     control = flag.controls.get(line=caller[2])
     pick = JudgePick.objects.get(control=control)
     assert pick.flag == flag and pick.chosen.slug == "test-plain"

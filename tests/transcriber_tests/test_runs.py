@@ -10,13 +10,14 @@ from django.db.models import Count
 from django.urls import reverse
 
 from tests.llm_server import error, llm_server  # noqa: F401  (llm_server is a fixture)
-from transcriber_tests import actions, judge, run_tasks, runs, tasks
+from transcriber_tests import actions, jobs, judge, run_tasks, runs, tasks
 from transcriber_tests.errors import EstimateNotConfirmed, NotFound, RunInProgress
 from transcriber_tests.models import Run, RunLine, RunPattern, Transcription
 
 from .test_runs_support import (  # noqa: F401  (fixtures)
     Say,
     caller_lines,
+    fast_passwords,
     line_stt,
     no_judge,
     run_setup,
@@ -252,6 +253,21 @@ def test_it_keeps_what_it_has_when_the_judge_fails_mid_run_and_can_retry(run_set
     assert runs.run_summary(run).unlabelled == 0 and run.verdict
     with pytest.raises(runs.JudgeNotFailed):
         runs.retry_judge(run)
+
+
+def test_it_compares_as_soon_as_the_runs_last_transcription_finishes(run_setup, no_judge):
+    bank, cand, call_a, call_b = run_setup
+    run = start(bank, [call_a])
+    runs.advance(run.pk)
+    pending = list(Transcription.objects.filter(status__in=jobs.ACTIVE).order_by("id").values_list("pk", flat=True))
+    assert len(pending) > 1
+    jobs.pump(run.organization_id)
+    first = Transcription.objects.filter(status=Transcription.RUNNING).order_by("id").first()
+    tasks.transcribe(first.pk)
+    assert run_tasks.transcription_finished(first.pk) == "waiting"
+    tasks.drain()
+    assert run_tasks.transcription_finished(pending[-1]) == "judging"
+    assert Run.objects.get(pk=run.pk).status == Run.JUDGING
 
 
 def test_it_labels_in_batches_that_hand_on_to_the_next_task(run_setup, llm_server):

@@ -14,6 +14,7 @@ from transcriber_tests.models import Run, RunLine
 
 from .test_runs_support import (  # noqa: F401  (fixtures)
     Say,
+    fast_passwords,
     line_stt,
     no_judge,
     run_setup,
