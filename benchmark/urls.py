@@ -1,6 +1,6 @@
 """Entity benchmark pages. Included from oncore/urls.py with path("benchmark/", include("benchmark.urls"))."""
 
-from django.urls import path
+from django.urls import include, path
 
 from . import views
 
@@ -14,4 +14,5 @@ urlpatterns = [
     path("runs/<int:pk>/manifest.json", views.run_manifest_json, name="benchmark_run_manifest"),
     path("compare/", views.compare, name="benchmark_compare"),
     path("compare/diff.csv", views.compare_csv, name="benchmark_compare_csv"),
+    path("codeswitch/", include("benchmark.cs_urls")),
 ]
