@@ -4,6 +4,7 @@ with bulk_create straight into their final state; nothing here is used by the pr
 import random
 from datetime import timedelta
 
+from django.db import connection
 from django.utils import timezone
 
 from oncore.calls.models import Assistant, Call, Line
@@ -83,4 +84,7 @@ def fill_bank(organization, *, flags: int, candidates: int = 8, name="Synthetic"
                                                     cost="0.000222"))
     Score.objects.bulk_create(scores, batch_size=5000)
     Transcription.objects.bulk_create(transcriptions, batch_size=5000)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:  # after a bulk load, give the planner real statistics
+            cursor.execute("ANALYZE")
     return bank
