@@ -98,6 +98,7 @@ def test_it_gives_the_results_with_the_leader_and_the_lead_test(api, bank, flag)
     good, bad = body["candidates"]
     assert good["transcriber"]["slug"] == "test-good" and good["is_leader"] and not bad["is_leader"]
     assert good["scored"] == 2 and good["interval"]["low"] <= good["accuracy"] <= good["interval"]["high"]
+    assert good["entity_benchmark"] is None
     assert body["leader"]["transcriber_id"] == good["transcriber"]["id"]
     assert body["leader"]["clears_threshold"] is (good["accuracy"] >= 0.6)
     assert body["lead_test"]["runner_up_id"] == bad["transcriber"]["id"]
@@ -162,3 +163,13 @@ def test_it_hides_another_organizations_banks(other_api, bank, flag):
         assert_error(response, 404, "not_found")
     assert Bank.objects.filter(pk=bank.pk, name="English").exists()
     assert other_api.get("/queue").json()["queued"] == 0
+
+
+def test_it_puts_a_candidates_entity_benchmark_beside_its_results(api, bank, flag, monkeypatch):
+    from benchmark import reports
+
+    good = bank.candidates.get(position=0).transcriber_id
+    monkeypatch.setattr(reports, "entity_accuracy_by_transcriber", lambda ids: {good: (0.8, 40, 7)})
+    cards = api.get(f"/banks/{bank.pk}/results").json()["candidates"]
+    assert cards[0]["entity_benchmark"] == {"accuracy": 0.8, "n": 40, "run_id": 7}
+    assert cards[1]["entity_benchmark"] is None

@@ -9,6 +9,7 @@ from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 from pydantic import field_validator
 
+from benchmark import reports as benchmark_reports
 from oncore.api import doc
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, exports, jobs, queries
@@ -236,10 +237,18 @@ class Summary(Schema):
     interval: Interval | None = Field(description="95% Wilson interval of the accuracy.")
 
 
+class EntityBenchmark(Schema):
+    accuracy: float | None = Field(description="Headline entity accuracy (MLCommons subset, tier A).")
+    n: int
+    run_id: int = Field(description="The benchmark run it comes from.")
+
+
 class CardOut(Summary):
     position: int
     audio_cost: str = Field(description="Audio cost so far on the bank's lines, USD.")
     is_leader: bool
+    entity_benchmark: EntityBenchmark | None = Field(
+        description="Its latest scored run on the public entity benchmark, beside your own callers; null if none.")
 
 
 class LeaderOut(Schema):
@@ -288,8 +297,13 @@ def bank_results(request, bank_id: int, window: int = WINDOW):
     lower mean WER, then the one listed first), whether it clears the threshold, and the McNemar test of its
     lead over the runner-up."""
     r = queries.bank_results(_bank(request, bank_id), window)
-    cards = [{**_summary(c.transcriber, c.summary, c.interval), "position": c.position,
-              "audio_cost": str(c.cost), "is_leader": c.is_leader} for c in r.cards]
+    entity = benchmark_reports.entity_accuracy_by_transcriber([c.transcriber.pk for c in r.cards])
+    cards = []
+    for c in r.cards:
+        e = entity.get(c.transcriber.pk)
+        cards.append({**_summary(c.transcriber, c.summary, c.interval), "position": c.position,
+                      "audio_cost": str(c.cost), "is_leader": c.is_leader,
+                      "entity_benchmark": {"accuracy": e[0], "n": e[1], "run_id": e[2]} if e else None})
     leader = None
     if r.leader is not None:
         leader = {"transcriber_id": r.leader.transcriber.pk, "accuracy": r.leader.summary.accuracy,
