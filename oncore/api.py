@@ -8,6 +8,7 @@ The routers live in transcriber_tests/api.py and are mounted by `urls()`, which 
 
 import functools
 import logging
+import re
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -19,6 +20,8 @@ from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import render
 from django.urls import re_path, reverse
 from django.utils import timezone
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 from django.views.decorators.csrf import csrf_exempt
 from ninja import NinjaAPI, Schema
 from ninja.errors import HttpError
@@ -173,6 +176,10 @@ class ErrorOut(Schema):
 COMMON_CODES = ("unauthorized", "tenant_key_not_allowed", "validation_error", "internal_error")
 
 
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
 def doc(ok_status: int, ok_schema, ok_description: str, *codes: str, content_type: str | None = None) -> dict:
     """Keyword arguments for a router decorator: the success response and every error the operation can give,
     each status described with its codes, so the reference lists them. `content_type` marks a non-JSON body."""
@@ -187,7 +194,7 @@ def doc(ok_status: int, ok_schema, ok_description: str, *codes: str, content_typ
         described[ok_status]["content"] = {content_type: {"schema": {"type": "string", "format": "binary"}}}
     for status, status_codes in sorted(by_status.items()):
         described[status] = {
-            "description": "Error codes: " + "; ".join(f"`{c}` ({ERRORS[c].title.lower()})" for c in status_codes)
+            "description": "Error codes: " + "; ".join(f"`{c}` ({_lower_first(ERRORS[c].title)})" for c in status_codes)
             + ". See the error guide for what to do about each."
         }
     return {"response": response, "openapi_extra": {"responses": described}}
@@ -245,6 +252,11 @@ class ReferencePage(DocsBase):
         return render(request, "api/reference.html", reference_context(schema))
 
 
+def code_spans(text: str) -> str:
+    """Escape the text and show `backquoted` parts as code, for the reference and the error guide."""
+    return mark_safe(re.sub(r"`([^`]+)`", r"<code>\1</code>", escape(text or "")))
+
+
 def _ref_name(ref: str) -> str:
     return ref.rsplit("/", 1)[-1]
 
@@ -270,7 +282,8 @@ def type_label(schema: dict) -> str:
 
 def _limits(schema: dict) -> str:
     parts = []
-    for key, label in (("minimum", "≥"), ("maximum", "≤"), ("minLength", "min length"), ("maxLength", "max length")):
+    for key, label in (("minimum", "≥"), ("maximum", "≤"), ("minLength", "min length"), ("maxLength", "max length"),
+                       ("minItems", "min items"), ("maxItems", "max items")):
         if key in schema:
             parts.append(f"{label} {schema[key]}")
     if "default" in schema:
@@ -282,12 +295,17 @@ def _fields(schema: dict) -> list[dict]:
     required = set(schema.get("required", []))
     return [
         {"name": name, "type": type_label(prop), "required": name in required, "limits": _limits(prop),
-         "description": prop.get("description", "")}
+         "description": code_spans(prop.get("description", ""))}
         for name, prop in schema.get("properties", {}).items()
     ]
 
 
 def reference_context(schema: dict) -> dict:
+    components = schema.get("components", {}).get("schemas", {})
+
+    def resolved(s: dict) -> dict:
+        return components.get(_ref_name(s["$ref"]), {}) if "$ref" in s else s
+
     operations = []
     for path, methods in schema.get("paths", {}).items():
         for method, op in methods.items():
@@ -296,23 +314,23 @@ def reference_context(schema: dict) -> dict:
                 content_type, media = next(iter(op["requestBody"]["content"].items()))
                 body_schema = media.get("schema", {})
                 body = {"content_type": content_type, "type": type_label(body_schema),
-                        "fields": _fields(body_schema)}
+                        "fields": _fields(resolved(body_schema))}
             operations.append({
                 "id": op.get("operationId", ""),
                 "method": method.upper(),
                 "path": path,
                 "tag": (op.get("tags") or ["API"])[0],
                 "summary": op.get("summary", ""),
-                "description": op.get("description", ""),
+                "description": code_spans(op.get("description", "")),
                 "parameters": [
                     {"name": p["name"], "in": p["in"], "required": p.get("required", False),
                      "type": type_label(p.get("schema", {})), "limits": _limits(p.get("schema", {})),
-                     "description": p.get("description", "")}
+                     "description": code_spans(p.get("description", ""))}
                     for p in op.get("parameters", [])
                 ],
                 "body": body,
                 "responses": [
-                    {"status": status, "description": r.get("description", ""),
+                    {"status": status, "description": code_spans(r.get("description", "")),
                      "types": [f"{ct}: {type_label(m.get('schema', {}))}" for ct, m in r.get("content", {}).items()]}
                     for status, r in sorted(op.get("responses", {}).items(), key=lambda item: str(item[0]))
                 ],
@@ -320,11 +338,11 @@ def reference_context(schema: dict) -> dict:
     tags: dict[str, list] = {}
     for op in operations:
         tags.setdefault(op["tag"], []).append(op)
-    components = schema.get("components", {}).get("schemas", {})
+    info = schema.get("info", {})
     return {
-        "info": schema.get("info", {}),
+        "info": {**info, "description": code_spans(info.get("description", ""))},
         "tags": list(tags.items()),
-        "schemas": [{"name": name, "description": s.get("description", ""), "fields": _fields(s),
+        "schemas": [{"name": name, "description": code_spans(s.get("description", "")), "fields": _fields(s),
                      "type": type_label(s) if "properties" not in s else "object"}
                     for name, s in sorted(components.items())],
         "openapi_url": reverse("api:openapi-json"),
@@ -461,4 +479,6 @@ def urls():
 
 def errors_page(request):
     """The error guide: every code, its status and what to do, from ERROR_CODES."""
-    return render(request, "api/errors.html", {"errors": ERROR_CODES, "reference_url": reverse("api:openapi-view")})
+    errors = [{"code": e.code, "status": e.status, "title": e.title, "what_to_do": code_spans(e.what_to_do)}
+              for e in ERROR_CODES]
+    return render(request, "api/errors.html", {"errors": errors, "reference_url": reverse("api:openapi-view")})
