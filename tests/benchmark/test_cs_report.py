@@ -142,3 +142,10 @@ def test_it_gives_per_language_wer_on_a_bank_labelled_with_two_languages(org, te
 
     assert figures == {"fr": (0.0, 7), "en": (pytest.approx(1 / 6), 6)}
     assert cs_report.bank_language_wer(mono, 30) is None
+
+
+def test_it_builds_the_report_in_a_fixed_number_of_queries(transcribed, django_assert_max_num_queries):
+    dataset, _ = transcribed
+    with django_assert_max_num_queries(3):
+        report = cs_report.dataset_report(dataset, fit_models=False)
+    assert len(report.rows) == 2
