@@ -5,7 +5,7 @@ retry, the CSV, and another organization's 404."""
 
 import pytest
 
-from tests.llm_server import llm_server  # noqa: F401  (a fixture)
+from tests.llm_server import error, llm_server  # noqa: F401  (llm_server is a fixture)
 from tests.transcriber_tests.test_runs_support import (  # noqa: F401  (fixtures)
     Say,
     line_stt,
@@ -131,3 +131,27 @@ def test_it_hides_another_organizations_runs(api, other_api, run_setup, no_judge
     ):
         assert_error(response, 404, "not_found")
     assert Run.objects.get(pk=run_id).status == "queued"
+
+
+def test_it_retries_a_failed_judge(api, run_setup, llm_server, settings):
+    settings.ANTHROPIC_MAX_RETRIES = 0
+    bank, cand, call_a, call_b = run_setup
+    llm_server.queue({"label": "live_right", "reasoning": "The digits are gone."}, error(500))
+    run_id = _start(api, bank, [call_a, call_b], confirm=True).json()["id"]
+    assert run_tasks.drain_run(run_id, max_seconds=60) == Run.DONE
+    failed = api.get(f"/runs/{run_id}").json()
+    assert failed["judge"]["status"] == "failed" and "Anthropic API error" in failed["judge"]["error"]
+    assert failed["counts"]["unlabelled"] == 3
+    retried = api.post(f"/runs/{run_id}/retry-judge").json()
+    assert retried["status"] == "judging" and retried["judge"]["status"] == "pending"
+
+
+def test_it_lists_runs_in_fixed_queries(api, run_setup, no_judge, django_assert_max_num_queries):
+    bank, cand, call_a, call_b = run_setup
+    for calls in ([call_a], [call_b], [call_a, call_b]):
+        run_id = _start(api, bank, calls, confirm=True).json()["id"]
+        api.post(f"/runs/{run_id}/cancel")
+    with django_assert_max_num_queries(5):  # key, bank, count, page, counts
+        body = api.get(f"/banks/{bank.pk}/runs").json()
+    assert body["count"] == 3 and [r["status"] for r in body["items"]] == ["cancelled"] * 3
+    assert [r["calls"] for r in body["items"]] == [2, 1, 1]
