@@ -20,7 +20,10 @@ States, each move a conditional UPDATE ... WHERE status = ... (so a step deliver
   and the run is done with its comparisons. An LLMError keeps what was labelled, records the message and
   finishes the run; `retry_judge` picks up where it stopped.
 
-`advance(run_id)` does whichever step is next and is what the queue runs (transcriber_tests.run_tasks).
+`advance(run_id)` does whichever step is next and is what the queue runs (transcriber_tests.run_tasks):
+after start, after compare, after each judge batch, once a minute for every active run (advance_all), and
+when the run's last transcription finishes (run_tasks.transcription_finished).
+The judge's review sample holds judge labels only: a flagged line's label comes from what a person typed.
 One run per organization may be queued or running: the partial unique index `one_active_run_per_org` holds
 it, and a second start gets RunInProgress naming the run in progress.
 
@@ -659,19 +662,21 @@ def judge_step(run_id: int, budget_s: float | None = None) -> str:
                 label=result.label, label_source=RunLine.BY_JUDGE, reasoning=result.reasoning
             )
             _add_tokens(run_id, result.call)
-        if not held.exists():
-            return "stopped"
         run.refresh_from_db()
         if not run.patterns_done:
+            if not held.exists():
+                return "stopped"
             _patterns(run, context)
         if not run.verdict:
+            if not held.exists():
+                return "stopped"
             _verdict(run)
         _review_sample(run)
     except (llm.LLMError, llm.JudgeNotConfigured) as exc:
         _review_sample(run)
         left = to_label(run).count()
         _finish_judging(held, Run.JUDGE_FAILED,
-                        f"The judge failed: {exc.message} Labels so far are kept; {left} differing line"
+                        f"The judge failed: {exc.message.rstrip('.')}. Labels so far are kept; {left} differing line"
                         f"{'s' if left != 1 else ''} left unlabelled. Retry the judge to carry on.")
         return "judge failed"
     _finish_judging(held, Run.JUDGE_DONE, "")

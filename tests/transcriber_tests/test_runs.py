@@ -58,6 +58,7 @@ def test_it_runs_whole_calls_with_labels_patterns_verdict_review_sample_and_cali
     summary = runs.run_summary(run)
     assert (summary.fixes, summary.breaks, summary.same_meaning, summary.both_wrong) == (2, 2, 1, 0)
     assert summary.identical == 2 and summary.unlabelled == 0
+    assert summary.transcriptions == summary.transcriptions_finished == 14  # 7 candidate, 7 calibration replays
 
     pattern = RunPattern.objects.get(run=run)
     assert (pattern.name, pattern.count) == ("drops digits", 2)
@@ -315,6 +316,17 @@ def test_it_counts_lines_the_candidate_could_not_transcribe(org, world, no_judge
     summary = runs.run_summary(run)
     assert summary.candidate_failed == 2 and summary.differing == 0 and summary.labelled == 0
     assert "this transcriber is set to fail" in run.lines.first().candidate_error
+
+
+def test_it_drives_runs_to_their_end_from_the_command_line(run_setup, no_judge, capsys):
+    from django.core.management import call_command
+
+    bank, cand, call_a, call_b = run_setup
+    run = start(bank, [call_a])
+    call_command("run_runs")
+    assert capsys.readouterr().out.strip() == f"Run {run.pk}: done."
+    call_command("run_runs")
+    assert capsys.readouterr().out.strip() == "No queued or running runs."
 
 
 # ---------------------------------------------------------------- the pure core
