@@ -147,5 +147,5 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"httpx": {"level": "WARNING"}, "django_q": {"level": "WARNING"}},
+    "loggers": {n: {"level": "WARNING"} for n in ("httpx", "django_q", "faster_whisper")},
 }
