@@ -3,6 +3,7 @@ read accents right), a header row, and cells that a spreadsheet would run as a f
 
 import csv
 
+from django.db.models import F
 from django.http import StreamingHttpResponse
 from django.utils.text import slugify
 
@@ -84,7 +85,7 @@ def turn_csv_rows(bank, window_days):
     )
     scores = (
         scores.select_related("flag__line__call__tenant", "control__line", "transcriber")
-        .order_by("-flag__created_at", "-flag_id", "control_id", "source", "transcriber_id")
+        .order_by("-flag__created_at", "-flag_id", F("control_id").asc(nulls_first=True), "source", "transcriber_id")
     )
     # The judge's picks are few (items where candidates matched but wrote the line differently): one query.
     picks = {

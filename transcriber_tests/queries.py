@@ -222,7 +222,7 @@ def turn_items(bank: Bank, window_days: int, *, kind: str = "", tag: str = "", d
         items = items.filter(flag__tags__contains=f",{tag.strip().lower()},")
     if disagree:
         items = items.filter(_disagreeing(bank, since))
-    return items.order_by("-flag__created_at", "-flag_id", "control_id").values_list("id", flat=True)
+    return items.order_by("-flag__created_at", "-flag_id", F("control_id").asc(nulls_first=True)).values_list("id", flat=True)
 
 
 @dataclass(frozen=True)

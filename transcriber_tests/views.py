@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from benchmark import cs_report
 from benchmark import reports as benchmark_reports
 from oncore import audio
 from oncore.accounts.access import admin_required
@@ -372,8 +373,13 @@ def bank_results(request, pk):
     results = queries.bank_results(bank, _window(request))
     # The public benchmark beside your own callers: each candidate's entity accuracy, where it has a scored run.
     entity = benchmark_reports.entity_accuracy_by_transcriber([card.transcriber.pk for card in results.cards])
+    # A bank whose label names several languages: the leader's per-language WER on its flagged lines.
+    language_wer = None
+    if results.leader is not None:
+        language_wer = cs_report.bank_language_wer(bank, results.window_days,
+                                                   transcriber_id=results.leader.transcriber.pk)
     context = {"bank": bank, "r": results, "windows": [7, 14, 30, 60, 90], "queue": jobs.queue_status(request.org.pk),
-               "entity": entity}
+               "entity": entity, "language_wer": language_wer}
     if request.htmx and request.GET.get("fragment") == "progress":
         # Polls stop with 286 once nothing for this bank is waiting.
         return render(request, "transcriber_tests/_results_body.html", context, status=286 if not results.pending else 200)

@@ -244,3 +244,20 @@ def test_it_shows_the_judges_pick_in_the_turn_table_and_its_csv(admin_client, fl
     flagged = [r for r in turns if r["item"] == "flag"]
     assert {r["judge_pick"] for r in flagged} == {"Test good"}
     assert flagged[0]["judge_reasoning"] == "The guest spells it Siobhan."
+
+
+def test_it_shows_per_language_wer_for_a_bank_that_names_several_languages(admin_client, org, make_transcriber,
+                                                                            recorded_call):
+    bank = actions.do_create_bank(org, name="Bilingual", language_label="English + Spanish", controls_per_flag=0)
+    actions.do_add_candidate(bank, make_transcriber("bi", "I would like a mesa para cuatro"), confirmed=True)
+    actions.do_flag_line(recorded_call.lines.get(position=0), "I would like a table para cuatro", bank=bank)
+    tasks.drain()
+    content = admin_client.get(reverse("bank", args=[bank.pk])).content.decode()
+    assert "Per language:" in content and "<strong>en</strong>" in content and "<strong>es</strong>" in content
+
+
+def test_it_lists_each_flag_before_its_control_lines(admin_client, flag, bank):
+    content = admin_client.get(reverse("turn_table", args=[bank.pk])).content.decode()
+    assert content.index("⚑ flag") < content.index('badge muted">control')
+    turns = read_csv(admin_client.get(reverse("export_turns", args=[bank.pk])))
+    assert turns[0]["item"] == "flag"

@@ -1,0 +1,244 @@
+"""Load: the app under gunicorn on PostgreSQL with two queue workers, driven by 50 concurrent simulated admins
+for 60 seconds (results pages, turn tables, flagging lines, CSV exports), against 127.0.0.1 only.
+
+    .venv/bin/python bench/load.py [--users 50] [--seconds 60] [--flags 2000]
+
+Needs the PostgreSQL server on 127.0.0.1:5432 (trust auth); creates and drops its own database `oncore_load`.
+Candidates are a Deepgram catalogue entry pointed at a local server that speaks Deepgram's API, so the queue does
+real HTTP work without leaving the machine. Prints requests/s, p50/p95/p99 latency per kind, errors, and whether
+every flag made during the load ended scored. Target: no errors, p95 <= 300 ms for page reads."""
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DB = "oncore_load"
+DB_URL = f"postgres://postgres@127.0.0.1:5432/{DB}"
+PORT = 8765
+BASE = f"http://127.0.0.1:{PORT}"
+PASSWORD = "load-test-password-1"
+
+
+def psql(sql):
+    subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-c", sql], check=True)
+
+
+def setup_data(env, n_flags, n_users, media):
+    """Runs in this process against the load database: organization, admins, a full bank, flaggable calls."""
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    from django.core.files import File
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    import numpy as np
+    from django.contrib.auth import get_user_model
+
+    from oncore import audio
+    from oncore.accounts.models import Membership, Organization
+    from oncore.calls.models import Assistant, Call, Line
+    from oncore.transcribers.models import Transcriber
+    from transcriber_tests.models import Candidate
+    from transcriber_tests.synthetic import fill_bank
+
+    org = Organization.objects.create(name="Load", slug="load")
+    users = []
+    for i in range(n_users):
+        user = get_user_model().objects.create_user(f"admin{i}", password=PASSWORD)
+        Membership.objects.create(user=user, organization=org, role="admin")
+        users.append(user.username)
+    bank = fill_bank(org, flags=n_flags, candidates=2, name="Load")
+    server_url = env["LOAD_VENDOR_URL"]
+    vendors = [
+        Transcriber.objects.create(slug=f"load-deepgram-{i}", provider="deepgram", model="nova-3",
+                                   display_name=f"Deepgram (load {i})", price_per_minute="0.0043",
+                                   api_key_env="DEEPGRAM_API_KEY", options={"base_url": server_url})
+        for i in range(2)
+    ]
+    Candidate.objects.filter(bank=bank).delete()
+    Candidate.objects.bulk_create([Candidate(bank=bank, transcriber=t, position=i) for i, t in enumerate(vendors)])
+    # Recorded calls to flag during the load: one 10-minute stereo recording shared by every call.
+    rate = 8000
+    t = np.arange(600 * rate) / rate
+    path = Path(media) / "load.flac"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    audio.write_recording(path, np.stack([0.2 * np.sin(2 * np.pi * 300 * t), 0.2 * np.sin(2 * np.pi * 500 * t)], 1),
+                          rate)
+    tenant = org.tenants.first()
+    assistant = Assistant.objects.create(tenant=tenant, name="Load assistant")
+    live = Transcriber.objects.get(slug__startswith="load-live")
+    lines_by_user = {u: [] for u in users}
+    from django.utils import timezone
+
+    for c in range(n_users * 2):
+        call = Call.objects.create(tenant=tenant, assistant=assistant, started_at=timezone.now(), recorded=True,
+                                   live_transcriber=live)
+        with path.open("rb") as fh:
+            call.recording.save(f"load-{c}.flac", File(fh), save=True)
+        lines = Line.objects.bulk_create([
+            Line(call=call, position=p, speaker="caller", text="table for four at eight thirty",
+                 start_s=p * 4.0, end_s=p * 4.0 + 3.0) for p in range(40)
+        ])
+        lines_by_user[users[c % n_users]].extend(ln.pk for ln in lines)
+    return bank.pk, lines_by_user
+
+
+async def user_loop(name, lines, bank_id, deadline, stats, flagged):
+    async with httpx.AsyncClient(base_url=BASE, timeout=30.0, follow_redirects=False) as client:
+        login_page = await client.get("/login/")
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login_page.text).group(1)
+        response = await client.post("/login/", data={"username": name, "password": PASSWORD,
+                                                       "csrfmiddlewaretoken": token})
+        if response.status_code != 302:
+            stats["login"].append((0.0, False))
+            return
+        csrf = client.cookies.get("csrftoken")
+        lines = list(lines)
+        random.shuffle(lines)
+        while time.monotonic() < deadline:
+            kind = random.choices(["results", "turns", "flag", "csv"], weights=[4, 3, 2, 1])[0]
+            start = time.perf_counter()
+            ok = True
+            try:
+                if kind == "results":
+                    r = await client.get(f"/banks/{bank_id}/")
+                    ok = r.status_code == 200
+                elif kind == "turns":
+                    page = random.randint(1, 20)
+                    r = await client.get(f"/banks/{bank_id}/turns/?page={page}")
+                    ok = r.status_code == 200
+                elif kind == "flag" and lines:
+                    line = lines.pop()
+                    r = await client.post(f"/lines/{line}/flag/", data={"expected_text": "table for four at 8:30",
+                                                                       "tags": "time", "bank": bank_id},
+                                          headers={"X-CSRFToken": csrf, "HX-Request": "true"})
+                    ok = r.status_code == 200 and "Flagged" in r.text
+                    if ok:
+                        flagged.append(line)
+                elif kind == "csv":
+                    async with client.stream("GET", f"/banks/{bank_id}/results.csv") as r:
+                        async for _ in r.aiter_bytes():
+                            pass
+                    ok = r.status_code == 200
+                else:
+                    continue
+            except httpx.HTTPError:
+                ok = False
+            stats[kind].append(((time.perf_counter() - start) * 1000, ok))
+            await asyncio.sleep(random.uniform(0.3, 1.2))
+
+
+def pct(values, q):
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--users", type=int, default=50)
+    parser.add_argument("--seconds", type=int, default=60)
+    parser.add_argument("--flags", type=int, default=2000, help="flags already in the bank before the load")
+    parser.add_argument("--web-workers", type=int, default=4)
+    args = parser.parse_args()
+
+    from tests.transcribers.vendor_servers import FakeDeepgram
+
+    vendor = FakeDeepgram(transcript="table for four at 8:30").start()
+    media = ROOT / "var" / "load-media"
+    env = {
+        "DATABASE_URL": DB_URL, "DJANGO_SETTINGS_MODULE": "oncore.settings", "DEBUG": "0", "SECURE_COOKIES": "0",
+        "MEDIA_ROOT": str(media), "DEEPGRAM_API_KEY": vendor.key, "LOAD_VENDOR_URL": vendor.base_url,
+        "Q_WORKERS": "2", "ONCORE_ORG_CONCURRENCY": "4", "ALLOWED_HOSTS": "127.0.0.1", "LOG_LEVEL": "WARNING",
+    }
+    psql(f"DROP DATABASE IF EXISTS {DB}")
+    psql(f"CREATE DATABASE {DB}")
+    procs = []
+    try:
+        t0 = time.time()
+        bank_id, lines_by_user = setup_data(env, args.flags, args.users, media)
+        print(f"set-up: {args.flags:,} flags in the bank, {args.users} admins, "
+              f"{sum(map(len, lines_by_user.values())):,} flaggable lines ({time.time() - t0:.0f} s)")
+        child_env = {**os.environ, **env}
+        py = str(ROOT / ".venv" / "bin" / "python")
+        procs.append(subprocess.Popen([str(ROOT / ".venv" / "bin" / "gunicorn"), "oncore.wsgi", "-b",
+                                       f"127.0.0.1:{PORT}", "-w", str(args.web_workers), "-k", "gthread",
+                                       "--threads", "4", "--log-level", "warning"], cwd=ROOT, env=child_env))
+        procs.append(subprocess.Popen([py, "manage.py", "qcluster"], cwd=ROOT, env=child_env,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for _ in range(100):
+            try:
+                if httpx.get(f"{BASE}/login/", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        stats = {k: [] for k in ("login", "results", "turns", "flag", "csv")}
+        flagged = []
+        deadline = time.monotonic() + args.seconds
+        started = time.monotonic()
+
+        async def run_all():
+            await asyncio.gather(*(user_loop(u, lines, bank_id, deadline, stats, flagged)
+                                   for u, lines in lines_by_user.items()))
+
+        asyncio.run(run_all())
+        elapsed = time.monotonic() - started
+
+        total = sum(len(v) for v in stats.values())
+        errors = sum(1 for v in stats.values() for _, ok in v if not ok)
+        print(f"\n{args.users} admins for {args.seconds} s: {total:,} requests, {total / elapsed:.1f} requests/s, "
+              f"{errors} errors")
+        print(f"{'kind':10} {'n':>6} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'errors':>7}")
+        reads = []
+        for kind, values in stats.items():
+            times = [t for t, _ in values]
+            if kind in ("results", "turns"):
+                reads += times
+            if values:
+                print(f"{kind:10} {len(values):6} {pct(times, 50):8.1f} {pct(times, 95):8.1f} {pct(times, 99):8.1f} "
+                      f"{sum(1 for _, ok in values if not ok):7}")
+        print(f"page reads: p50 {pct(reads, 50):.1f} ms, p95 {pct(reads, 95):.1f} ms, p99 {pct(reads, 99):.1f} ms "
+              f"(target p95 <= 300 ms: {'met' if pct(reads, 95) <= 300 else 'NOT met'})")
+
+        from transcriber_tests.models import Score, Transcription
+
+        wait_until = time.monotonic() + 180
+        while time.monotonic() < wait_until:
+            if not Transcription.objects.filter(status__in=["queued", "running"]).exists():
+                break
+            time.sleep(1)
+        made = len(flagged)
+        done = Score.objects.filter(flag__line_id__in=flagged, control__isnull=True, source="candidate").count()
+        print(f"flags made during the load: {made}; candidate scores on them: {done} of {2 * made} "
+              f"({'every flag ended scored' if done == 2 * made else 'SOME FLAGS NOT SCORED'}); "
+              f"drained {time.monotonic() - (wait_until - 180):.0f} s after the load")
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        vendor.stop()
+        from django.db import connections
+
+        connections.close_all()
+        psql(f"DROP DATABASE IF EXISTS {DB}")
+
+
+if __name__ == "__main__":
+    main()

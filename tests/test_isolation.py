@@ -1,0 +1,191 @@
+"""The isolation matrix: every dashboard URL (from the URL resolver) and every API operation (from the OpenAPI
+schema) is tried as an anonymous user, a member, an admin of another organization and with a tenant key; each
+must be refused as designed while the owning admin succeeds. A new URL or endpoint that this file does not know
+fails the test, so it cannot be missed."""
+
+import re
+
+import pytest
+from django.urls import URLResolver, get_resolver, reverse
+
+from oncore.accounts.models import ApiKey
+from tests.transcriber_tests import conftest as pipeline
+from transcriber_tests import actions, runs
+
+pytestmark = pytest.mark.django_db
+
+stt_server = pipeline.stt_server
+make_transcriber = pipeline.make_transcriber
+live_transcriber = pipeline.live_transcriber
+recorded_call = pipeline.recorded_call
+_media_and_fast_retries = pipeline._media_and_fast_retries
+
+# Public pages, and pages that are global by design (the benchmark datasets belong to no organization: any
+# organization's admin may read them; members and anonymous users are still refused).
+PUBLIC = {"login", "logout", "switch_org", "api_errors", "home"}  # home only redirects to the calls page
+GLOBAL_ADMIN = {
+    "benchmark_runs", "benchmark_run_start", "benchmark_run", "benchmark_run_score", "benchmark_run_hits",
+    "benchmark_run_summary", "benchmark_run_manifest", "benchmark_compare", "benchmark_compare_csv",
+    "cs_datasets", "cs_report", "cs_report_csv", "cs_report_json",
+}
+# Pages without an object in the URL: another organization's admin gets their own (empty) page, not ours.
+ORG_LISTS = {"calls", "unbanked_flags", "banks", "bank_new", "api_keys"}
+
+# name -> (method, kwargs from the owner's objects)
+DASHBOARD = {
+    "calls": ("get", lambda o: {}),
+    "call": ("get", lambda o: {"pk": o["call"].pk}),
+    "line_audio": ("get", lambda o: {"pk": o["line"].pk}),
+    "flag_line": ("get", lambda o: {"pk": o["free_line"].pk}),
+    "unbanked_flags": ("get", lambda o: {}),
+    "edit_flag": ("get", lambda o: {"pk": o["flag"].pk}),
+    "move_flag": ("post", lambda o: {"pk": o["flag"].pk}),
+    "delete_flag": ("post", lambda o: {"pk": o["flag"].pk}),
+    "banks": ("get", lambda o: {}),
+    "bank_new": ("get", lambda o: {}),
+    "bank": ("get", lambda o: {"pk": o["bank"].pk}),
+    "bank_edit": ("get", lambda o: {"pk": o["bank"].pk}),
+    "bank_delete": ("post", lambda o: {"pk": o["bank"].pk}),
+    "bank_candidates": ("get", lambda o: {"pk": o["bank"].pk}),
+    "candidate_move": ("post", lambda o: {"pk": o["bank"].pk, "transcriber_pk": o["candidate"].pk}),
+    "candidate_remove": ("post", lambda o: {"pk": o["bank"].pk, "transcriber_pk": o["candidate"].pk}),
+    "turn_table": ("get", lambda o: {"pk": o["bank"].pk}),
+    "export_results": ("get", lambda o: {"pk": o["bank"].pk}),
+    "export_turns": ("get", lambda o: {"pk": o["bank"].pk}),
+    "bank_runs": ("get", lambda o: {"pk": o["bank"].pk}),
+    "run_new": ("get", lambda o: {"pk": o["bank"].pk}),
+    "run_from_call": ("get", lambda o: {"pk": o["call"].pk}),
+    "run": ("get", lambda o: {"pk": o["run"].pk}),
+    "run_cancel": ("post", lambda o: {"pk": o["run"].pk}),
+    "run_retry_judge": ("post", lambda o: {"pk": o["run"].pk}),
+    "run_review": ("get", lambda o: {"pk": o["run"].pk}),
+    "run_review_line": ("post", lambda o: {"pk": o["run"].pk, "line_pk": o["run_line"].pk}),
+    "run_export": ("get", lambda o: {"pk": o["run"].pk}),
+    "api_keys": ("get", lambda o: {}),
+    "api_key_revoke": ("post", lambda o: {"pk": o["key"].pk}),
+}
+
+
+def dashboard_names():
+    def walk(patterns, prefix=""):
+        for p in patterns:
+            if isinstance(p, URLResolver):
+                if not str(p.pattern).startswith(("admin/", "api/v1/")):
+                    yield from walk(p.url_patterns, prefix + str(p.pattern))
+            elif p.name:
+                yield p.name
+    return {n for n in walk(get_resolver().url_patterns) if n not in PUBLIC | GLOBAL_ADMIN}
+
+
+@pytest.fixture
+def owned(org, tenant, recorded_call, make_transcriber, admin_user):
+    bank = actions.do_create_bank(org, name="Secret bank")
+    candidate = make_transcriber("secret", "Siobhan")
+    actions.do_add_candidate(bank, candidate, confirmed=True)
+    lines = list(recorded_call.lines.filter(speaker="caller").order_by("position"))
+    flag = actions.do_flag_line(lines[0], "Siobhan, table for four", bank=bank)
+    run = runs.start_run(bank, [recorded_call.pk], candidate=candidate, confirmed=True)
+    key, raw = ApiKey.generate(org, name="owner")
+    tenant_key = ApiKey.generate(org, tenant=tenant, name="tenant")[1]
+    return {"bank": bank, "candidate": candidate, "call": recorded_call, "line": lines[0], "free_line": lines[2],
+            "flag": flag, "run": run, "run_line": run.lines.first(), "key": key, "raw_key": raw,
+            "tenant_key": tenant_key}
+
+
+def test_it_knows_every_dashboard_url():
+    unknown = dashboard_names() - set(DASHBOARD)
+    assert not unknown, f"add these URLs to the isolation matrix: {sorted(unknown)}"
+
+
+def _call(client, name, owned):
+    method, kwargs = DASHBOARD[name]
+    return getattr(client, method)(reverse(name, kwargs=kwargs(owned)))
+
+
+def test_it_refuses_every_dashboard_url_to_anyone_but_the_owning_admin(
+    client, owned, member_user, other_admin, admin_user
+):
+    names = sorted(dashboard_names())
+    for name in names:
+        response = _call(client, name, owned)
+        assert response.status_code == 302 and "/login/" in response["Location"], f"anonymous {name}"
+    client.force_login(member_user)
+    for name in names:
+        assert _call(client, name, owned).status_code == 403, f"member {name}"
+    client.force_login(other_admin)
+    for name in names:
+        response = _call(client, name, owned)
+        if name in ORG_LISTS:
+            assert response.status_code in (200, 302), f"other admin {name}"
+            assert b"Secret bank" not in response.content and b"Shivon" not in response.content, name
+        else:
+            assert response.status_code == 404, f"other admin {name}: {response.status_code}"
+    # Nothing the refused requests tried changed anything.
+    owned["bank"].refresh_from_db()
+    owned["flag"].refresh_from_db()
+    assert owned["bank"].candidates.count() == 1 and owned["flag"].bank == owned["bank"]
+    client.force_login(admin_user)
+    for name in names:
+        if DASHBOARD[name][0] == "get":
+            response = _call(client, name, owned)
+            assert response.status_code in (200, 302), f"owner {name}: {response.status_code}"
+
+
+def test_it_refuses_the_global_benchmark_pages_to_members_and_anonymous_users(client, member_user):
+    for name in ("benchmark_runs", "benchmark_compare", "cs_datasets"):
+        response = client.get(reverse(name))
+        assert response.status_code == 302 and "/login/" in response["Location"]
+    client.force_login(member_user)
+    for name in ("benchmark_runs", "benchmark_compare", "cs_datasets"):
+        assert client.get(reverse(name)).status_code == 403
+
+
+def api_operations(client):
+    """(method, path, required query parameter names) of every operation in the OpenAPI schema."""
+    schema = client.get("/api/v1/openapi.json").json()
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            if method in ("get", "post", "put", "patch", "delete"):
+                required = [p["name"] for p in operation.get("parameters", []) if p["in"] == "query" and p.get("required")]
+                yield method, path, required
+
+
+def owner_values(owned):
+    return {"transcriber_id": owned["candidate"].pk, "call_id": owned["call"].pk, "line_id": owned["line"].pk,
+            "flag_id": owned["flag"].pk, "bank_id": owned["bank"].pk, "run_id": owned["run"].pk,
+            "run_line_id": owned["run_line"].pk, "call_ids": owned["call"].pk}
+
+
+def fill(path, required, owned):
+    values = owner_values(owned)
+    url = re.sub(r"\{(\w+)\}", lambda m: str(values[m.group(1)]), path)
+    return url + ("?" + "&".join(f"{name}={values[name]}" for name in required) if required else "")
+
+
+def test_it_refuses_every_api_operation_without_an_organization_key_of_the_owner(client, owned, other_org):
+    other_key = ApiKey.generate(other_org, name="other")[1]
+    revoked, revoked_raw = ApiKey.generate(owned["bank"].organization, name="revoked")
+    revoked.revoked_at = revoked.created_at
+    revoked.save()
+    operations = list(api_operations(client))
+    assert len(operations) > 30
+    for method, path, required in operations:
+        url = fill(path, required, owned)
+
+        def send(key, method=method, url=url):
+            headers = {"Authorization": f"Bearer {key}"} if key else {}
+            return getattr(client, method)(url, content_type="application/json", headers=headers)
+
+        assert send(None).status_code == 401, f"no key {method} {path}"
+        assert send(revoked_raw).status_code == 401, f"revoked key {method} {path}"
+        refused = send(owned["tenant_key"])
+        assert refused.status_code == 403 and refused.json()["error"]["code"] == "tenant_key_not_allowed", path
+        other = send(other_key)
+        if "{" in path and not path.startswith("/api/v1/transcribers"):
+            assert other.status_code in (404, 422), f"other org {method} {path}: {other.status_code}"
+        else:
+            assert other.status_code < 500, f"other org {method} {path}"
+            assert b"Secret bank" not in other.content, f"other org sees our data: {method} {path}"
+        if method == "get":
+            ok = send(owned["raw_key"])
+            assert ok.status_code == 200, f"owner {method} {path}: {ok.status_code} {ok.content[:200]}"
