@@ -138,6 +138,11 @@ ONCORE = {
     "MAX_TRANSCRIPTION_ATTEMPTS": env_int("ONCORE_MAX_TRANSCRIPTION_ATTEMPTS", 4, minimum=1),
     # Base of the exponential backoff between retryable failures, in seconds.
     "RETRY_BACKOFF_S": env_float("ONCORE_RETRY_BACKOFF_S", 5.0, minimum=0.0),
+    # Full-call runs: lines replayed through the live transcriber for calibration, the agreement below which the
+    # run page warns, and the size of the sample set aside for a person to review.
+    "RUN_CALIBRATION_LINES": env_int("ONCORE_RUN_CALIBRATION_LINES", 20, minimum=0),
+    "RUN_CALIBRATION_WARN": env_float("ONCORE_RUN_CALIBRATION_WARN", 0.8, minimum=0.0),
+    "RUN_REVIEW_LINES": env_int("ONCORE_RUN_REVIEW_LINES", 120, minimum=0),
     # Offline model locations; None means "from the packaged models".
     "MODEL_CACHE_DIR": Path(env_str("ONCORE_MODEL_CACHE_DIR", str(VAR_DIR / "models"))),
 }

@@ -47,7 +47,6 @@ from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from oncore.calls.models import Call, Line
-from oncore.env import env_float, env_int
 from oncore.transcribers.engines.base import cost_for
 
 from . import jobs, judge, llm, queries, scoring
@@ -114,22 +113,16 @@ class NotInReviewSample(ActionError):
 # ---------------------------------------------------------------- settings
 
 
-def _int_setting(name: str, env: str, default: int) -> int:
-    value = settings.ONCORE.get(name)
-    return env_int(env, default, minimum=0) if value is None else int(value)
-
-
 def calibration_size() -> int:
-    return _int_setting("RUN_CALIBRATION_LINES", "ONCORE_RUN_CALIBRATION_LINES", 20)
+    return settings.ONCORE["RUN_CALIBRATION_LINES"]
 
 
 def review_size() -> int:
-    return _int_setting("RUN_REVIEW_LINES", "ONCORE_RUN_REVIEW_LINES", 120)
+    return settings.ONCORE["RUN_REVIEW_LINES"]
 
 
 def calibration_warn_below() -> float:
-    value = settings.ONCORE.get("RUN_CALIBRATION_WARN")
-    return env_float("ONCORE_RUN_CALIBRATION_WARN", 0.8, minimum=0.0) if value is None else float(value)
+    return settings.ONCORE["RUN_CALIBRATION_WARN"]
 
 
 def judge_budget_s() -> float:

@@ -12,7 +12,7 @@ from oncore import audio
 from oncore.transcribers.engines import TranscriptionError, get_engine
 
 from . import actions, jobs, llm, picks
-from .models import Transcription
+from .models import Run, Transcription
 
 log = logging.getLogger(__name__)
 
@@ -54,34 +54,40 @@ def transcribe(pk: int) -> str:
         clips = audio.cut_line(line.call.recording.path, line.start_s, line.end_s, label=f"call {line.call_id}")
         result = get_engine(t.transcriber).transcribe(clips.candidate_wav)
     except audio.AudioError as exc:
-        outcome = "failed"
-        _finish(t, status=Transcription.FAILED, error=str(exc), claimed_at=None)
+        outcome, written = "failed", _finish(t, status=Transcription.FAILED, error=str(exc), claimed_at=None)
     except TranscriptionError as exc:
         if exc.retryable and t.attempts < settings.ONCORE["MAX_TRANSCRIPTION_ATTEMPTS"]:
             backoff = settings.ONCORE["RETRY_BACKOFF_S"] * 2 ** (t.attempts - 1)
             delay = max(backoff, exc.retry_after or 0)
-            outcome = "retry"
-            _finish(t, status=Transcription.QUEUED, error=str(exc), claimed_at=None,
-                    not_before=timezone.now() + timedelta(seconds=delay))
+            outcome, written = "retry", _finish(t, status=Transcription.QUEUED, error=str(exc), claimed_at=None,
+                                                not_before=timezone.now() + timedelta(seconds=delay))
         else:
-            outcome = "failed"
-            _finish(t, status=Transcription.FAILED, error=str(exc), claimed_at=None)
+            outcome, written = "failed", _finish(t, status=Transcription.FAILED, error=str(exc), claimed_at=None)
     except Exception as exc:  # an engine bug must not leave the row running forever
         log.exception("transcription %s crashed", pk)
-        outcome = "failed"
-        _finish(t, status=Transcription.FAILED, error=f"Unexpected error: {exc.__class__.__name__}: {exc}",
-                claimed_at=None)
+        outcome, written = "failed", _finish(
+            t, status=Transcription.FAILED, error=f"Unexpected error: {exc.__class__.__name__}: {exc}",
+            claimed_at=None,
+        )
     else:
-        outcome = "done"
-        if _finish(t, status=Transcription.DONE, text=result.text, error="", claimed_at=None,
-                   audio_seconds=result.audio_seconds, cost=result.cost, latency_s=result.latency_s) and (
-            llm.judge_configured()
-        ):
-            # Where candidates matched but wrote the line differently, the judge picks one (never a score).
-            transaction.on_commit(lambda: jobs.enqueue("transcriber_tests.tasks.pick_line", line.pk))
+        outcome, written = "done", _finish(t, status=Transcription.DONE, text=result.text, error="",
+                                           claimed_at=None, audio_seconds=result.audio_seconds, cost=result.cost,
+                                           latency_s=result.latency_s)
+    if written and outcome != "retry":
+        _after_final(t, outcome)
     with transaction.atomic():
         jobs.pump(t.organization_id)
     return outcome
+
+
+def _after_final(t: Transcription, outcome: str) -> None:
+    """Follow-up work once a line's transcription is final, each queued as its own task."""
+    if outcome == "done" and llm.judge_configured():
+        # Where candidates matched but wrote the line differently, the judge picks one (never a score).
+        transaction.on_commit(lambda: jobs.enqueue("transcriber_tests.tasks.pick_line", t.line_id))
+    if Run.objects.filter(organization_id=t.organization_id, status=Run.TRANSCRIBING).exists():
+        # A full-call run waiting for this line compares as soon as its last line is in.
+        transaction.on_commit(lambda: jobs.enqueue("transcriber_tests.run_tasks.transcription_finished", t.pk))
 
 
 def pick_line(line_id: int) -> int:
