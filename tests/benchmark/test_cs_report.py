@@ -85,11 +85,8 @@ def test_it_downloads_one_csv_row_per_clip_and_every_figure_as_json(transcribed,
 
     assert len(rows) == 9
     row = next(r for r in rows if r["utterance_id"] == "cs-es-01" and r["condition"] == "code_switched")
-    assert (row["wer"], row["per_language_wer"], row["switch_points"]) == (
-        "0.0",
-        '{"es": 0.0, "en": 0.0}',
-        "4",
-    )
+    # JSON key order differs between databases (PostgreSQL's jsonb sorts keys): compare the parsed value.
+    assert (row["wer"], json.loads(row["per_language_wer"]), row["switch_points"]) == ("0.0", {"es": 0.0, "en": 0.0}, "4")
     assert row["hypothesis"] == HEARD and row["semantic_wer"] == ""
     assert data["dataset"]["excluded"] == 3 and len(data["excluded"]) == 3
     es = next(r for r in data["rows"] if r["pair"] == "es-en")
