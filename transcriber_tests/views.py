@@ -13,6 +13,7 @@ from benchmark import reports as benchmark_reports
 from oncore import audio
 from oncore.accounts.access import admin_required
 from oncore.calls.models import Assistant, Call, Line
+from oncore.http import wav_response
 from oncore.transcribers.models import Transcriber
 
 from . import actions, exports, jobs, queries
@@ -134,22 +135,12 @@ def line_audio(request, pk):
         clips = audio.cut_line(line.call.recording.path, line.start_s, line.end_s, label=f"call {line.call_id}")
     except audio.AudioError as exc:
         return HttpResponse(str(exc), status=404, content_type="text/plain")
-    data = clips.playback_wav
     try:
-        wanted = audio.http_range(len(data), request.headers.get("Range"))
+        return wav_response(request, clips.playback_wav)
     except ValueError:
         response = HttpResponse(status=416)
-        response["Content-Range"] = f"bytes */{len(data)}"
+        response["Content-Range"] = f"bytes */{len(clips.playback_wav)}"
         return response
-    if wanted is None:
-        response = HttpResponse(data, content_type="audio/wav")
-    else:
-        start, end = wanted
-        response = HttpResponse(data[start:end + 1], content_type="audio/wav", status=206)
-        response["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
-    response["Accept-Ranges"] = "bytes"
-    response["Cache-Control"] = "private, max-age=3600"
-    return response
 
 
 # ---------------------------------------------------------------- flags

@@ -7,7 +7,6 @@ from datetime import datetime
 from pathlib import Path
 
 from django.db.models import Count, Exists, OuterRef
-from django.http import HttpResponse
 from django.urls import reverse
 from ninja import Field, File, Query, Router, Schema
 from ninja.files import UploadedFile
@@ -18,6 +17,7 @@ from oncore import audio
 from oncore.api import ApiError, doc
 from oncore.calls import importer
 from oncore.calls.models import Assistant, Call, Line
+from oncore.http import wav_response
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, errors
 from transcriber_tests.models import Flag
@@ -373,16 +373,7 @@ def line_audio(request, line_id: int):
         raise errors.RecordingUnavailable(str(exc)) from None
     data = clips.playback_wav
     try:
-        wanted = audio.http_range(len(data), request.headers.get("Range"))
+        return wav_response(request, data)
     except ValueError:
         raise ApiError("range_not_satisfiable", f"The clip is {len(data)} bytes; that range is outside it.",
                        {"length": len(data)}, {"Content-Range": f"bytes */{len(data)}"}) from None
-    if wanted is None:
-        response = HttpResponse(data, content_type="audio/wav")
-    else:
-        start, end = wanted
-        response = HttpResponse(data[start:end + 1], content_type="audio/wav", status=206)
-        response["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
-    response["Accept-Ranges"] = "bytes"
-    response["Cache-Control"] = "private, max-age=3600"
-    return response
