@@ -229,13 +229,18 @@ def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tup
 def mcnemar_exact(b: int, c: int) -> float:
     """Two-sided exact McNemar p-value: a binomial test of b successes in b + c trials with p = 1/2.
 
-    Computed in integers (math.comb) and divided once, so it is exact up to the final rounding."""
+    Computed in integers and divided once, so it is exact up to the final rounding. Each binomial coefficient
+    comes from the previous one (C(n, i+1) = C(n, i) * (n - i) / (i + 1)), so thousands of discordant pairs
+    cost milliseconds, not a fresh math.comb per term."""
     if b < 0 or c < 0:
         raise ValueError(f"Discordant counts must be non-negative, got b={b}, c={c}.")
     n = b + c
     if n == 0:
         return 1.0
-    tail = sum(math.comb(n, i) for i in range(min(b, c) + 1))
+    term = tail = 1  # C(n, 0)
+    for i in range(min(b, c)):
+        term = term * (n - i) // (i + 1)
+        tail += term
     return min(1.0, 2 * tail / (1 << n))
 
 
