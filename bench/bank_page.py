@@ -29,9 +29,13 @@ CANDIDATES = 8
 REPEATS = 15
 
 
-def timed_get(client, url, repeats=REPEATS):
+def timed_get(client, url, repeats=REPEATS, cold=False):
+    from django.core.cache import cache
+
     times = []
     for _ in range(repeats):
+        if cold:
+            cache.clear()
         start = time.perf_counter()
         response = client.get(url)
         times.append((time.perf_counter() - start) * 1000)
@@ -66,8 +70,10 @@ def main():
         print(f"database: {connection.vendor}; bank: {FLAGS:,} flags + {FLAGS:,} controls x {CANDIDATES} candidates "
               f"+ live = {n_scores:,} scores (filled in {fill_s:.1f} s)")
 
+        med, worst = timed_get(client, f"/banks/{bank.pk}/", cold=True)
+        print(f"results page, cold:    median {med:7.1f} ms   max {worst:7.1f} ms   ({REPEATS} requests, cache cleared)")
         med, worst = timed_get(client, f"/banks/{bank.pk}/")
-        print(f"results page:          median {med:7.1f} ms   max {worst:7.1f} ms   ({REPEATS} requests)")
+        print(f"results page:          median {med:7.1f} ms   max {worst:7.1f} ms   ({REPEATS} requests, as served)")
         med, worst = timed_get(client, f"/banks/{bank.pk}/turns/")
         print(f"turn table, page 1:    median {med:7.1f} ms   max {worst:7.1f} ms   ({REPEATS} requests)")
         med, worst = timed_get(client, f"/banks/{bank.pk}/turns/?disagree=1")

@@ -70,3 +70,11 @@ def member_client(client, member_user):
 def other_client(client, other_admin):
     client.force_login(other_admin)
     return client
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """Each test starts with an empty cache (the results page caches per bank)."""
+    from django.core.cache import cache
+
+    cache.clear()

@@ -7,6 +7,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Max, Q
+from django.utils import timezone
 
 from oncore import audio
 from oncore.calls.models import Line
@@ -104,7 +105,15 @@ def write_score(flag, control, transcriber_id, source, hypothesis: str | None, e
     score, _ = Score.objects.update_or_create(
         flag=flag, control=control, transcriber_id=transcriber_id, source=source, defaults=values
     )
+    results_changed(flag.bank_id)
     return score
+
+
+def results_changed(*bank_ids) -> None:
+    """Mark banks' results as changed, so the cached results page is recomputed on its next view."""
+    ids = [pk for pk in bank_ids if pk is not None]
+    if ids:
+        Bank.objects.filter(pk__in=ids).update(results_changed_at=timezone.now())
 
 
 def score_transcription(transcription: Transcription) -> int:
@@ -211,6 +220,7 @@ def do_move_flag(flag: Flag, bank: Bank | None, rng=None) -> Flag:
         flag = Flag.objects.select_for_update().select_related("line__call").get(pk=flag.pk)
         if flag.bank_id == (bank.pk if bank else None):
             return flag
+        results_changed(flag.bank_id)
         flag.bank = bank
         flag.save(update_fields=["bank", "updated_at"])
         if bank is not None:
@@ -246,6 +256,7 @@ def do_edit_flag(flag: Flag, *, expected_text=None, tags=None, note=None) -> Fla
 def do_delete_flag(flag: Flag) -> None:
     """Delete a flag with its controls and scores. Transcriptions stay: another bank may use them."""
     flag.delete()
+    results_changed(flag.bank_id)
 
 
 # ---------------------------------------------------------------- banks and candidates
@@ -267,6 +278,8 @@ def do_update_bank(bank: Bank, **changes) -> Bank:
     fields = [k for k in changes if k in allowed]
     for key in fields:
         setattr(bank, key, changes[key].strip() if isinstance(changes[key], str) else changes[key])
+    bank.results_changed_at = timezone.now()
+    fields.append("results_changed_at")
     try:
         with transaction.atomic():
             bank.save(update_fields=fields)
@@ -333,6 +346,7 @@ def do_add_candidate(bank: Bank, transcriber: Transcriber, *, confirmed: bool = 
             Bank.objects.select_for_update().get(pk=bank.pk)
             position = (bank.candidates.aggregate(m=Max("position"))["m"] + 1) if bank.candidates.exists() else 0
             candidate = Candidate.objects.create(bank=bank, transcriber=transcriber, position=position)
+            results_changed(bank.pk)
             _queue_lines(bank.organization_id, bank_lines(bank), [transcriber.pk])
     except IntegrityError:
         raise errors.BankFull(f"{bank} already has {MAX_CANDIDATES} candidates; remove one first.") from None
@@ -344,6 +358,7 @@ def do_remove_candidate(bank: Bank, transcriber: Transcriber) -> None:
     with transaction.atomic():
         Bank.objects.select_for_update().get(pk=bank.pk)
         bank.candidates.filter(transcriber=transcriber).delete()
+        results_changed(bank.pk)
         for position, candidate in enumerate(bank.candidates.order_by("position")):
             if candidate.position != position:
                 candidate.position = position
@@ -362,6 +377,7 @@ def do_reorder_candidates(bank: Bank, transcriber_ids) -> list[Candidate]:
                 {"current": sorted(current), "given": transcriber_ids},
             )
         bank.candidates.all().delete()
+        results_changed(bank.pk)
         return Candidate.objects.bulk_create(
             [Candidate(bank=bank, transcriber_id=t, position=i) for i, t in enumerate(transcriber_ids)]
         )

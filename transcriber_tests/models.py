@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 MAX_CANDIDATES = 8
 
@@ -14,6 +15,8 @@ class Bank(models.Model):
     threshold = models.FloatField(default=0.6, help_text="Accuracy marker, a fraction 0..1.")
     controls_per_flag = models.PositiveSmallIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Moved forward by every write that changes the bank's results; part of the results cache key.
+    results_changed_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["name"]

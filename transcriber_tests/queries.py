@@ -1,10 +1,11 @@
 """Read-side queries shared by the dashboard, the API and the CSV exports. Every page stays O(1) in queries:
 aggregates are computed in the database, then ranked by the pure functions in scoring."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from decimal import Decimal
 
+from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, F, IntegerField, Max, Min, Q, Sum
 from django.db.models.functions import Cast
@@ -159,8 +160,24 @@ def pending_for_bank(bank: Bank, transcriber_ids) -> int:
     ).count()
 
 
+RESULTS_CACHE_SECONDS = 60
+
+
 def bank_results(bank: Bank, window_days: int = DEFAULT_WINDOW_DAYS) -> BankResults:
+    """The results of a bank over a window. Cached per bank and window until the next write that changes the
+    bank's results (actions.results_changed moves bank.results_changed_at) or for a minute at most, so the
+    window's start moves on; the waiting count is always fresh."""
     window_days = clamp_window(window_days)
+    key = f"bank-results:{bank.pk}:{window_days}:{bank.results_changed_at.isoformat()}"
+    results = cache.get(key)
+    if results is None:
+        results = _compute_bank_results(bank, window_days)
+        cache.set(key, results, RESULTS_CACHE_SECONDS)
+    ids = [card.transcriber.pk for card in results.cards]
+    return replace(results, bank=bank, pending=pending_for_bank(bank, ids))
+
+
+def _compute_bank_results(bank: Bank, window_days: int) -> BankResults:
     candidates = list(bank.candidates.select_related("transcriber").order_by("position"))
     ids = [c.transcriber_id for c in candidates]
     since = window_start(window_days)
@@ -184,7 +201,7 @@ def bank_results(bank: Bank, window_days: int = DEFAULT_WINDOW_DAYS) -> BankResu
     return BankResults(
         bank=bank, window_days=window_days, cards=cards, live_rows=live_rows, leader=leader,
         leader_clears_threshold=ranked.leader_clears_threshold, lead=lead,
-        runner_up=by_id.get(runner_up_id), pending=pending_for_bank(bank, ids),
+        runner_up=by_id.get(runner_up_id), pending=0,
     )
 
 

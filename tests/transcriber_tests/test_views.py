@@ -261,3 +261,15 @@ def test_it_lists_each_flag_before_its_control_lines(admin_client, flag, bank):
     assert content.index("⚑ flag") < content.index('badge muted">control')
     turns = read_csv(admin_client.get(reverse("export_turns", args=[bank.pk])))
     assert turns[0]["item"] == "flag"
+
+
+def test_it_shows_a_new_score_at_once_although_results_are_cached(admin_client, flag, bank, recorded_call):
+    url = reverse("bank", args=[bank.pk])
+    before = admin_client.get(url).content.decode()
+    assert "on 2 scored lines" in before
+    actions.do_flag_line(recorded_call.lines.get(position=4), "my number is 0 8 7", bank=bank)
+    tasks.drain()
+    after = admin_client.get(url).content.decode()
+    assert "on 4 scored lines" in after
+    actions.do_remove_candidate(bank, bank.candidates.get(position=1).transcriber)
+    assert admin_client.get(url).content.decode().count('class="result-card') == 1
