@@ -76,7 +76,11 @@ class Flag(models.Model):
 
     @property
     def tag_list(self) -> list[str]:
-        return [t for t in self.tags.split(",") if t]
+        return self.decode_tags(self.tags)
+
+    @staticmethod
+    def decode_tags(tags: str) -> list[str]:
+        return [t for t in tags.split(",") if t]
 
     @staticmethod
     def encode_tags(tags) -> str:
