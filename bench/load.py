@@ -95,7 +95,7 @@ def setup_data(env, n_flags, n_users, media):
     return bank.pk, lines_by_user
 
 
-async def user_loop(name, lines, bank_id, deadline, stats, flagged):
+async def user_loop(name, lines, bank_id, deadline, stats, flagged, think):
     async with httpx.AsyncClient(base_url=BASE, timeout=30.0, follow_redirects=False) as client:
         login_page = await client.get("/login/")
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login_page.text).group(1)
@@ -137,7 +137,7 @@ async def user_loop(name, lines, bank_id, deadline, stats, flagged):
             except httpx.HTTPError:
                 ok = False
             stats[kind].append(((time.perf_counter() - start) * 1000, ok))
-            await asyncio.sleep(random.uniform(0.3, 1.2))
+            await asyncio.sleep(random.uniform(*think))
 
 
 def pct(values, q):
@@ -153,6 +153,8 @@ def main():
     parser.add_argument("--seconds", type=int, default=60)
     parser.add_argument("--flags", type=int, default=2000, help="flags already in the bank before the load")
     parser.add_argument("--web-workers", type=int, default=4)
+    parser.add_argument("--think", type=float, nargs=2, default=(0.3, 1.2), metavar=("MIN_S", "MAX_S"),
+                        help="each admin waits this long between actions (uniform)")
     args = parser.parse_args()
 
     from tests.transcribers.vendor_servers import FakeDeepgram
@@ -191,7 +193,7 @@ def main():
         started = time.monotonic()
 
         async def run_all():
-            await asyncio.gather(*(user_loop(u, lines, bank_id, deadline, stats, flagged)
+            await asyncio.gather(*(user_loop(u, lines, bank_id, deadline, stats, flagged, args.think)
                                    for u, lines in lines_by_user.items()))
 
         asyncio.run(run_all())
@@ -199,7 +201,8 @@ def main():
 
         total = sum(len(v) for v in stats.values())
         errors = sum(1 for v in stats.values() for _, ok in v if not ok)
-        print(f"\n{args.users} admins for {args.seconds} s: {total:,} requests, {total / elapsed:.1f} requests/s, "
+        print(f"\n{args.users} admins for {args.seconds} s (think time {args.think[0]}-{args.think[1]} s): "
+              f"{total:,} requests, {total / elapsed:.1f} requests/s, "
               f"{errors} errors")
         print(f"{'kind':10} {'n':>6} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'errors':>7}")
         reads = []
