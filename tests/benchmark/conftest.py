@@ -2,12 +2,11 @@
 local Whisper tiny.en catalogue entry, and generic-endpoint transcribers against a real HTTP server on
 127.0.0.1."""
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+
+from tests.json_server import JsonServer
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "entity_benchmark"
 KEY_ENV = "ONCORE_TEST_BENCH_KEY"
@@ -41,39 +40,20 @@ def whisper_tiny(db):
     return entry
 
 
-class EndpointServer:
+class EndpointServer(JsonServer):
     """Answers POST /<name> in the generic endpoint's shape ({"text": ...}), or with the status set for it."""
 
     def __init__(self):
         self.status: dict[str, int] = {}
         self.text: dict[str, str] = {}
         self.requests: list[str] = []
-        state = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                name = self.path.strip("/")
-                state.requests.append(name)
-                status = state.status.get(name, 200)
-                body = {"text": state.text.get(name, "")} if status == 200 else {"error": "server on fire"}
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def respond(self, path, headers, body):
+        name = path.strip("/")
+        self.requests.append(name)
+        status = self.status.get(name, 200)
+        return status, ({"text": self.text.get(name, "")} if status == 200 else {"error": "server on fire"})
 
 
 @pytest.fixture

@@ -1,10 +1,7 @@
 """Fixtures for the pipeline: a recorded two-channel call, and transcribers that call a real HTTP server on
 127.0.0.1 speaking the generic endpoint's shape ({"result": {"transcript": ...}} with a bearer key)."""
 
-import json
-import threading
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
@@ -13,50 +10,29 @@ from django.core.files import File
 from oncore import audio
 from oncore.calls.models import Assistant, Call, Line
 from oncore.transcribers.models import Transcriber
+from tests.json_server import JsonServer
 
 KEY_ENV = "ONCORE_TEST_STT_KEY"
 
 
-class SttServer:
+class SttServer(JsonServer):
     """Answers POST /stt/<name> with the text set for <name>, or with an error status."""
 
     def __init__(self):
         self.texts: dict[str, str] = {}
         self.statuses: dict[str, int] = {}
         self.requests: list[str] = []
-        state = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                length = int(self.headers.get("Content-Length", 0))
-                self.rfile.read(length)
-                name = self.path.rsplit("/", 1)[-1]
-                state.requests.append(name)
-                if self.headers.get("Authorization") != "Bearer test-key":
-                    return self._send(401, {"error": "bad key"})
-                status = state.statuses.get(name, 200)
-                if status != 200:
-                    return self._send(status, {"error": "failure"})
-                self._send(200, {"result": {"transcript": state.texts.get(name, "")}})
-
-            def _send(self, status, body):
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def respond(self, path, headers, body):
+        name = path.rsplit("/", 1)[-1]
+        self.requests.append(name)
+        if headers.get("Authorization") != "Bearer test-key":
+            return 401, {"error": "bad key"}
+        status = self.statuses.get(name, 200)
+        if status != 200:
+            return status, {"error": "failure"}
+        return 200, {"result": {"transcript": self.texts.get(name, "")}}
 
 
 @pytest.fixture

@@ -7,13 +7,11 @@ which line a clip is by its length: every caller line built here has its own dur
 line plus the clip margin on each side."""
 
 import io
-import json
 import re
 import threading
 import wave
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
@@ -23,6 +21,7 @@ from django.core.files import File
 from oncore import audio
 from oncore.calls.models import Assistant, Call, Line
 from oncore.transcribers.models import Transcriber
+from tests.json_server import JsonServer
 from tests.llm_server import prompt_text
 from transcriber_tests import actions, judge, tasks
 
@@ -38,7 +37,7 @@ class Say:
     replay: str | None = None  # what the live transcriber writes when run again (default: the live text)
 
 
-class LineStt:
+class LineStt(JsonServer):
     """POST /stt/<name>: the text scripted for <name> on the line whose clip has this length."""
 
     def __init__(self):
@@ -46,47 +45,25 @@ class LineStt:
         self.failing: set[str] = set()
         self.requests: list[str] = []
         self.lock = threading.Lock()
-        state = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                name = self.path.rsplit("/", 1)[-1]
-                with state.lock:
-                    state.requests.append(name)
-                if self.headers.get("Authorization") != "Bearer run-test-key":
-                    return self._send(401, {"error": "bad key"})
-                if name in state.failing:
-                    return self._send(400, {"error": "this transcriber is set to fail"})
-                with wave.open(io.BytesIO(body)) as w:
-                    seconds = w.getnframes() / w.getframerate()
-                options = state.texts.get(name, [])
-                best = min(options, key=lambda o: abs(o[0] - seconds), default=None)
-                if best is None or abs(best[0] - seconds) > 0.04:
-                    return self._send(400, {"error": f"no line of {seconds:.3f} s scripted for {name}"})
-                self._send(200, {"result": {"transcript": best[1]}})
-
-            def _send(self, status, body):
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+    def respond(self, path, headers, body):
+        name = path.rsplit("/", 1)[-1]
+        with self.lock:
+            self.requests.append(name)
+        if headers.get("Authorization") != "Bearer run-test-key":
+            return 401, {"error": "bad key"}
+        if name in self.failing:
+            return 400, {"error": "this transcriber is set to fail"}
+        with wave.open(io.BytesIO(body)) as w:
+            seconds = w.getnframes() / w.getframerate()
+        best = min(self.texts.get(name, []), key=lambda o: abs(o[0] - seconds), default=None)
+        if best is None or abs(best[0] - seconds) > 0.04:
+            return 400, {"error": f"no line of {seconds:.3f} s scripted for {name}"}
+        return 200, {"result": {"transcript": best[1]}}
 
     def script(self, name: str, clip_seconds: float, text: str):
         self.texts.setdefault(name, []).append((clip_seconds, text))
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 class RunWorld:
