@@ -30,7 +30,7 @@ from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
 from oncore import audio
-from oncore.transcribers.engines import TranscriptionError, get_engine
+from oncore.transcribers.engines import get_engine
 from transcriber_tests.scoring import NORMALIZER_VERSION
 
 from . import runs
@@ -160,34 +160,12 @@ def _claim_next(run_id: int) -> CsResult | None:
     return None
 
 
-def _finish(r: CsResult, **fields) -> bool:
-    """Write an outcome only while this executor still holds the claim."""
-    return bool(
-        CsResult.objects.filter(pk=r.pk, status=CsResult.RUNNING, claimed_at=r.claimed_at).update(
-            claimed_at=None, updated_at=timezone.now(), **fields
-        )
-    )
-
-
 def _record(r: CsResult, result=None, exc: BaseException | None = None) -> None:
-    if exc is None:
-        _finish(
-            r,
-            status=CsResult.DONE,
-            text=result.text,
-            error="",
-            cost=result.cost,
-            latency_s=result.latency_s,
-            detected_language=str((result.raw or {}).get("language") or "")[:20],
-            **score_fields(r.utterance, result.text),
-        )
-    elif isinstance(exc, TranscriptionError) and exc.retryable and r.attempts < runs._max_attempts():
-        due = timezone.now() + timedelta(seconds=runs._backoff_s(r.attempts, exc.retry_after))
-        _finish(r, status=CsResult.QUEUED, error=f"attempt {r.attempts}: {exc.message}", not_before=due)
-    elif isinstance(exc, TranscriptionError | audio.AudioError):
-        _finish(r, status=CsResult.FAILED, error=str(exc))
-    else:
-        _finish(r, status=CsResult.FAILED, error=f"Unexpected error: {type(exc).__name__}: {exc}")
+    extra = {} if exc is not None else {
+        "detected_language": str((result.raw or {}).get("language") or "")[:20],
+        **score_fields(r.utterance, result.text),
+    }
+    runs.record_outcome(r, result, exc, **extra)
 
 
 def _close(run_id: int, sent: int) -> Progress:
@@ -244,7 +222,7 @@ def execute_run(
                 try:
                     wav = runs.clip_wav(r.utterance)
                 except (audio.AudioError, OSError) as exc:
-                    _finish(r, status=CsResult.FAILED, error=f"The clip's audio cannot be read: {exc}")
+                    runs.finish_claimed(r, status=CsResult.FAILED, error=f"The clip's audio cannot be read: {exc}")
                     continue
                 language = hint_for(r.utterance) if run.language_hint else None
                 in_flight[pool.submit(engine.transcribe, wav, language=language)] = r

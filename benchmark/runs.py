@@ -214,32 +214,31 @@ def _next_retry_wait(run_id: int) -> float | None:
     return max(0.0, (first - timezone.now()).total_seconds())
 
 
-def _finish(h: Hypothesis, **fields) -> bool:
-    """Write an outcome only while this executor still holds the claim."""
+def finish_claimed(item, **fields) -> bool:
+    """Write an outcome on a claimed work item (a Hypothesis, or a code-switching CsResult) only while this
+    executor still holds the claim."""
+    model = type(item)
     return bool(
-        Hypothesis.objects.filter(pk=h.pk, status=Hypothesis.RUNNING, claimed_at=h.claimed_at).update(
+        model.objects.filter(pk=item.pk, status=model.RUNNING, claimed_at=item.claimed_at).update(
             claimed_at=None, updated_at=timezone.now(), **fields
         )
     )
 
 
-def _record(h: Hypothesis, result=None, exc: BaseException | None = None) -> None:
+def record_outcome(item, result=None, exc: BaseException | None = None, **done_fields) -> None:
+    """Done with the engine's text (plus `done_fields`), queued again after a backoff when a retry can help,
+    else failed with the reason."""
+    model = type(item)
     if exc is None:
-        _finish(
-            h,
-            status=Hypothesis.DONE,
-            text=result.text,
-            error="",
-            cost=result.cost,
-            latency_s=result.latency_s,
-        )
-    elif isinstance(exc, TranscriptionError) and exc.retryable and h.attempts < _max_attempts():
-        due = timezone.now() + timedelta(seconds=_backoff_s(h.attempts, exc.retry_after))
-        _finish(h, status=Hypothesis.QUEUED, error=f"attempt {h.attempts}: {exc.message}", not_before=due)
+        finish_claimed(item, status=model.DONE, text=result.text, error="", cost=result.cost,
+                       latency_s=result.latency_s, **done_fields)
+    elif isinstance(exc, TranscriptionError) and exc.retryable and item.attempts < _max_attempts():
+        due = timezone.now() + timedelta(seconds=_backoff_s(item.attempts, exc.retry_after))
+        finish_claimed(item, status=model.QUEUED, error=f"attempt {item.attempts}: {exc.message}", not_before=due)
     elif isinstance(exc, TranscriptionError | audio.AudioError):
-        _finish(h, status=Hypothesis.FAILED, error=str(exc))
+        finish_claimed(item, status=model.FAILED, error=str(exc))
     else:
-        _finish(h, status=Hypothesis.FAILED, error=f"Unexpected error: {type(exc).__name__}: {exc}")
+        finish_claimed(item, status=model.FAILED, error=f"Unexpected error: {type(exc).__name__}: {exc}")
 
 
 def _release(h: Hypothesis) -> None:
@@ -325,7 +324,7 @@ def execute_run(
                 interrupted = True
                 _release(h)
                 continue
-            _record(h, None if exc else future.result(), exc)
+            record_outcome(h, None if exc else future.result(), exc)
             if progress:
                 progress(refresh_counts(run_id))
 
@@ -339,7 +338,7 @@ def execute_run(
                 try:
                     wav = clip_wav(h.clip)
                 except (audio.AudioError, OSError) as exc:
-                    _finish(h, status=Hypothesis.FAILED, error=f"The clip's audio cannot be read: {exc}")
+                    finish_claimed(h, status=Hypothesis.FAILED, error=f"The clip's audio cannot be read: {exc}")
                     continue
                 in_flight[pool.submit(engine.transcribe, wav, language=LANGUAGE)] = h
                 sent += 1
