@@ -26,6 +26,19 @@ MATCHER_NOTE = (
 )
 MAX_REPORTED_ERRORS = 20
 
+# Columns of the span diff between two runs (the compare page's download and `benchmark_score --compare`).
+DIFF_COLUMNS = [
+    "span_key",
+    "clip_id",
+    "subset",
+    "span",
+    "type",
+    "tier",
+    "found_by_run",
+    "missed_by_run",
+    "missing_run_heard",
+]
+
 
 class ScoringRefused(Exception):
     """Scoring that must not happen (the matcher fails its self-test, the run is unfinished...)."""

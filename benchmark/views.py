@@ -23,17 +23,6 @@ from .models import BenchmarkRun, Dataset
 
 TIER_CHOICES = [("A", "Tier A"), ("B", "Tier B"), ("AB", "Tiers A+B")]
 ACTIVE = (BenchmarkRun.QUEUED, BenchmarkRun.RUNNING)
-DIFF_COLUMNS = [
-    "span_key",
-    "clip_id",
-    "subset",
-    "span",
-    "type",
-    "tier",
-    "found_by_run",
-    "missed_by_run",
-    "missing_run_heard",
-]
 
 
 def _get_run_for_admin(request, pk) -> BenchmarkRun:
@@ -288,4 +277,4 @@ def compare_csv(request):
         reasons = " ".join(e for errors in form.errors.values() for e in errors)
         return HttpResponse(reasons, status=422, content_type="text/plain")
     name = f"{form.cleaned_data['a'].label}-vs-run-{result.run_b}.diff.csv"
-    return stream_csv(name, DIFF_COLUMNS, diff_rows(result))
+    return stream_csv(name, actions.DIFF_COLUMNS, diff_rows(result))

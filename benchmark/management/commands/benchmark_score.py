@@ -118,18 +118,6 @@ class Command(BaseCommand):
         path = out / f"{a.label}-vs-run-{b.pk}.diff.csv"
         with path.open("w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh, lineterminator="\n")
-            writer.writerow(
-                [
-                    "span_key",
-                    "clip_id",
-                    "subset",
-                    "span",
-                    "type",
-                    "tier",
-                    "found_by_run",
-                    "missed_by_run",
-                    "missing_run_heard",
-                ]
-            )
+            writer.writerow(actions.DIFF_COLUMNS)
             writer.writerows(rows)
         w(f"  diff: {path}")
