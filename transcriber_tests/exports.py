@@ -2,15 +2,20 @@
 read accents right), a header row, and cells that a spreadsheet would run as a formula are neutralized."""
 
 import csv
+import io
+from itertools import islice
 
-from django.db.models import F, Q
+from django.db.models import Q
 from django.http import StreamingHttpResponse
 from django.utils.text import slugify
 
+from oncore.transcribers.models import Transcriber
+
 from . import queries
-from .models import Flag, JudgePick, Score
+from .models import ControlLine, Flag, JudgePick, Score
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+CHUNK_ROWS = 2000  # rows written per chunk of the streamed response
 
 RESULTS_COLUMNS = [
     "bank", "window_days", "row", "position", "transcriber", "provider", "model", "scored", "matches", "failed",
@@ -33,18 +38,29 @@ def safe_cell(value):
     return value
 
 
-class _Echo:
-    def write(self, value):
-        return value
+def _safe_rows(rows):
+    for row in rows:
+        yield [safe_cell(v) for v in row]
 
 
-def stream_csv(filename: str, header: list[str], rows) -> StreamingHttpResponse:
-    writer = csv.writer(_Echo())
+def stream_csv(filename: str, header: list[str], rows, *, cells_safe: bool = False) -> StreamingHttpResponse:
+    """Stream rows (lists of cells) as CSV, a few thousand rows per chunk. Every cell goes through safe_cell
+    unless the caller says it already did that to its text cells (cells_safe=True)."""
+    if not cells_safe:
+        rows = _safe_rows(rows)
 
     def generate():
-        yield "\ufeff" + writer.writerow(header)
-        for row in rows:
-            yield writer.writerow([safe_cell(v) for v in row])
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        buffer.write("\ufeff")
+        writer.writerow(header)
+        for batch in iter(lambda: list(islice(rows, CHUNK_ROWS)), []):
+            writer.writerows(batch)
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+        if buffer.tell():
+            yield buffer.getvalue()
 
     response = StreamingHttpResponse(generate(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
@@ -75,47 +91,76 @@ def results_csv(bank, window_days):
     return stream_csv(f"{slugify(bank.name)}-results.csv", RESULTS_COLUMNS, results_rows(bank, window_days))
 
 
-TURN_FIELDS = (
-    "flag_id", "control_id", "flag__line__call_id", "flag__line_id", "control__line_id",
-    "flag__line__call__tenant__name", "flag__line__call__started_at", "flag__created_at", "flag__tags",
-    "flag__expected_text", "control__expected_text", "flag__line__text", "control__line__text",
-    "transcriber__display_name", "source", "hypothesis", "failed", "match", "wer", "case_or_punctuation_only",
-    "normalizer_version",
-)
+FLAG_BATCH = 1000  # flags (with their controls and scores) loaded per round of queries
+
+
+def _item_cells(flag_id, control_id, call_id, line_id, tenant, started_at, flagged_at, tags, expected, live_text):
+    """The cells every row of one item (a flag or one of its controls) starts with, text cells made safe."""
+    is_control = control_id is not None
+    return [
+        flag_id, "control" if is_control else "flag", control_id if is_control else "", call_id, line_id,
+        safe_cell(tenant), started_at.isoformat(), flagged_at.isoformat(), safe_cell(" ".join(Flag.decode_tags(tags))),
+        safe_cell(expected), safe_cell(live_text),
+    ]
 
 
 def turn_csv_rows(bank, window_days):
-    """One row per item and transcriber (live and candidates), in the turn table's order. Plain tuples from the
-    database (no model instances), read in chunks: flat memory and tens of thousands of rows a second."""
-    window_days = queries.clamp_window(window_days)
+    """One row per item and transcriber (live and candidates), in the turn table's order: newest flag first, each
+    flag before its controls, and within an item candidates then live, each by transcriber id. Flags are read in
+    batches; each batch's controls and scores are then read by flag id (an index lookup, no sort of the whole
+    bank's scores), so memory stays flat. Cells come back already safe for a spreadsheet."""
+    since = queries.window_start(queries.clamp_window(window_days))
     candidate_ids = list(bank.candidates.values_list("transcriber_id", flat=True))
-    scores = queries.bank_scores(bank, window_days).filter(
-        Q(source=Score.CANDIDATE, transcriber_id__in=candidate_ids) | Q(source=Score.LIVE)
-    )
-    scores = scores.order_by(
-        "-flag__created_at", "-flag_id", F("control_id").asc(nulls_first=True), "source", "transcriber_id"
-    ).values_list(*TURN_FIELDS)
-    # The judge's picks are few (items where candidates matched but wrote the line differently): one query.
+    names = {}  # transcriber id -> safe display name, filled as new ids appear (live transcribers vary by call)
     picks = {
-        (flag_id, control_id): (name, reasoning)
+        (flag_id, control_id): (safe_cell(name), safe_cell(reasoning))
         for flag_id, control_id, name, reasoning in JudgePick.objects.filter(
             flag__bank=bank, chosen__isnull=False
         ).values_list("flag_id", "control_id", "chosen__display_name", "reasoning")
     }
-    for (flag_id, control_id, call_id, flag_line_id, control_line_id, tenant, started_at, flagged_at, tags,
-         flag_expected, control_expected, flag_line_text, control_line_text, transcriber, source, hypothesis,
-         failed, match, wer, noted, normalizer_version) in scores.iterator(chunk_size=5000):
-        pick_name, pick_reasoning = picks.get((flag_id, control_id), ("", ""))
-        is_control = control_id is not None
-        yield [
-            flag_id, "control" if is_control else "flag", control_id if is_control else "", call_id,
-            control_line_id if is_control else flag_line_id, tenant, started_at.isoformat(), flagged_at.isoformat(),
-            " ".join(Flag.decode_tags(tags)), control_expected if is_control else flag_expected,
-            control_line_text if is_control else flag_line_text, transcriber, source, hypothesis,
-            "yes" if failed else "no", "" if failed else ("yes" if match else "no"), _fmt(wer),
-            "yes" if noted else "no", normalizer_version, pick_name, pick_reasoning,
-        ]
+    flags = (
+        Flag.objects.filter(bank=bank, created_at__gte=since)
+        .order_by("-created_at", "-id")
+        .values_list("id", "line__call_id", "line_id", "line__call__tenant__name", "line__call__started_at",
+                     "created_at", "tags", "expected_text", "line__text")
+        .iterator(chunk_size=FLAG_BATCH)
+    )
+    for batch in iter(lambda: list(islice(flags, FLAG_BATCH)), []):
+        flag_ids = [f[0] for f in batch]
+        controls = {}
+        for control_id, flag_id, line_id, expected, live_text in ControlLine.objects.filter(
+            flag_id__in=flag_ids
+        ).order_by("id").values_list("id", "flag_id", "line_id", "expected_text", "line__text"):
+            controls.setdefault(flag_id, []).append((control_id, line_id, expected, live_text))
+        scores = {}
+        for flag_id, control_id, *rest in Score.objects.filter(flag_id__in=flag_ids).filter(
+            Q(source=Score.CANDIDATE, transcriber_id__in=candidate_ids) | Q(source=Score.LIVE)
+        ).values_list("flag_id", "control_id", "source", "transcriber_id", "hypothesis", "failed", "match", "wer",
+                      "case_or_punctuation_only", "normalizer_version"):
+            scores.setdefault((flag_id, control_id), []).append(rest)
+        missing = {r[1] for rows in scores.values() for r in rows} - names.keys()
+        if missing:
+            names.update((pk, safe_cell(name)) for pk, name in
+                         Transcriber.objects.filter(pk__in=missing).values_list("id", "display_name"))
+        for flag_id, call_id, line_id, tenant, started_at, flagged_at, tags, expected, live_text in batch:
+            items = [(None, line_id, expected, live_text), *controls.get(flag_id, ())]
+            for control_id, item_line_id, item_expected, item_live_text in items:
+                item_scores = scores.get((flag_id, control_id))
+                if not item_scores:
+                    continue
+                cells = _item_cells(flag_id, control_id, call_id, item_line_id, tenant, started_at, flagged_at,
+                                    tags, item_expected, item_live_text)
+                pick = picks.get((flag_id, control_id), ("", ""))
+                item_scores.sort(key=lambda r: (r[0], r[1]))  # source, then transcriber id
+                for source, transcriber_id, hypothesis, failed, match, wer, noted, normalizer_version in item_scores:
+                    yield [
+                        *cells, names[transcriber_id], source, safe_cell(hypothesis), "yes" if failed else "no",
+                        "" if failed else ("yes" if match else "no"), _fmt(wer), "yes" if noted else "no",
+                        normalizer_version, *pick,
+                    ]
 
 
 def turns_csv(bank, window_days):
-    return stream_csv(f"{slugify(bank.name)}-turns.csv", TURN_COLUMNS, turn_csv_rows(bank, window_days))
+    return stream_csv(
+        f"{slugify(bank.name)}-turns.csv", TURN_COLUMNS, turn_csv_rows(bank, window_days), cells_safe=True
+    )

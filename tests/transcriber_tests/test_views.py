@@ -273,3 +273,38 @@ def test_it_shows_a_new_score_at_once_although_results_are_cached(admin_client, 
     assert "on 4 scored lines" in after
     actions.do_remove_candidate(bank, bank.candidates.get(position=1).transcriber)
     assert admin_client.get(url).content.decode().count('class="result-card') == 1
+
+
+def test_the_turn_export_holds_every_item_in_order_across_batches(admin_client, org, monkeypatch):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from transcriber_tests import exports
+    from transcriber_tests.synthetic import fill_bank
+
+    monkeypatch.setattr(exports, "FLAG_BATCH", 3)  # 7 flags: three rounds of queries
+    bank = fill_bank(org, flags=8, candidates=3, name="Batched")
+    removed = bank.candidates.get(position=2).transcriber
+    actions.do_remove_candidate(bank, removed)
+    old = Flag.objects.filter(bank=bank).order_by("id").first()
+    Flag.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=40))  # outside the window
+    newest = Flag.objects.filter(bank=bank).order_by("id")[1]
+    Flag.objects.filter(pk=newest.pk).update(created_at=timezone.now())  # an early id flagged last: listed first
+
+    turns = read_csv(admin_client.get(reverse("export_turns", args=[bank.pk]) + "?window=30"))
+
+    expected = []
+    for flag in Flag.objects.filter(bank=bank, created_at__gte=timezone.now() - timedelta(days=30)).order_by(
+        "-created_at", "-id"
+    ):
+        for control in [None, *flag.controls.order_by("id")]:
+            scores = Score.objects.filter(flag=flag, control=control).exclude(transcriber=removed)
+            for s in sorted(scores, key=lambda s: (s.source, s.transcriber_id)):
+                line = control.line if control else flag.line
+                expected.append((str(flag.pk), "control" if control else "flag", str(line.pk),
+                                 s.transcriber.display_name, s.source, s.hypothesis))
+    got = [(r["flag_id"], r["item"], r["line_id"], r["transcriber"], r["source"], r["text"]) for r in turns]
+    assert len(got) == 7 * 2 * 3  # 7 flags in the window, each with one control; 2 candidates + live
+    assert got == expected and got[0][0] == str(newest.pk)
+    assert str(old.pk) not in {r["flag_id"] for r in turns}
