@@ -1,7 +1,12 @@
 """Load: the app under gunicorn on PostgreSQL with two queue workers, driven by 50 concurrent simulated admins
 for 60 seconds (results pages, turn tables, flagging lines, CSV exports), against 127.0.0.1 only.
 
-    .venv/bin/python bench/load.py [--users 50] [--seconds 60] [--flags 2000]
+    .venv/bin/python bench/load.py [--users 50] [--seconds 60] [--flags 2000] [--think 1 5]
+
+Every admin logs in first (50 password hashes at once take seconds and are reported apart); the measured period
+starts when all are in. Each admin then waits 1-5 s between actions (uniform; Locust's customary `between(1, 5)`),
+after a random first pause so they do not all click at the same instant. `--think 0.3 1.2` is a stress run: every
+admin clicking about once a second.
 
 Needs the PostgreSQL server on 127.0.0.1:5432 (trust auth); creates and drops its own database `oncore_load`.
 Candidates are a Deepgram catalogue entry pointed at a local server that speaks Deepgram's API, so the queue does
@@ -95,18 +100,30 @@ def setup_data(env, n_flags, n_users, media):
     return bank.pk, lines_by_user
 
 
-async def user_loop(name, lines, bank_id, deadline, stats, flagged, think):
-    async with httpx.AsyncClient(base_url=BASE, timeout=30.0, follow_redirects=False) as client:
-        login_page = await client.get("/login/")
-        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login_page.text).group(1)
-        response = await client.post("/login/", data={"username": name, "password": PASSWORD,
-                                                       "csrfmiddlewaretoken": token})
-        if response.status_code != 302:
-            stats["login"].append((0.0, False))
-            return
+async def log_in(name, stats):
+    """A logged-in client, or None. Logins are timed apart: password hashing is slow on purpose."""
+    client = httpx.AsyncClient(base_url=BASE, timeout=30.0, follow_redirects=False)
+    start = time.perf_counter()
+    login_page = await client.get("/login/")
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login_page.text).group(1)
+    response = await client.post("/login/", data={"username": name, "password": PASSWORD,
+                                                   "csrfmiddlewaretoken": token})
+    ok = response.status_code == 302
+    stats["login"].append(((time.perf_counter() - start) * 1000, ok))
+    if not ok:
+        await client.aclose()
+        return None
+    return client
+
+
+async def user_loop(client, lines, bank_id, deadline, stats, flagged, think):
+    """One admin: a random first pause (admins do not all click at the same instant), then actions until the
+    deadline, each followed by a think time."""
+    try:
         csrf = client.cookies.get("csrftoken")
         lines = list(lines)
         random.shuffle(lines)
+        await asyncio.sleep(random.uniform(0, think[1]))
         while time.monotonic() < deadline:
             kind = random.choices(["results", "turns", "flag", "csv"], weights=[4, 3, 2, 1])[0]
             start = time.perf_counter()
@@ -138,6 +155,8 @@ async def user_loop(name, lines, bank_id, deadline, stats, flagged, think):
                 ok = False
             stats[kind].append(((time.perf_counter() - start) * 1000, ok))
             await asyncio.sleep(random.uniform(*think))
+    finally:
+        await client.aclose()
 
 
 def pct(values, q):
@@ -153,7 +172,7 @@ def main():
     parser.add_argument("--seconds", type=int, default=60)
     parser.add_argument("--flags", type=int, default=2000, help="flags already in the bank before the load")
     parser.add_argument("--web-workers", type=int, default=4)
-    parser.add_argument("--think", type=float, nargs=2, default=(0.3, 1.2), metavar=("MIN_S", "MAX_S"),
+    parser.add_argument("--think", type=float, nargs=2, default=(1.0, 5.0), metavar=("MIN_S", "MAX_S"),
                         help="each admin waits this long between actions (uniform)")
     args = parser.parse_args()
 
@@ -189,17 +208,23 @@ def main():
                 time.sleep(0.2)
         stats = {k: [] for k in ("login", "results", "turns", "flag", "csv")}
         flagged = []
-        deadline = time.monotonic() + args.seconds
-        started = time.monotonic()
+        timing = {}
 
         async def run_all():
-            await asyncio.gather(*(user_loop(u, lines, bank_id, deadline, stats, flagged, args.think)
-                                   for u, lines in lines_by_user.items()))
+            # Every admin logs in first; the measured period starts once all of them have.
+            clients = await asyncio.gather(*(log_in(u, stats) for u in lines_by_user))
+            timing["started"] = time.monotonic()
+            deadline = timing["started"] + args.seconds
+            await asyncio.gather(*(user_loop(c, lines, bank_id, deadline, stats, flagged, args.think)
+                                   for c, lines in zip(clients, lines_by_user.values(), strict=True) if c is not None))
 
         asyncio.run(run_all())
-        elapsed = time.monotonic() - started
+        elapsed = time.monotonic() - timing["started"]
+        logins = [t for t, _ in stats["login"]]
+        print(f"log-in of {len(logins)} admins at once, before the measured period: p50 {pct(logins, 50):.0f} ms, "
+              f"max {max(logins):.0f} ms")
 
-        total = sum(len(v) for v in stats.values())
+        total = sum(len(v) for k, v in stats.items() if k != "login")
         errors = sum(1 for v in stats.values() for _, ok in v if not ok)
         print(f"\n{args.users} admins for {args.seconds} s (think time {args.think[0]}-{args.think[1]} s): "
               f"{total:,} requests, {total / elapsed:.1f} requests/s, "
@@ -207,6 +232,8 @@ def main():
         print(f"{'kind':10} {'n':>6} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'errors':>7}")
         reads = []
         for kind, values in stats.items():
+            if kind == "login":
+                continue
             times = [t for t, _ in values]
             if kind in ("results", "turns"):
                 reads += times

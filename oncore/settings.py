@@ -136,6 +136,9 @@ ONCORE = {
     "ORG_CONCURRENCY": env_int("ONCORE_ORG_CONCURRENCY", 3, minimum=1),
     # Queued line transcriptions past which new flags into banks and backfills are refused.
     "ORG_QUEUE_LIMIT": env_int("ONCORE_ORG_QUEUE_LIMIT", 2000, minimum=1),
+    # A worker that finishes a line transcription goes straight on with its organization's next ready one, for
+    # at most this many seconds per task, instead of waiting for the broker to hand it over.
+    "TASK_CHAIN_S": env_float("ONCORE_TASK_CHAIN_S", 2.0, minimum=0.0),
     # Attempts per line transcription before it is marked failed.
     "MAX_TRANSCRIPTION_ATTEMPTS": env_int("ONCORE_MAX_TRANSCRIPTION_ATTEMPTS", 4, minimum=1),
     # Base of the exponential backoff between retryable failures, in seconds.

@@ -2,7 +2,8 @@
 
 Transcription rows are the queue. `pump(org)` hands at most ORG_CONCURRENCY of an organization's queued rows to
 the django-q2 workers at a time, so one organization with thousands of flags cannot starve another: every
-organization has only a few tasks in the shared broker queue, and each finished task pumps the next one.
+organization has only a few tasks in the shared broker queue. A task that finishes its row goes on with its
+organization's next ready row for up to ONCORE_TASK_CHAIN_S (no wait for the broker in between), then pumps.
 A periodic `pump_all` picks up retries whose backoff has passed and rows whose worker died."""
 
 from datetime import timedelta
@@ -65,21 +66,29 @@ def queue_status(organization_id: int) -> dict:
     }
 
 
-def pump(organization_id: int) -> list[int]:
-    """Dispatch queued rows of one organization up to its concurrency. Returns the ids dispatched."""
-    now = timezone.now()
+def free_slots(organization_id: int) -> int:
     running = Transcription.objects.filter(organization_id=organization_id, status=Transcription.RUNNING).count()
-    slots = _setting("ORG_CONCURRENCY") - running
-    if slots <= 0:
-        return []
-    ready = (
+    return _setting("ORG_CONCURRENCY") - running
+
+
+def ready_rows(organization_id: int, now):
+    """Ids of the organization's queued rows whose retry backoff has passed, oldest first."""
+    return (
         Transcription.objects.filter(organization_id=organization_id, status=Transcription.QUEUED)
         .filter(Q(not_before__isnull=True) | Q(not_before__lte=now))
         .order_by("id")
-        .values_list("id", flat=True)[: slots * 2]
+        .values_list("id", flat=True)
     )
+
+
+def pump(organization_id: int) -> list[int]:
+    """Dispatch queued rows of one organization up to its concurrency. Returns the ids dispatched."""
+    now = timezone.now()
+    slots = free_slots(organization_id)
+    if slots <= 0:
+        return []
     dispatched = []
-    for pk in ready:
+    for pk in ready_rows(organization_id, now)[: slots * 2]:
         if len(dispatched) == slots:
             break
         # Conditional update: two pumps racing dispatch each row once.
@@ -93,11 +102,15 @@ def pump(organization_id: int) -> list[int]:
 
 
 def recover_abandoned() -> int:
-    """Rows left running by a worker that died and whose task will not come back are queued again."""
-    cutoff = timezone.now() - timedelta(seconds=2 * int(settings.Q_CLUSTER["retry"]))
-    return Transcription.objects.filter(status=Transcription.RUNNING, updated_at__lt=cutoff).update(
-        status=Transcription.QUEUED, claimed_at=None, updated_at=timezone.now()
-    )
+    """Rows left running by a worker that died are queued again: a claim older than the lease (its task was killed
+    at the timeout, and a row a task went on to by itself is never delivered again), or a dispatch whose broker
+    message has not been taken for twice the broker's retry."""
+    now = timezone.now()
+    stale_claim = now - timedelta(seconds=lease_seconds())
+    lost_dispatch = now - timedelta(seconds=2 * int(settings.Q_CLUSTER["retry"]))
+    return Transcription.objects.filter(status=Transcription.RUNNING).filter(
+        Q(claimed_at__lt=stale_claim) | Q(claimed_at__isnull=True, updated_at__lt=lost_dispatch)
+    ).update(status=Transcription.QUEUED, claimed_at=None, updated_at=now)
 
 
 def pump_all() -> int:

@@ -192,6 +192,44 @@ def test_it_requeues_and_finishes_a_task_the_broker_lost(org, recorded_call, mak
     assert_every_item_scored_once(flags, good, failed=False)
 
 
+class WorkerKilled(BaseException):
+    """Stands for the worker process dying: nothing after it runs."""
+
+
+@pytest.mark.django_db
+def test_it_requeues_a_row_whose_worker_died_after_going_on_to_it_by_itself(
+    settings, org, recorded_call, make_transcriber, monkeypatch
+):
+    settings.ONCORE = {**settings.ONCORE, "ORG_CONCURRENCY": 1}
+    good = make_transcriber("good", SAID)
+    _, flags = flag_with_controls(org, recorded_call, [good], positions=(0, 2), controls_per_flag=0)
+    first, second = Transcription.objects.order_by("pk")
+    assert jobs.pump(org.pk) == [first.pk]
+    real = tasks._transcribe_claimed
+
+    def dies_on_the_second_row(t):
+        if t.pk == second.pk:
+            raise WorkerKilled
+        return real(t)
+
+    monkeypatch.setattr(tasks, "_transcribe_claimed", dies_on_the_second_row)
+    with pytest.raises(WorkerKilled):
+        tasks.transcribe(first.pk)  # finishes its row, goes on to the second by itself, and dies there
+    monkeypatch.setattr(tasks, "_transcribe_claimed", real)
+    second.refresh_from_db()
+    assert second.status == Transcription.RUNNING and second.claimed_at is not None
+    assert tasks.transcribe(first.pk) == "skipped"  # the broker delivers the first task again: nothing to do
+    assert jobs.recover_abandoned() == 0  # within the lease the claim is respected
+    Transcription.objects.filter(pk=second.pk).update(
+        claimed_at=timezone.now() - timedelta(seconds=jobs.lease_seconds() + 1)
+    )
+    assert jobs.recover_abandoned() == 1  # no task will bring the second row again: it is queued again
+    tasks.drain()
+    assert_nothing_stuck()
+    assert_every_item_scored_once(flags, good, failed=False)
+    assert Transcription.objects.get(pk=second.pk).attempts == 2
+
+
 def label_requests(server) -> int:
     return sum(1 for b in server.bodies if b["tool_choice"]["name"] == judge.LABEL_TOOL_NAME)
 

@@ -299,3 +299,50 @@ def test_it_keeps_flags_when_their_bank_is_deleted(bank, recorded_call):
     flag.refresh_from_db()
     assert flag.bank is None
     assert not Bank.objects.exists()
+
+
+def test_a_worker_goes_straight_on_with_its_organizations_next_rows_within_its_concurrency(
+    settings, bank, recorded_call, other_org, other_tenant, make_transcriber, live_transcriber, tmp_path, monkeypatch
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.ONCORE = {**settings.ONCORE, "ORG_CONCURRENCY": 2}
+    for line in caller_lines(recorded_call)[:3]:
+        actions.do_flag_line(line, "table for four", bank=bank)
+    other_bank = actions.do_create_bank(other_org, name="Other", controls_per_flag=0)
+    actions.do_add_candidate(other_bank, make_transcriber("other", "z"), confirmed=True)
+    other_call = make_call(other_tenant, live_transcriber, caller_texts=["z"], tmp_path=tmp_path)
+    actions.do_flag_line(caller_lines(other_call)[0], "z", bank=other_bank)
+    mine = Transcription.objects.filter(organization=bank.organization)
+    later = mine.order_by("-id").first()  # a retry whose backoff has not passed
+    mine.filter(pk=later.pk).update(not_before=timezone.now() + timedelta(minutes=5))
+    assert mine.count() >= 6
+
+    first, second = jobs.pump(bank.organization_id)
+    running_seen = []
+    transcribe_one = tasks._transcribe_claimed
+
+    def counting(t):
+        running_seen.append(mine.filter(status=Transcription.RUNNING).count())
+        return transcribe_one(t)
+
+    monkeypatch.setattr(tasks, "_transcribe_claimed", counting)
+    assert tasks.transcribe(first) == "done"
+
+    assert len(running_seen) == mine.count() - 2  # its own row and every ready row but the other dispatched one
+    assert max(running_seen) == 2  # never more than the organization's concurrency at once
+    statuses = dict(mine.values_list("pk", "status"))
+    assert statuses.pop(second) == Transcription.RUNNING  # left to the task it was dispatched to
+    assert statuses.pop(later.pk) == Transcription.QUEUED  # waits for its backoff
+    assert set(statuses.values()) == {Transcription.DONE}
+    assert not Transcription.objects.filter(organization=other_org, status=Transcription.DONE).exists()
+
+
+def test_a_worker_does_only_its_own_row_when_chaining_is_off(settings, bank, recorded_call):
+    settings.ONCORE = {**settings.ONCORE, "TASK_CHAIN_S": 0.0}
+    actions.do_flag_line(caller_lines(recorded_call)[0], "table for four", bank=bank)
+    first, *_ = jobs.pump(bank.organization_id)
+    assert tasks.transcribe(first) == "done"
+    assert Transcription.objects.filter(status=Transcription.DONE).count() == 1
