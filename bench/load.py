@@ -15,6 +15,7 @@ every flag made during the load ended scored. Target: no errors, p95 <= 300 ms f
 
 import argparse
 import asyncio
+import multiprocessing
 import os
 import random
 import re
@@ -32,6 +33,16 @@ DB_URL = f"postgres://postgres@127.0.0.1:5432/{DB}"
 PORT = 8765
 BASE = f"http://127.0.0.1:{PORT}"
 PASSWORD = "load-test-password-1"
+
+
+def serve_vendor(conn):
+    """The local Deepgram-speaking server, in its own process so it does not share the load generator's GIL."""
+    from tests.transcribers.vendor_servers import FakeDeepgram
+
+    vendor = FakeDeepgram(transcript="table for four at 8:30").start()
+    conn.send((vendor.base_url, vendor.key))
+    conn.recv()
+    vendor.stop()
 
 
 def psql(sql):
@@ -176,13 +187,14 @@ def main():
                         help="each admin waits this long between actions (uniform)")
     args = parser.parse_args()
 
-    from tests.transcribers.vendor_servers import FakeDeepgram
-
-    vendor = FakeDeepgram(transcript="table for four at 8:30").start()
+    vendor_end, ours = multiprocessing.Pipe()
+    vendor = multiprocessing.Process(target=serve_vendor, args=(vendor_end,), daemon=True)
+    vendor.start()
+    vendor_url, vendor_key = ours.recv()
     media = ROOT / "var" / "load-media"
     env = {
         "DATABASE_URL": DB_URL, "DJANGO_SETTINGS_MODULE": "oncore.settings", "DEBUG": "0", "SECURE_COOKIES": "0",
-        "MEDIA_ROOT": str(media), "DEEPGRAM_API_KEY": vendor.key, "LOAD_VENDOR_URL": vendor.base_url,
+        "MEDIA_ROOT": str(media), "DEEPGRAM_API_KEY": vendor_key, "LOAD_VENDOR_URL": vendor_url,
         "Q_WORKERS": "2", "ONCORE_ORG_CONCURRENCY": "4", "ALLOWED_HOSTS": "127.0.0.1", "LOG_LEVEL": "WARNING",
     }
     psql(f"DROP DATABASE IF EXISTS {DB}")
@@ -263,7 +275,8 @@ def main():
                 p.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 p.kill()
-        vendor.stop()
+        ours.send("stop")
+        vendor.join(timeout=10)
         from django.db import connections
 
         connections.close_all()

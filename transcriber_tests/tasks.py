@@ -5,7 +5,7 @@ import time
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, close_old_connections, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -52,8 +52,19 @@ def _claim_next(organization_id: int) -> Transcription | None:
 
 
 def _finish(t: Transcription, **fields) -> bool:
-    """Write the outcome only while this worker still holds the claim."""
+    """Write the outcome only while this worker still holds the claim. If the database connection was lost
+    meanwhile (a restart), it is opened again and the write tried once more, so a vendor's answer already paid
+    for is kept; the conditional update makes the second try harmless if the first one did land."""
     fields["updated_at"] = timezone.now()
+    try:
+        return _write_outcome(t, fields)
+    except (OperationalError, InterfaceError):
+        log.warning("transcription %s: the database connection was lost; writing its outcome again", t.pk)
+        close_old_connections()
+        return _write_outcome(t, fields)
+
+
+def _write_outcome(t: Transcription, fields: dict) -> bool:
     with transaction.atomic():
         written = Transcription.objects.filter(pk=t.pk, status=Transcription.RUNNING, claimed_at=t.claimed_at).update(
             **fields

@@ -8,8 +8,7 @@ from datetime import timedelta
 
 import pytest
 from django.conf import settings as django_settings
-from django.db import Error as DatabaseError
-from django.db import close_old_connections, connection
+from django.db import connection
 from django.utils import timezone
 
 from oncore.transcribers.models import Transcriber
@@ -317,22 +316,10 @@ def test_it_resumes_the_queue_after_the_database_drops_its_connections(
         return Engine()
 
     monkeypatch.setattr(tasks, "get_engine", engine_that_restarts_the_database_on_the_third_call)
-    with pytest.raises(DatabaseError):
-        tasks.drain()
+    tasks.drain()  # the task whose connection died opens a new one and writes its result; the queue carries on
     assert ended and ended[0] >= 1
-
-    close_old_connections()  # what the worker does between tasks: the dead connection is dropped
-    tasks.drain()  # Django reconnects and the queue carries on
-
-    orphan = Transcription.objects.exclude(status=Transcription.DONE)
-    # The task that died with its connection keeps its claim, so nothing else runs it twice; it is recovered
-    # like any lost task once it has been silent for 2 x Q_CLUSTER["retry"].
-    assert orphan.count() == 1 and orphan.get().status == Transcription.RUNNING
-    long_ago = timezone.now() - timedelta(seconds=2 * int(django_settings.Q_CLUSTER["retry"]) + 5)
-    orphan.update(updated_at=long_ago)
-    tasks.drain()
 
     assert set(Transcription.objects.values_list("status", flat=True)) == {Transcription.DONE}
     for t in (one, two):
         assert_every_item_scored_once(flags, t, failed=False)
-    assert len(sent) == 9  # eight lines, and the one whose result was lost with the connection sent again
+    assert len(sent) == 8  # no line sent to a vendor twice: the result in hand when the connection died was kept
