@@ -21,17 +21,21 @@ from .models import MAX_CANDIDATES, Bank, Candidate, ControlLine, Flag, Score, T
 
 
 def live_transcriber_of(call) -> Transcriber | None:
-    """The transcriber the call ran on: the catalogue reference, or for older calls, found by its name."""
+    """The transcriber the call ran on: the catalogue reference, or for older calls, found by its name (looked up
+    once per call object, so a page of its lines asks once)."""
     if call.live_transcriber_id:
         return call.live_transcriber
     name = (call.live_transcriber_name or "").strip()
     if not name:
         return None
-    return (
-        Transcriber.objects.filter(Q(display_name__iexact=name) | Q(slug__iexact=name) | Q(model__iexact=name))
-        .order_by("id")
-        .first()
-    )
+    if getattr(call, "_live_by_name", (None,))[0] != name:
+        found = (
+            Transcriber.objects.filter(Q(display_name__iexact=name) | Q(slug__iexact=name) | Q(model__iexact=name))
+            .order_by("id")
+            .first()
+        )
+        call._live_by_name = (name, found)
+    return call._live_by_name[1]
 
 
 def clip_seconds(line) -> float:

@@ -102,7 +102,6 @@ def _line_rows(call):
     rows = []
     for line in lines:
         line.call = call
-        flag = getattr(line, "flag", None)
         problem = actions.why_not_flaggable(line, check_audio=False)
         if problem is None and recording_problem:
             problem_text = recording_problem
@@ -110,9 +109,14 @@ def _line_rows(call):
             problem_text = "Its timing lies outside the recording."
         else:
             problem_text = problem.message if problem else ""
-        rows.append({"line": line, "flag": flag, "problem": problem_text,
-                     "playable": call.recorded and bool(call.recording) and line.has_timing and not recording_problem})
+        rows.append(_row(line, problem_text, recording_readable=not recording_problem))
     return rows
+
+
+def _row(line, problem: str, recording_readable: bool = True) -> dict:
+    call = line.call
+    return {"line": line, "flag": getattr(line, "flag", None), "problem": problem,
+            "playable": call.recorded and bool(call.recording) and line.has_timing and recording_readable}
 
 
 @require_GET
@@ -149,12 +153,9 @@ def line_audio(request, pk):
 def _line_fragment(request, line, form=None, status=200):
     """Re-render one line of the call page (after a flag change, or with a form open)."""
     line = Line.objects.select_related("call__tenant", "call__live_transcriber", "flag__bank").get(pk=line.pk)
-    flag = getattr(line, "flag", None)
     problem = actions.why_not_flaggable(line)
     return render(request, "transcriber_tests/_line_row.html", {
-        "row": {"line": line, "flag": flag, "problem": problem.message if problem else "",
-                "playable": line.call.recorded and bool(line.call.recording) and line.has_timing},
-        "form": form, "call": line.call,
+        "row": _row(line, problem.message if problem else ""), "form": form, "call": line.call,
     }, status=status)
 
 

@@ -308,3 +308,21 @@ def test_the_turn_export_holds_every_item_in_order_across_batches(admin_client, 
     assert len(got) == 7 * 2 * 3  # 7 flags in the window, each with one control; 2 candidates + live
     assert got == expected and got[0][0] == str(newest.pk)
     assert str(old.pk) not in {r["flag_id"] for r in turns}
+
+
+def test_the_call_page_looks_up_a_live_transcriber_known_by_name_once(admin_client, tenant, live_transcriber, tmp_path):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from .conftest import make_call
+
+    def queries_for(n_lines):
+        call = make_call(tenant, None, caller_texts=["hello"] * n_lines, tmp_path=tmp_path)
+        call.live_transcriber_name = live_transcriber.display_name
+        call.save()
+        with CaptureQueriesContext(connection) as ctx:
+            content = admin_client.get(reverse("call", args=[call.pk])).content.decode()
+        assert "unknown" not in content  # the name resolved: every caller line is flaggable
+        return len(ctx.captured_queries)
+
+    assert queries_for(2) == queries_for(12)
