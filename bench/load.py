@@ -1,5 +1,6 @@
 """Load: the app under gunicorn on PostgreSQL with two queue workers, driven by 50 concurrent simulated admins
-for 60 seconds (results pages, turn tables, flagging lines, CSV exports), against 127.0.0.1 only.
+for 60 seconds (results pages, turn tables, flagging lines, CSV exports), against 127.0.0.1 only. The workers run
+at a lower priority (nice 10), as the README advises where web and queue share a machine.
 
     .venv/bin/python bench/load.py [--users 50] [--seconds 60] [--flags 2000] [--think 1 5]
 
@@ -210,7 +211,7 @@ def main():
         procs.append(subprocess.Popen([str(ROOT / ".venv" / "bin" / "gunicorn"), "oncore.wsgi", "-b",
                                        f"127.0.0.1:{PORT}", "-w", str(args.web_workers), "-k", "gthread",
                                        "--threads", "4", "--log-level", "warning"], cwd=ROOT, env=child_env))
-        procs.append(subprocess.Popen([py, "manage.py", "qcluster"], cwd=ROOT, env=child_env,
+        procs.append(subprocess.Popen(["nice", "-n", "10", py, "manage.py", "qcluster"], cwd=ROOT, env=child_env,
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         for _ in range(100):
             try:
