@@ -76,19 +76,25 @@ def _write_outcome(t: Transcription, fields: dict) -> bool:
 
 
 def transcribe(pk: int) -> str:
+    """The queue task: the outcome of the dispatched row ("skipped" if another delivery has it)."""
+    outcomes = _transcribe_from(pk)
+    return outcomes[0] if outcomes else "skipped"
+
+
+def _transcribe_from(pk: int) -> list[str]:
     """Transcribe a dispatched row; then, while the task is younger than ONCORE_TASK_CHAIN_S, go on with the
-    organization's next ready rows (one at a time, so its concurrency holds). Returns the first row's outcome."""
+    organization's next ready rows (one at a time, so its concurrency holds). The outcome of each row."""
     t = _claim(pk)
     if t is None:
-        return "skipped"
+        return []
     organization_id = t.organization_id
     chain_until = time.monotonic() + settings.ONCORE["TASK_CHAIN_S"]
-    outcome = _transcribe_claimed(t)
+    outcomes = [_transcribe_claimed(t)]
     while time.monotonic() < chain_until and (t := _claim_next(organization_id)) is not None:
-        _transcribe_claimed(t)
+        outcomes.append(_transcribe_claimed(t))
     with transaction.atomic():
         jobs.pump(organization_id)
-    return outcome
+    return outcomes
 
 
 def _transcribe_claimed(t: Transcription) -> str:
@@ -143,7 +149,7 @@ def pump_all() -> int:
 
 def drain(max_seconds: float = 600.0) -> int:
     """Run every dispatched transcription in this process until nothing is ready. For `manage.py run_queue`,
-    demos and tests; workers do the same job in production. Returns how many tasks ran."""
+    demos and tests; workers do the same job in production. Returns how many transcription attempts ran."""
     deadline = time.monotonic() + max_seconds
     ran = 0
     while time.monotonic() < deadline:
@@ -156,6 +162,5 @@ def drain(max_seconds: float = 600.0) -> int:
         if not ids:
             break
         for pk in ids:
-            transcribe(pk)
-            ran += 1
+            ran += len(_transcribe_from(pk))
     return ran

@@ -346,3 +346,17 @@ def test_a_worker_does_only_its_own_row_when_chaining_is_off(settings, bank, rec
     first, *_ = jobs.pump(bank.organization_id)
     assert tasks.transcribe(first) == "done"
     assert Transcription.objects.filter(status=Transcription.DONE).count() == 1
+
+
+def test_run_queue_says_how_many_line_transcriptions_it_ran(bank, recorded_call):
+    import io
+
+    from django.core.management import call_command
+
+    for line in caller_lines(recorded_call)[:2]:
+        actions.do_flag_line(line, "table for four", bank=bank)
+    rows = Transcription.objects.count()
+    out = io.StringIO()
+    call_command("run_queue", stdout=out)
+    assert Transcription.objects.filter(status=Transcription.DONE).count() == rows
+    assert out.getvalue().strip() == f"Ran {rows} transcriptions; 0 still waiting (retries wait for their backoff)."
