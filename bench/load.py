@@ -34,6 +34,7 @@ DB_URL = f"postgres://postgres@127.0.0.1:5432/{DB}"
 PORT = 8765
 BASE = f"http://127.0.0.1:{PORT}"
 PASSWORD = "load-test-password-1"
+FAILURES = []  # what each failed request got, printed after the figures
 
 
 def serve_vendor(conn):
@@ -173,9 +174,6 @@ async def user_loop(client, lines, bank_id, deadline, stats, flagged, think):
             await asyncio.sleep(random.uniform(*think))
     finally:
         await client.aclose()
-
-
-FAILURES = []  # what each failed request got, printed after the figures
 
 
 def pct(values, q):
