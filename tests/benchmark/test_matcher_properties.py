@@ -28,8 +28,9 @@ FILLER = st.lists(st.sampled_from(["lorem", "ipsum", "dolor", "sit", "amet"]), m
 
 
 def _has_token(text):
-    """Whether a letter or digit is left once compatibility forms are unfolded and accents dropped."""
-    unfolded = unicodedata.normalize("NFKD", text)
+    """Whether a letter or digit is left once compatibility forms are unfolded and accents dropped. The modifier
+    letters ʼ and ʹ count as apostrophes, as the matcher reads them (McDonaldʼs), not as letters."""
+    unfolded = unicodedata.normalize("NFKD", text.replace("\u02bc", "'").replace("\u02b9", "'"))
     return any(c.isalnum() and not unicodedata.combining(c) for c in unfolded)
 
 
