@@ -23,10 +23,9 @@ out) and where the errors fall (matrix, embedded, language-independent words), u
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass
-from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import Count, F, Q, Sum
+from django.db.models import Count, Sum
 from django.utils import timezone
 
 from oncore import audio
@@ -144,22 +143,6 @@ def refresh_counts(run_id: int, sent: int = 0) -> Progress:
 # ---------------------------------------------------------------- executing
 
 
-def _claim_next(run_id: int) -> CsResult | None:
-    now = timezone.now()
-    ready = (
-        CsResult.objects.filter(run_id=run_id, status=CsResult.QUEUED)
-        .filter(Q(not_before__isnull=True) | Q(not_before__lte=now))
-        .order_by("id")
-        .values_list("id", flat=True)[:8]
-    )
-    for pk in list(ready):
-        if CsResult.objects.filter(pk=pk, status=CsResult.QUEUED).update(
-            status=CsResult.RUNNING, claimed_at=now, attempts=F("attempts") + 1
-        ):
-            return CsResult.objects.select_related("utterance").get(pk=pk)
-    return None
-
-
 def _record(r: CsResult, result=None, exc: BaseException | None = None) -> None:
     extra = {} if exc is not None else {
         "detected_language": str((result.raw or {}).get("language") or "")[:20],
@@ -194,10 +177,7 @@ def execute_run(
     if not 1 <= concurrency <= runs.MAX_CONCURRENCY:
         raise RunRefused(f"Concurrency must be between 1 and {runs.MAX_CONCURRENCY}, not {concurrency}.")
     ensure_results(run)
-    stale = timezone.now() - timedelta(seconds=runs.lease_seconds())
-    CsResult.objects.filter(run_id=run_id, status=CsResult.RUNNING, claimed_at__lt=stale).update(
-        status=CsResult.QUEUED, claimed_at=None
-    )
+    runs.reclaim_stale(CsResult, run_id)
     CsRun.objects.filter(pk=run_id).update(status=CsRun.RUNNING, finished_at=None)
     CsRun.objects.filter(pk=run_id, started_at__isnull=True).update(started_at=timezone.now())
     engine = get_engine(run.transcriber)
@@ -216,7 +196,7 @@ def execute_run(
     try:
         while True:
             while (max_utterances is None or sent < max_utterances) and len(in_flight) < concurrency:
-                r = _claim_next(run_id)
+                r = runs.claim_next(CsResult, run_id, "utterance")
                 if r is None:
                     break
                 try:
@@ -233,16 +213,10 @@ def execute_run(
                 continue
             if max_utterances is not None and sent >= max_utterances:
                 break
-            due = (
-                CsResult.objects.filter(run_id=run_id, status=CsResult.QUEUED)
-                .order_by(F("not_before").asc(nulls_first=True))
-                .values_list("not_before", flat=True)
-                .first()
-            )
-            if not CsResult.objects.filter(run_id=run_id, status=CsResult.QUEUED).exists():
+            pause = runs.next_retry_wait(CsResult, run_id)
+            if pause is None:
                 break
-            wait_s = 0.0 if due is None else (due - timezone.now()).total_seconds()
-            time.sleep(min(max(wait_s, 0.05), 5.0))
+            time.sleep(min(max(pause, 0.05), 5.0))
     finally:
         if in_flight:  # calls already made are paid for: keep their results
             done, _ = wait(list(in_flight))

@@ -181,37 +181,45 @@ def clip_wav(clip) -> bytes:
 # ---------------------------------------------------------------- executing
 
 
-def _claim_next(run_id: int) -> Hypothesis | None:
+def claim_next(model, run_id: int, related: str):
+    """Claim the run's next queued work item (a Hypothesis, or a code-switching CsResult) whose retry is due,
+    with `related` loaded; None when none is ready."""
     now = timezone.now()
     ready = (
-        Hypothesis.objects.filter(run_id=run_id, status=Hypothesis.QUEUED)
+        model.objects.filter(run_id=run_id, status=model.QUEUED)
         .filter(Q(not_before__isnull=True) | Q(not_before__lte=now))
         .order_by("id")
         .values_list("id", flat=True)[:8]
     )
     for pk in list(ready):
-        claimed = Hypothesis.objects.filter(pk=pk, status=Hypothesis.QUEUED).update(
-            status=Hypothesis.RUNNING, claimed_at=now, attempts=F("attempts") + 1
+        claimed = model.objects.filter(pk=pk, status=model.QUEUED).update(
+            status=model.RUNNING, claimed_at=now, attempts=F("attempts") + 1
         )
         if claimed:
-            return Hypothesis.objects.select_related("clip").get(pk=pk)
+            return model.objects.select_related(related).get(pk=pk)
     return None
 
 
-def _next_retry_wait(run_id: int) -> float | None:
-    """Seconds until the earliest queued retry is due; None when nothing is queued."""
+def next_retry_wait(model, run_id: int) -> float | None:
+    """Seconds until the run's earliest queued retry is due; None when nothing is queued."""
     first = (
-        Hypothesis.objects.filter(run_id=run_id, status=Hypothesis.QUEUED)
+        model.objects.filter(run_id=run_id, status=model.QUEUED)
         .order_by(F("not_before").asc(nulls_first=True))
         .values_list("not_before", flat=True)
         .first()
     )
     if first is None:
-        exists = Hypothesis.objects.filter(
-            run_id=run_id, status=Hypothesis.QUEUED, not_before__isnull=True
-        ).exists()
+        exists = model.objects.filter(run_id=run_id, status=model.QUEUED, not_before__isnull=True).exists()
         return 0.0 if exists else None
     return max(0.0, (first - timezone.now()).total_seconds())
+
+
+def reclaim_stale(model, run_id: int) -> int:
+    """Queue again the run's items claimed longer ago than the lease (their executor died)."""
+    stale = timezone.now() - timedelta(seconds=lease_seconds())
+    return model.objects.filter(run_id=run_id, status=model.RUNNING, claimed_at__lt=stale).update(
+        status=model.QUEUED, claimed_at=None
+    )
 
 
 def finish_claimed(item, **fields) -> bool:
@@ -245,13 +253,6 @@ def _release(h: Hypothesis) -> None:
     """Give back a claimed clip that was never sent."""
     Hypothesis.objects.filter(pk=h.pk, status=Hypothesis.RUNNING, claimed_at=h.claimed_at).update(
         status=Hypothesis.QUEUED, claimed_at=None, attempts=F("attempts") - 1
-    )
-
-
-def _reclaim_stale(run_id: int) -> int:
-    stale = timezone.now() - timedelta(seconds=lease_seconds())
-    return Hypothesis.objects.filter(run_id=run_id, status=Hypothesis.RUNNING, claimed_at__lt=stale).update(
-        status=Hypothesis.QUEUED, claimed_at=None
     )
 
 
@@ -300,7 +301,7 @@ def execute_run(
     if not 1 <= concurrency <= MAX_CONCURRENCY:
         raise RunRefused(f"Concurrency must be between 1 and {MAX_CONCURRENCY}, not {concurrency}.")
     ensure_hypotheses(run)
-    _reclaim_stale(run_id)
+    reclaim_stale(Hypothesis, run_id)
     if Hypothesis.objects.filter(run_id=run_id, status=Hypothesis.QUEUED).exists():
         BenchmarkRun.objects.filter(pk=run_id).update(status=BenchmarkRun.RUNNING, finished_at=None)
         BenchmarkRun.objects.filter(pk=run_id, started_at__isnull=True).update(started_at=timezone.now())
@@ -332,7 +333,7 @@ def execute_run(
     try:
         while True:
             while may_send() and len(in_flight) < concurrency:
-                h = _claim_next(run_id)
+                h = claim_next(Hypothesis, run_id, "clip")
                 if h is None:
                     break
                 try:
@@ -348,7 +349,7 @@ def execute_run(
                 continue
             if not may_send():
                 break
-            pause = _next_retry_wait(run_id)
+            pause = next_retry_wait(Hypothesis, run_id)
             if pause is None:
                 break
             if deadline is not None and time.monotonic() + pause > deadline:

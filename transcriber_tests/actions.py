@@ -315,17 +315,22 @@ def bank_lines(bank: Bank):
     return Line.objects.filter(Q(flag__bank=bank) | Q(control_uses__flag__bank=bank)).distinct()
 
 
-def estimate_backfill(bank: Bank, transcriber: Transcriber) -> Estimate:
-    lines = list(bank_lines(bank).only("id", "start_s", "end_s"))
+def untranscribed(lines, transcriber: Transcriber) -> tuple[list, float]:
+    """The lines the transcriber has not been given yet, and the audio seconds it would be billed for them."""
     done = set(
         Transcription.objects.filter(line__in=[ln.pk for ln in lines], transcriber=transcriber).values_list(
             "line_id", flat=True
         )
     )
     todo = [ln for ln in lines if ln.pk not in done]
-    seconds = sum(clip_seconds(ln) for ln in todo)
+    return todo, sum(clip_seconds(ln) for ln in todo)
+
+
+def estimate_backfill(bank: Bank, transcriber: Transcriber) -> Estimate:
+    lines = list(bank_lines(bank).only("id", "start_s", "end_s"))
+    todo, seconds = untranscribed(lines, transcriber)
     price = Decimal(str(transcriber.price_per_minute))
-    return Estimate(len(todo), len(done), seconds, price, cost_for(seconds, price))
+    return Estimate(len(todo), len(lines) - len(todo), seconds, price, cost_for(seconds, price))
 
 
 def do_add_candidate(bank: Bank, transcriber: Transcriber, *, confirmed: bool = False) -> Candidate:

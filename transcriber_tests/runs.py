@@ -50,7 +50,7 @@ from oncore.calls.models import Call, Line
 from oncore.transcribers.engines.base import cost_for
 
 from . import jobs, judge, llm, queries, scoring
-from .actions import clip_seconds, live_transcriber_of
+from .actions import clip_seconds, live_transcriber_of, untranscribed
 from .errors import (
     ActionError,
     EstimateNotConfirmed,
@@ -277,13 +277,7 @@ def differ_rate(bank: Bank, candidate) -> float | None:
 
 
 def _estimate(bank, candidate, calls, lines) -> RunEstimate:
-    done = set(
-        Transcription.objects.filter(line__in=[ln.pk for ln in lines], transcriber=candidate).values_list(
-            "line_id", flat=True
-        )
-    )
-    todo = [ln for ln in lines if ln.pk not in done]
-    seconds = sum(clip_seconds(ln) for ln in todo)
+    todo, seconds = untranscribed(lines, candidate)
     price = Decimal(str(candidate.price_per_minute))
     # Calibration: the sample is drawn at start, so estimate with the average line of these calls.
     live_price = {c.pk: Decimal(str(live_transcriber_of(c).price_per_minute)) for c in calls}
