@@ -1,36 +1,92 @@
-"""A real HTTP server on 127.0.0.1 (ephemeral port, its own thread) that answers POSTs with JSON. The small
-transcription servers of the tests subclass it and only say how to answer."""
+"""Real HTTP servers on 127.0.0.1 (ephemeral port, their own threads) for the tests: `JsonServer` answers POSTs
+with JSON (the small transcription servers subclass it); `LocalHttpServer` is the base of the fake vendors and
+the fake Anthropic API, which record every request and answer in their API's shapes."""
 
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
-class JsonServer:
-    def respond(self, path: str, headers, body: bytes) -> tuple[int, dict]:
+class LocalHttpServer:
+    """Start with `start()` or `with`; subclasses say how to answer GETs and POSTs in `answer`."""
+
+    protocol_version = "HTTP/1.0"
+    poll_interval = 0.05
+    _server = None
+
+    def answer(self, method: str, path: str, headers: dict, body: bytes) -> tuple[int, str, bytes, dict]:
+        """(status, content type, body, extra headers) for a request; `headers` has lowercased names."""
         raise NotImplementedError
 
-    def __init__(self):
+    def start(self):
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = server.protocol_version
+
+            def do_GET(self):
+                self._handle("GET")
+
             def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                status, payload = server.respond(self.path, self.headers, body)
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self._handle("POST")
+
+            def _handle(self, method):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                status, content_type, data, extra = server.answer(method, self.path, headers, body)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", content_type)
+                    self.send_header("Content-Length", str(len(data)))
+                    for name, value in extra.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test)
 
             def log_message(self, *args):
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": self.poll_interval}, daemon=True
+        ).start()
+        return self
+
+    def stop(self):
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+
+class JsonServer(LocalHttpServer):
+    """Started at once; answers POSTs with `respond(path, headers, body) -> (status, JSON-able payload)`."""
+
+    def respond(self, path: str, headers: dict, body: bytes) -> tuple[int, dict]:
+        raise NotImplementedError
+
+    def __init__(self):
+        self.start()
+        self.url = self.base_url
+
+    def answer(self, method, path, headers, body):
+        status, payload = self.respond(path, headers, body)
+        return status, "application/json", json.dumps(payload).encode(), {}
 
     def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.stop()

@@ -32,9 +32,10 @@ import threading
 import uuid
 from collections import deque
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+
+from tests.json_server import LocalHttpServer
 
 TEST_KEY = "sk-ant-test-7c4e1f-DO-NOT-LEAK"
 
@@ -152,7 +153,9 @@ def judge_responder(body: dict) -> dict:
     raise AssertionError(f"judge_responder does not know the tool {name!r}")
 
 
-class FakeAnthropic:
+class FakeAnthropic(LocalHttpServer):
+    protocol_version = "HTTP/1.1"
+
     def __init__(self, key: str = TEST_KEY):
         self.key = key
         self.retry_after_ms = 10
@@ -161,8 +164,6 @@ class FakeAnthropic:
         self._script: deque = deque()
         self._cached_systems: set[str] = set()
         self._lock = threading.Lock()
-        self._server = None
-        self._thread = None
 
     # -- scripting ------------------------------------------------------------------------------------
     def queue(self, *items):
@@ -174,68 +175,18 @@ class FakeAnthropic:
     def bodies(self) -> list:
         return [recorded.json for recorded in self.requests]
 
-    # -- lifecycle ------------------------------------------------------------------------------------
-    @property
-    def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def start(self):
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self):
-                self._handle("POST")
-
-            def do_GET(self):
-                self._handle("GET")
-
-            def _handle(self, method):
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
-                recorded = Recorded(method, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
-                try:
-                    recorded.json = json.loads(body) if body else None
-                except ValueError:
-                    recorded.json = None
-                with fake._lock:
-                    fake.requests.append(recorded)
-                status, payload, headers = fake.respond(recorded)
-                data = json.dumps(payload).encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.send_header("request-id", payload.get("request_id") or f"req_{uuid.uuid4().hex[:24]}")
-                    for name, value in headers.items():
-                        self.send_header(name, value)
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-            def log_message(self, format, *args):
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self):
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
+    # -- the server ------------------------------------------------------------------------------------
+    def answer(self, method, path, headers, body):
+        recorded = Recorded(method, path, headers, body)
+        try:
+            recorded.json = json.loads(body) if body else None
+        except ValueError:
+            recorded.json = None
+        with self._lock:
+            self.requests.append(recorded)
+        status, payload, extra = self.respond(recorded)
+        extra = {"request-id": payload.get("request_id") or f"req_{uuid.uuid4().hex[:24]}", **extra}
+        return status, "application/json", json.dumps(payload).encode(), extra
 
     # -- the API --------------------------------------------------------------------------------------
     def respond(self, recorded: Recorded) -> tuple[int, dict, dict]:

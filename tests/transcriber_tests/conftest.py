@@ -27,7 +27,7 @@ class SttServer(JsonServer):
     def respond(self, path, headers, body):
         name = path.rsplit("/", 1)[-1]
         self.requests.append(name)
-        if headers.get("Authorization") != "Bearer test-key":
+        if headers.get("authorization") != "Bearer test-key":
             return 401, {"error": "bad key"}
         status = self.statuses.get(name, 200)
         if status != 200:

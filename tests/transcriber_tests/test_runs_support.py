@@ -51,7 +51,7 @@ class LineStt(JsonServer):
         name = path.rsplit("/", 1)[-1]
         with self.lock:
             self.requests.append(name)
-        if headers.get("Authorization") != "Bearer run-test-key":
+        if headers.get("authorization") != "Bearer run-test-key":
             return 401, {"error": "bad key"}
         if name in self.failing:
             return 400, {"error": "this transcriber is set to fail"}

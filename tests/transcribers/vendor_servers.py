@@ -30,9 +30,10 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from email import policy
 from email.parser import BytesParser
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
 from urllib.parse import parse_qs, urlsplit
+
+from tests.json_server import LocalHttpServer
 
 TEST_KEY = "sk-test-9f8e7d6c5b4a-DO-NOT-LEAK"
 SCENARIOS = (
@@ -82,9 +83,11 @@ def _parse_multipart(content_type: str, body: bytes) -> tuple[dict, dict]:
     return form, files
 
 
-class FakeVendor:
+class FakeVendor(LocalHttpServer):
     """A vendor server. Subclasses set the class attributes and implement `authorized`, `check`, `ok_reply`
     and `error_reply` in the vendor's shapes."""
+
+    poll_interval = 0.02
 
     vendor = "Vendor"
     provider = ""
@@ -99,78 +102,29 @@ class FakeVendor:
         self.slow_s = 2.0
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
-        self._server = None
-        self._thread = None
 
-    # -- lifecycle -------------------------------------------------------------------------------------
-    def start(self):
-        vendor = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):
-                self._handle("GET")
-
-            def do_POST(self):
-                self._handle("POST")
-
-            def _handle(self, method):
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
-                split = urlsplit(self.path)
-                recorded = Recorded(
-                    method=method,
-                    path=split.path,
-                    query={k: v[0] for k, v in parse_qs(split.query, keep_blank_values=True).items()},
-                    headers={k.lower(): v for k, v in self.headers.items()},
-                    body=body,
-                )
-                content_type = recorded.headers.get("content-type", "")
-                if content_type.startswith("multipart/form-data"):
-                    recorded.form, recorded.files = _parse_multipart(content_type, body)
-                elif content_type.startswith("application/json"):
-                    try:
-                        recorded.json = json.loads(body)
-                    except ValueError:
-                        recorded.json = None
-                with vendor._lock:
-                    vendor.requests.append(recorded)
-                reply = vendor.respond(recorded)
-                try:
-                    self.send_response(reply.status)
-                    self.send_header("Content-Type", reply.content_type)
-                    self.send_header("Content-Length", str(len(reply.body)))
-                    for name, value in reply.headers.items():
-                        self.send_header(name, value)
-                    self.end_headers()
-                    self.wfile.write(reply.body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (a timeout test)
-
-            def log_message(self, format, *args):
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self):
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+    # -- the server ------------------------------------------------------------------------------------
+    def answer(self, method, path, headers, body):
+        split = urlsplit(path)
+        recorded = Recorded(
+            method=method,
+            path=split.path,
+            query={k: v[0] for k, v in parse_qs(split.query, keep_blank_values=True).items()},
+            headers=headers,
+            body=body,
+        )
+        content_type = headers.get("content-type", "")
+        if content_type.startswith("multipart/form-data"):
+            recorded.form, recorded.files = _parse_multipart(content_type, body)
+        elif content_type.startswith("application/json"):
+            try:
+                recorded.json = json.loads(body)
+            except ValueError:
+                recorded.json = None
+        with self._lock:
+            self.requests.append(recorded)
+        reply = self.respond(recorded)
+        return reply.status, reply.content_type, reply.body, reply.headers
 
     # -- behaviour -------------------------------------------------------------------------------------
     def respond(self, request: Recorded) -> Reply:
