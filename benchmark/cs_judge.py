@@ -1,5 +1,5 @@
 """The LLM judge of code-switched transcripts: semantic WER and answer error rate (see
-research/code-switching-metrics.md). Every call goes through transcriber_tests.llm.call_tool; without
+research/code-switching-metrics.md). Every call goes through oncore.llm.call_tool; without
 ANTHROPIC_API_KEY nothing is judged and nothing is invented (JudgeNotConfigured).
 
 Semantic WER (prompt SEMANTIC_PROMPT_VERSION): the judge normalizes both texts itself, aligns them and counts
@@ -23,8 +23,8 @@ from decimal import Decimal
 
 from django.db.models import Sum
 
-from transcriber_tests import llm
-from transcriber_tests.llm import JudgeNotConfigured, LLMError, judge_configured
+from oncore import llm
+from oncore.llm import JudgeNotConfigured, LLMError, judge_configured
 
 from .models import CsJudgement, CsQuestion, CsResult, CsRun
 

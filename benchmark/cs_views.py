@@ -10,7 +10,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
 from oncore.accounts.access import admin_required
-from transcriber_tests.exports import stream_csv
+from oncore.csv import stream_csv
 
 from . import cs_report
 from .models import CsDataset

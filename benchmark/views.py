@@ -13,10 +13,11 @@ from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HTMX_STOP_POLLING
 
 from oncore.accounts.access import admin_required
+from oncore.csv import stream_csv
 from oncore.transcribers.models import Transcriber
-from transcriber_tests.exports import stream_csv
 
 from . import actions, reports, runs, scoring
 from .models import BenchmarkRun, Dataset
@@ -102,9 +103,9 @@ def _list_context(request, tiers: str) -> dict:
 def run_list(request):
     context = _list_context(request, _tiers(request))
     if request.htmx and request.GET.get("fragment") == "progress":
-        # Polls stop with 286 once no run is queued or running.
+        # Polls stop (HTMX_STOP_POLLING) once no run is queued or running.
         return render(
-            request, "benchmark/_runs_table.html", context, status=200 if context["running"] else 286
+            request, "benchmark/_runs_table.html", context, status=200 if context["running"] else HTMX_STOP_POLLING
         )
     context["form"] = StartRunForm()
     return render(request, "benchmark/runs.html", context)
@@ -134,7 +135,7 @@ def run_start(request):
                 messages.success(
                     request, f"Run {run.pk} queued: {run.system_name} over {d['dataset'].clip_count} clip(s)."
                 )
-                return redirect("benchmark_run", run.pk)
+                return redirect("bench:run", run.pk)
     context = _list_context(request, "A")
     context["form"] = form
     return render(request, "benchmark/runs.html", context, status=422)
@@ -148,9 +149,9 @@ def run_start(request):
 def run_page(request, pk):
     run = _get_run_for_admin(request, pk)
     if request.htmx and request.GET.get("fragment") == "progress":
-        # Polls stop with 286 once the run is no longer queued or running.
+        # Polls stop (HTMX_STOP_POLLING) once the run is no longer queued or running.
         return render(
-            request, "benchmark/_run_status.html", {"run": run}, status=200 if run.status in ACTIVE else 286
+            request, "benchmark/_run_status.html", {"run": run}, status=200 if run.status in ACTIVE else HTMX_STOP_POLLING
         )
     tiers = _tiers(request)
     scored = run.scored_at is not None
@@ -181,7 +182,7 @@ def run_score(request, pk):
         messages.error(request, str(exc))
     else:
         messages.success(request, f"Run {run.pk} scored: {card.headline_text}.")
-    return redirect("benchmark_run", run.pk)
+    return redirect("bench:run", run.pk)
 
 
 def _not_scored(run) -> HttpResponse:

@@ -64,6 +64,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "oncore.accounts.context_processors.organization",
             ],
+            "builtins": ["oncore.templatetags.oncore_tags"],
         },
     },
 ]
@@ -99,7 +100,7 @@ MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
 MEDIA_URL = "/media/"
 
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "home"
+LOGIN_REDIRECT_URL = "tt:home"
 LOGOUT_REDIRECT_URL = "login"
 
 # Secure cookies unless debugging; set SECURE_COOKIES=0 to serve a non-debug instance over plain HTTP locally.

@@ -22,58 +22,58 @@ _media_and_fast_retries = pipeline._media_and_fast_retries
 
 # Public pages, and pages that are global by design (the benchmark datasets belong to no organization: any
 # organization's admin may read them; members and anonymous users are still refused).
-PUBLIC = {"login", "logout", "switch_org", "api_errors", "home"}  # home only redirects to the calls page
+PUBLIC = {"login", "logout", "switch_org", "api_errors", "tt:home"}  # home only redirects to the calls page
 GLOBAL_ADMIN = {
-    "benchmark_runs", "benchmark_run_start", "benchmark_run", "benchmark_run_score", "benchmark_run_hits",
-    "benchmark_run_summary", "benchmark_run_manifest", "benchmark_compare", "benchmark_compare_csv",
-    "cs_datasets", "cs_report", "cs_report_csv", "cs_report_json",
+    "bench:runs", "bench:run_start", "bench:run", "bench:run_score", "bench:run_hits",
+    "bench:run_summary", "bench:run_manifest", "bench:compare", "bench:compare_csv",
+    "cs:datasets", "cs:report", "cs:report_csv", "cs:report_json",
 }
 # Pages without an object in the URL: another organization's admin gets their own (empty) page, not ours.
-ORG_LISTS = {"calls", "unbanked_flags", "banks", "bank_new", "api_keys"}
+ORG_LISTS = {"tt:calls", "tt:unbanked_flags", "tt:banks", "tt:bank_new", "api_keys"}
 
 # name -> (method, kwargs from the owner's objects)
 DASHBOARD = {
-    "calls": ("get", lambda o: {}),
-    "call": ("get", lambda o: {"pk": o["call"].pk}),
-    "line_audio": ("get", lambda o: {"pk": o["line"].pk}),
-    "flag_line": ("get", lambda o: {"pk": o["free_line"].pk}),
-    "unbanked_flags": ("get", lambda o: {}),
-    "edit_flag": ("get", lambda o: {"pk": o["flag"].pk}),
-    "move_flag": ("post", lambda o: {"pk": o["flag"].pk}),
-    "delete_flag": ("post", lambda o: {"pk": o["flag"].pk}),
-    "banks": ("get", lambda o: {}),
-    "bank_new": ("get", lambda o: {}),
-    "bank": ("get", lambda o: {"pk": o["bank"].pk}),
-    "bank_edit": ("get", lambda o: {"pk": o["bank"].pk}),
-    "bank_delete": ("post", lambda o: {"pk": o["bank"].pk}),
-    "bank_candidates": ("get", lambda o: {"pk": o["bank"].pk}),
-    "candidate_move": ("post", lambda o: {"pk": o["bank"].pk, "transcriber_pk": o["candidate"].pk}),
-    "candidate_remove": ("post", lambda o: {"pk": o["bank"].pk, "transcriber_pk": o["candidate"].pk}),
-    "turn_table": ("get", lambda o: {"pk": o["bank"].pk}),
-    "export_results": ("get", lambda o: {"pk": o["bank"].pk}),
-    "export_turns": ("get", lambda o: {"pk": o["bank"].pk}),
-    "bank_runs": ("get", lambda o: {"pk": o["bank"].pk}),
-    "run_new": ("get", lambda o: {"pk": o["bank"].pk}),
-    "run_from_call": ("get", lambda o: {"pk": o["call"].pk}),
-    "run": ("get", lambda o: {"pk": o["run"].pk}),
-    "run_cancel": ("post", lambda o: {"pk": o["run"].pk}),
-    "run_retry_judge": ("post", lambda o: {"pk": o["run"].pk}),
-    "run_review": ("get", lambda o: {"pk": o["run"].pk}),
-    "run_review_line": ("post", lambda o: {"pk": o["run"].pk, "line_pk": o["run_line"].pk}),
-    "run_export": ("get", lambda o: {"pk": o["run"].pk}),
+    "tt:calls": ("get", lambda o: {}),
+    "tt:call": ("get", lambda o: {"pk": o["call"].pk}),
+    "tt:line_audio": ("get", lambda o: {"pk": o["line"].pk}),
+    "tt:flag_line": ("get", lambda o: {"pk": o["free_line"].pk}),
+    "tt:unbanked_flags": ("get", lambda o: {}),
+    "tt:edit_flag": ("get", lambda o: {"pk": o["flag"].pk}),
+    "tt:move_flag": ("post", lambda o: {"pk": o["flag"].pk}),
+    "tt:delete_flag": ("post", lambda o: {"pk": o["flag"].pk}),
+    "tt:banks": ("get", lambda o: {}),
+    "tt:bank_new": ("get", lambda o: {}),
+    "tt:bank": ("get", lambda o: {"pk": o["bank"].pk}),
+    "tt:bank_edit": ("get", lambda o: {"pk": o["bank"].pk}),
+    "tt:bank_delete": ("post", lambda o: {"pk": o["bank"].pk}),
+    "tt:bank_candidates": ("get", lambda o: {"pk": o["bank"].pk}),
+    "tt:candidate_move": ("post", lambda o: {"pk": o["bank"].pk, "transcriber_pk": o["candidate"].pk}),
+    "tt:candidate_remove": ("post", lambda o: {"pk": o["bank"].pk, "transcriber_pk": o["candidate"].pk}),
+    "tt:turn_table": ("get", lambda o: {"pk": o["bank"].pk}),
+    "tt:export_results": ("get", lambda o: {"pk": o["bank"].pk}),
+    "tt:export_turns": ("get", lambda o: {"pk": o["bank"].pk}),
+    "runs:bank_runs": ("get", lambda o: {"pk": o["bank"].pk}),
+    "runs:new": ("get", lambda o: {"pk": o["bank"].pk}),
+    "runs:from_call": ("get", lambda o: {"pk": o["call"].pk}),
+    "runs:detail": ("get", lambda o: {"pk": o["run"].pk}),
+    "runs:cancel": ("post", lambda o: {"pk": o["run"].pk}),
+    "runs:retry_judge": ("post", lambda o: {"pk": o["run"].pk}),
+    "runs:review": ("get", lambda o: {"pk": o["run"].pk}),
+    "runs:review_line": ("post", lambda o: {"pk": o["run"].pk, "line_pk": o["run_line"].pk}),
+    "runs:export": ("get", lambda o: {"pk": o["run"].pk}),
     "api_keys": ("get", lambda o: {}),
     "api_key_revoke": ("post", lambda o: {"pk": o["key"].pk}),
 }
 
 
 def dashboard_names():
-    def walk(patterns, prefix=""):
+    def walk(patterns, namespace=""):
         for p in patterns:
             if isinstance(p, URLResolver):
                 if not str(p.pattern).startswith(("admin/", "api/v1/")):
-                    yield from walk(p.url_patterns, prefix + str(p.pattern))
+                    yield from walk(p.url_patterns, f"{p.namespace}:" if p.namespace else namespace)
             elif p.name:
-                yield p.name
+                yield namespace + p.name
     return {n for n in walk(get_resolver().url_patterns) if n not in PUBLIC | GLOBAL_ADMIN}
 
 
@@ -132,11 +132,11 @@ def test_it_refuses_every_dashboard_url_to_anyone_but_the_owning_admin(
 
 
 def test_it_refuses_the_global_benchmark_pages_to_members_and_anonymous_users(client, member_user):
-    for name in ("benchmark_runs", "benchmark_compare", "cs_datasets"):
+    for name in ("bench:runs", "bench:compare", "cs:datasets"):
         response = client.get(reverse(name))
         assert response.status_code == 302 and "/login/" in response["Location"]
     client.force_login(member_user)
-    for name in ("benchmark_runs", "benchmark_compare", "cs_datasets"):
+    for name in ("bench:runs", "bench:compare", "cs:datasets"):
         assert client.get(reverse(name)).status_code == 403
 
 

@@ -1,21 +1,16 @@
-"""CSV exports, streamed row by row so a large bank never sits in memory. UTF-8 with a BOM (spreadsheets then
-read accents right), a header row, and cells that a spreadsheet would run as a formula are neutralized."""
+"""The rows of the transcriber-testing CSV downloads (results, turn table, full-call runs). They are streamed
+by oncore.csv, so a large bank never sits in memory."""
 
-import csv
-import io
 from itertools import islice
 
 from django.db.models import Q
-from django.http import StreamingHttpResponse
 from django.utils.text import slugify
 
+from oncore.csv import safe_cell, stream_csv
 from oncore.transcribers.models import Transcriber
 
 from . import queries
 from .models import ControlLine, Flag, JudgePick, Score
-
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-CHUNK_ROWS = 2000  # rows written per chunk of the streamed response
 
 RESULTS_COLUMNS = [
     "bank", "window_days", "row", "position", "transcriber", "provider", "model", "scored", "matches", "failed",
@@ -27,44 +22,6 @@ TURN_COLUMNS = [
     "expected_text", "live_text", "transcriber", "source", "text", "failed", "match", "wer",
     "case_or_punctuation_only", "normalizer_version", "judge_pick", "judge_reasoning",
 ]
-
-
-def safe_cell(value):
-    """Prefix a text cell that starts like a formula with an apostrophe, so a spreadsheet shows it as text."""
-    if value is None:
-        return ""
-    if isinstance(value, str) and value.startswith(FORMULA_START):
-        return "'" + value
-    return value
-
-
-def _safe_rows(rows):
-    for row in rows:
-        yield [safe_cell(v) for v in row]
-
-
-def stream_csv(filename: str, header: list[str], rows, *, cells_safe: bool = False) -> StreamingHttpResponse:
-    """Stream rows (lists of cells) as CSV, a few thousand rows per chunk. Every cell goes through safe_cell
-    unless the caller says it already did that to its text cells (cells_safe=True)."""
-    if not cells_safe:
-        rows = _safe_rows(rows)
-
-    def generate():
-        buffer = io.StringIO()
-        writer = csv.writer(buffer)
-        buffer.write("\ufeff")
-        writer.writerow(header)
-        for batch in iter(lambda: list(islice(rows, CHUNK_ROWS)), []):
-            writer.writerows(batch)
-            yield buffer.getvalue()
-            buffer.seek(0)
-            buffer.truncate()
-        if buffer.tell():
-            yield buffer.getvalue()
-
-    response = StreamingHttpResponse(generate(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
 
 
 def _fmt(x, places=4):

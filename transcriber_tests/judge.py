@@ -13,8 +13,8 @@ import json
 from dataclasses import dataclass
 from string import ascii_uppercase
 
-from . import llm
-from .llm import LLMError, ToolCall
+from oncore import llm
+from oncore.llm import LLMError, ToolCall
 
 JUDGE_PROMPT_VERSION = "judge-1"
 

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
+from oncore import llm
 from oncore.calls.models import Line
 
-from . import judge, llm
+from . import judge
 from .models import ControlLine, Flag, JudgePick, Score
 
 CONTEXT_EACH_SIDE = 3

@@ -9,12 +9,14 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HTMX_STOP_POLLING
 
+from oncore import llm
 from oncore.accounts.access import admin_required
 from oncore.calls.models import Call
 from oncore.transcribers.models import Transcriber
 
-from . import exports, llm, runs
+from . import exports, runs
 from .errors import ActionError, EstimateNotConfirmed, RunInProgress
 from .models import Bank, Flag, Run, RunLine
 
@@ -127,7 +129,7 @@ def run_new(request, pk):
             form.add_error(None, exc.message)
         else:
             messages.success(request, f"Run {run.pk} queued: {run.candidate} over {len(form.call_ids())} call(s).")
-            return redirect("run", run.pk)
+            return redirect("runs:detail", run.pk)
     if form.errors:
         status = 422
     return render(request, "transcriber_tests/runs/new.html", {
@@ -147,7 +149,7 @@ def run_from_call(request, pk):
     flagged = Bank.objects.filter(organization=request.org, flags__line__call=call).distinct()
     banks = list(flagged) or list(Bank.objects.filter(organization=request.org))
     if len(banks) == 1:
-        return redirect(reverse("run_new", args=[banks[0].pk]) + f"?call={call.pk}")
+        return redirect(reverse("runs:new", args=[banks[0].pk]) + f"?call={call.pk}")
     return render(request, "transcriber_tests/runs/choose_bank.html", {"call": call, "banks": banks})
 
 
@@ -183,8 +185,8 @@ def run_page(request, pk):
     run = _get_run_for_admin(request, pk)
     context = _run_context(request, run)
     if request.htmx and request.GET.get("fragment") == "progress":
-        # Polls stop with 286 once the run is done, cancelled or failed.
-        return render(request, "transcriber_tests/runs/_run_body.html", context, status=200 if run.is_active else 286)
+        # Polls stop (HTMX_STOP_POLLING) once the run is done, cancelled or failed.
+        return render(request, "transcriber_tests/runs/_run_body.html", context, status=200 if run.is_active else HTMX_STOP_POLLING)
     return render(request, "transcriber_tests/runs/run.html", context)
 
 
@@ -197,7 +199,7 @@ def run_cancel(request, pk):
         messages.success(request, f"Run {run.pk} cancelled. What it transcribed so far is kept.")
     except ActionError as exc:
         messages.error(request, exc.message)
-    return redirect("run", run.pk)
+    return redirect("runs:detail", run.pk)
 
 
 @require_POST
@@ -209,7 +211,7 @@ def run_retry_judge(request, pk):
         messages.success(request, "The judge carries on from where it stopped.")
     except ActionError as exc:
         messages.error(request, exc.message)
-    return redirect("run", run.pk)
+    return redirect("runs:detail", run.pk)
 
 
 # ---------------------------------------------------------------- review
@@ -246,15 +248,15 @@ def run_review_line(request, pk, line_pk):
     answer = request.POST.get("agrees")
     if answer not in ("yes", "no"):
         messages.error(request, "Answer agree or disagree.")
-        return redirect("run_review", run.pk)
+        return redirect("runs:review", run.pk)
     try:
         runs.review_line(run_line, answer == "yes", request.user)
     except ActionError as exc:
         messages.error(request, exc.message)
-        return redirect("run_review", run.pk)
+        return redirect("runs:review", run.pk)
     if request.htmx:
         return render(request, "transcriber_tests/runs/_review_row.html", {"run": run, "rl": run_line})
-    return redirect(reverse("run_review", args=[run.pk]) + f"#rl-{run_line.pk}")
+    return redirect(reverse("runs:review", args=[run.pk]) + f"#rl-{run_line.pk}")
 
 
 # ---------------------------------------------------------------- CSV

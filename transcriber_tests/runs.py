@@ -46,10 +46,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 
+from oncore import llm
 from oncore.calls.models import Call, Line
 from oncore.transcribers.engines.base import cost_for
 
-from . import jobs, judge, llm, queries, scoring
+from . import jobs, judge, queries, scoring
 from .actions import clip_seconds, live_transcriber_of, untranscribed
 from .errors import (
     ActionError,

@@ -9,10 +9,10 @@ from django.db import InterfaceError, OperationalError, close_old_connections, t
 from django.db.models import F, Q
 from django.utils import timezone
 
-from oncore import audio
+from oncore import audio, llm
 from oncore.transcribers.engines import TranscriptionError, get_engine
 
-from . import actions, jobs, llm, picks
+from . import actions, jobs, picks
 from .models import Run, Transcription
 
 log = logging.getLogger(__name__)

@@ -2,7 +2,8 @@ from django.urls import include, path
 
 from . import views
 
-urlpatterns = [
+# The dashboard pages under the `tt:` namespace, and the full-call run pages under `runs:`.
+tt_patterns = [
     path("", views.home, name="home"),
     path("calls/", views.calls, name="calls"),
     path("calls/<int:pk>/", views.call_page, name="call"),
@@ -23,5 +24,9 @@ urlpatterns = [
     path("banks/<int:pk>/turns/", views.turn_table, name="turn_table"),
     path("banks/<int:pk>/results.csv", views.export_results, name="export_results"),
     path("banks/<int:pk>/turns.csv", views.export_turns, name="export_turns"),
+]
+
+urlpatterns = [
+    path("", include((tt_patterns, "tt"))),
     path("", include("transcriber_tests.run_urls")),
 ]

@@ -7,6 +7,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HTMX_STOP_POLLING
 
 from benchmark import cs_report
 from benchmark import reports as benchmark_reports
@@ -50,7 +51,7 @@ def _window(request) -> int:
 def home(request):
     if not request.user.is_authenticated:
         return redirect("login")
-    return redirect("calls")
+    return redirect("tt:calls")
 
 
 # ---------------------------------------------------------------- calls
@@ -178,7 +179,7 @@ def flag_line(request, pk):
     if request.htmx:
         return _line_fragment(request, line)
     messages.success(request, "Line flagged.")
-    return redirect(reverse("call", args=[line.call_id]) + f"#line-{line.pk}")
+    return redirect(reverse("tt:call", args=[line.call_id]) + f"#line-{line.pk}")
 
 
 def _form(request, line, form, flag=None, status=200):
@@ -209,7 +210,7 @@ def edit_flag(request, pk):
     if request.htmx:
         return _line_fragment(request, flag.line)
     messages.success(request, "Flag saved.")
-    return redirect(reverse("call", args=[flag.line.call_id]) + f"#line-{flag.line_id}")
+    return redirect(reverse("tt:call", args=[flag.line.call_id]) + f"#line-{flag.line_id}")
 
 
 @require_POST
@@ -225,7 +226,7 @@ def move_flag(request, pk):
             messages.success(request, f"Flag moved to {form.cleaned_data['bank'] or 'no bank'}.")
         except ActionError as exc:
             messages.error(request, exc.message)
-    return redirect(request.POST.get("next") or reverse("unbanked_flags"))
+    return redirect(request.POST.get("next") or reverse("tt:unbanked_flags"))
 
 
 @require_POST
@@ -237,7 +238,7 @@ def delete_flag(request, pk):
     if request.htmx:
         return _line_fragment(request, line)
     messages.success(request, "Flag deleted.")
-    return redirect("call", line.call_id)
+    return redirect("tt:call", line.call_id)
 
 
 @require_GET
@@ -273,7 +274,7 @@ def bank_new(request):
             form.add_error("name", exc.message)
         else:
             messages.success(request, f"Bank {bank.name} created. Add candidates to compare.")
-            return redirect("bank_candidates", bank.pk)
+            return redirect("tt:bank_candidates", bank.pk)
     return render(request, "transcriber_tests/bank_form.html", {"form": form}, status=422 if form.errors else 200)
 
 
@@ -289,7 +290,7 @@ def bank_edit(request, pk):
             form.add_error("name", exc.message)
         else:
             messages.success(request, "Bank saved.")
-            return redirect("bank", bank.pk)
+            return redirect("tt:bank", bank.pk)
     return render(request, "transcriber_tests/bank_form.html", {"form": form, "bank": bank},
                   status=422 if form.errors else 200)
 
@@ -301,7 +302,7 @@ def bank_delete(request, pk):
     name = bank.name
     actions.do_delete_bank(bank)
     messages.success(request, f"Bank {name} deleted. Its flags are kept, in no bank.")
-    return redirect("banks")
+    return redirect("tt:banks")
 
 
 @require_http_methods(["GET", "POST"])
@@ -321,7 +322,7 @@ def bank_candidates(request, pk):
             form.add_error(None, exc.message)
         else:
             messages.success(request, f"{transcriber} added; it is transcribing the bank's lines.")
-            return redirect("bank_candidates", bank.pk)
+            return redirect("tt:bank_candidates", bank.pk)
     candidates = bank.candidates.select_related("transcriber").order_by("position")
     return render(request, "transcriber_tests/bank_candidates.html", {
         "bank": bank, "candidates": candidates, "form": form, "estimate": estimate,
@@ -342,7 +343,7 @@ def candidate_move(request, pk, transcriber_pk):
     if 0 <= j < len(order):
         order[i], order[j] = order[j], order[i]
         actions.do_reorder_candidates(bank, order)
-    return redirect("bank_candidates", bank.pk)
+    return redirect("tt:bank_candidates", bank.pk)
 
 
 @require_POST
@@ -352,7 +353,7 @@ def candidate_remove(request, pk, transcriber_pk):
     transcriber = get_object_or_404(Transcriber, pk=transcriber_pk, candidacies__bank=bank)
     actions.do_remove_candidate(bank, transcriber)
     messages.success(request, f"{transcriber} removed. Its scores are kept if you add it back.")
-    return redirect("bank_candidates", bank.pk)
+    return redirect("tt:bank_candidates", bank.pk)
 
 
 # ---------------------------------------------------------------- results and the turn table
@@ -373,8 +374,8 @@ def bank_results(request, pk):
     context = {"bank": bank, "r": results, "windows": [7, 14, 30, 60, 90], "queue": jobs.queue_status(request.org.pk),
                "entity": entity, "language_wer": language_wer}
     if request.htmx and request.GET.get("fragment") == "progress":
-        # Polls stop with 286 once nothing for this bank is waiting.
-        return render(request, "transcriber_tests/_results_body.html", context, status=286 if not results.pending else 200)
+        # Polls stop (HTMX_STOP_POLLING) once nothing for this bank is waiting.
+        return render(request, "transcriber_tests/_results_body.html", context, status=HTMX_STOP_POLLING if not results.pending else 200)
     return render(request, "transcriber_tests/results.html", context)
 
 

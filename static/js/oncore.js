@@ -1,4 +1,6 @@
-// One shared player for every "Play" button: a second click on the same button stops it.
+// One shared player for every "Play" button (templates/_play_button.html), through one delegated listener:
+// a second click on the same button stops it. No inline handlers anywhere, so a Content-Security-Policy
+// without inline script holds.
 (function () {
   var player = new Audio();
   var current = null;
@@ -11,7 +13,7 @@
     if (current) { current.textContent = "Audio unavailable"; current.disabled = true; }
     current = null;
   });
-  window.oncorePlay = function (button) {
+  function play(button) {
     if (!button.dataset.label) { button.dataset.label = button.textContent; }
     if (current === button) { player.pause(); reset(); return; }
     reset();
@@ -20,5 +22,9 @@
     button.textContent = "■ Stop";
     button.setAttribute("aria-pressed", "true");
     player.play().catch(function () {});
-  };
+  }
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("button.play[data-src]");
+    if (button) { play(button); }
+  });
 })();

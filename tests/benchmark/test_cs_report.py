@@ -35,7 +35,7 @@ def test_it_shows_the_report_with_its_pictures_and_says_the_judge_is_not_configu
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     dataset, run = transcribed
 
-    page = admin_client.get(reverse("cs_report", args=[dataset.pk])).content.decode()
+    page = admin_client.get(reverse("cs:report", args=[dataset.pk])).content.decode()
 
     assert "endpoint-fixed (auto-detect)" in page and "es-en" in page and "fr-en" in page
     assert page.count("<svg") == 3 and "Per-language WER, code-switched clips" in page
@@ -49,14 +49,14 @@ def test_it_shows_the_report_with_its_pictures_and_says_the_judge_is_not_configu
 
 def test_it_is_for_admins_only(transcribed, member_client):
     dataset, _ = transcribed
-    assert member_client.get(reverse("cs_report", args=[dataset.pk])).status_code == 403
-    assert member_client.get(reverse("cs_report_csv", args=[dataset.pk])).status_code == 403
-    assert member_client.get(reverse("cs_datasets")).status_code == 403
+    assert member_client.get(reverse("cs:report", args=[dataset.pk])).status_code == 403
+    assert member_client.get(reverse("cs:report_csv", args=[dataset.pk])).status_code == 403
+    assert member_client.get(reverse("cs:datasets")).status_code == 403
 
 
 def test_it_lists_datasets(transcribed, admin_client):
-    page = admin_client.get(reverse("cs_datasets")).content.decode()
-    assert "cs-fixture" in page and reverse("cs_report", args=[transcribed[0].pk]) in page
+    page = admin_client.get(reverse("cs:datasets")).content.decode()
+    assert "cs-fixture" in page and reverse("cs:report", args=[transcribed[0].pk]) in page
 
 
 def test_it_shows_semantic_wer_and_answer_error_rate_once_judged(transcribed, admin_client, llm_server):
@@ -66,7 +66,7 @@ def test_it_shows_semantic_wer_and_answer_error_rate_once_judged(transcribed, ad
     dataset, run = transcribed
     cs_judge.judge_run(run.pk)
 
-    page = admin_client.get(reverse("cs_report", args=[dataset.pk])).content.decode()
+    page = admin_client.get(reverse("cs:report", args=[dataset.pk])).content.decode()
 
     assert "Judge not configured" not in page
     row = next(row for row in cs_report.dataset_report(dataset).rows if row.pair == "es-en")
@@ -79,9 +79,9 @@ def test_it_downloads_one_csv_row_per_clip_and_every_figure_as_json(transcribed,
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     dataset, run = transcribed
 
-    response = admin_client.get(reverse("cs_report_csv", args=[dataset.pk]))
+    response = admin_client.get(reverse("cs:report_csv", args=[dataset.pk]))
     rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode("utf-8-sig"))))
-    data = json.loads(admin_client.get(reverse("cs_report_json", args=[dataset.pk])).content)
+    data = json.loads(admin_client.get(reverse("cs:report_json", args=[dataset.pk])).content)
 
     assert len(rows) == 9
     row = next(r for r in rows if r["utterance_id"] == "cs-es-01" and r["condition"] == "code_switched")

@@ -141,14 +141,14 @@ def csv_rows(response):
 
 def page_urls(run, other):
     return [
-        reverse("benchmark_runs"),
-        reverse("benchmark_run", args=[run.pk]),
-        reverse("benchmark_run_hits", args=[run.pk]),
-        reverse("benchmark_run_summary", args=[run.pk]),
-        reverse("benchmark_run_manifest", args=[run.pk]),
-        reverse("benchmark_compare"),
-        reverse("benchmark_compare") + f"?a={run.pk}&b={other.pk}",
-        reverse("benchmark_compare_csv") + f"?a={run.pk}&b={other.pk}",
+        reverse("bench:runs"),
+        reverse("bench:run", args=[run.pk]),
+        reverse("bench:run_hits", args=[run.pk]),
+        reverse("bench:run_summary", args=[run.pk]),
+        reverse("bench:run_manifest", args=[run.pk]),
+        reverse("bench:compare"),
+        reverse("bench:compare") + f"?a={run.pk}&b={other.pk}",
+        reverse("bench:compare_csv") + f"?a={run.pk}&b={other.pk}",
     ]
 
 
@@ -161,19 +161,19 @@ def test_it_serves_every_page_to_an_admin_of_any_organization(admin_client, alph
 
 
 def test_it_shows_the_same_global_runs_to_another_organizations_admin(other_client, alpha, beta):
-    response = other_client.get(reverse("benchmark_runs"))
+    response = other_client.get(reverse("bench:runs"))
 
     assert response.status_code == 200
     assert f"Run {alpha.pk}" in response.content.decode()
-    assert other_client.get(reverse("benchmark_run", args=[beta.pk])).status_code == 200
+    assert other_client.get(reverse("bench:run", args=[beta.pk])).status_code == 200
 
 
 def test_it_refuses_members(member_client, alpha, beta):
     for url in page_urls(alpha, beta):
         assert member_client.get(url).status_code == 403, url
-    assert member_client.post(reverse("benchmark_run_score", args=[alpha.pk])).status_code == 403
-    assert member_client.post(reverse("benchmark_run_start")).status_code == 403
-    assert b"for organization admins" in member_client.get(reverse("benchmark_runs")).content
+    assert member_client.post(reverse("bench:run_score", args=[alpha.pk])).status_code == 403
+    assert member_client.post(reverse("bench:run_start")).status_code == 403
+    assert b"for organization admins" in member_client.get(reverse("bench:runs")).content
 
 
 def test_it_sends_anonymous_users_to_log_in(client, alpha, beta):
@@ -183,19 +183,19 @@ def test_it_sends_anonymous_users_to_log_in(client, alpha, beta):
 
 
 def test_it_refuses_the_wrong_method(admin_client, alpha, beta):
-    assert admin_client.post(reverse("benchmark_runs")).status_code == 405
-    assert admin_client.get(reverse("benchmark_run_start")).status_code == 405
-    assert admin_client.post(reverse("benchmark_run", args=[alpha.pk])).status_code == 405
-    assert admin_client.get(reverse("benchmark_run_score", args=[alpha.pk])).status_code == 405
-    assert admin_client.post(reverse("benchmark_run_hits", args=[alpha.pk])).status_code == 405
-    assert admin_client.post(reverse("benchmark_run_summary", args=[alpha.pk])).status_code == 405
-    assert admin_client.post(reverse("benchmark_run_manifest", args=[alpha.pk])).status_code == 405
-    assert admin_client.post(reverse("benchmark_compare")).status_code == 405
-    assert admin_client.post(reverse("benchmark_compare_csv")).status_code == 405
+    assert admin_client.post(reverse("bench:runs")).status_code == 405
+    assert admin_client.get(reverse("bench:run_start")).status_code == 405
+    assert admin_client.post(reverse("bench:run", args=[alpha.pk])).status_code == 405
+    assert admin_client.get(reverse("bench:run_score", args=[alpha.pk])).status_code == 405
+    assert admin_client.post(reverse("bench:run_hits", args=[alpha.pk])).status_code == 405
+    assert admin_client.post(reverse("bench:run_summary", args=[alpha.pk])).status_code == 405
+    assert admin_client.post(reverse("bench:run_manifest", args=[alpha.pk])).status_code == 405
+    assert admin_client.post(reverse("bench:compare")).status_code == 405
+    assert admin_client.post(reverse("bench:compare_csv")).status_code == 405
 
 
 def test_it_answers_404_for_a_run_that_does_not_exist(admin_client):
-    assert admin_client.get(reverse("benchmark_run", args=[999])).status_code == 404
+    assert admin_client.get(reverse("bench:run", args=[999])).status_code == 404
 
 
 # ---------------------------------------------------------------- the runs list
@@ -204,7 +204,7 @@ def test_it_answers_404_for_a_run_that_does_not_exist(admin_client):
 def test_it_lists_runs_with_their_headline_figure_and_n(admin_client, alpha, beta, dataset):
     unscored = make_run(dataset, "gamma", ALPHA)
 
-    content = admin_client.get(reverse("benchmark_runs")).content.decode()
+    content = admin_client.get(reverse("bench:runs")).content.decode()
 
     assert "Beta STT" in content and "alpha" in content
     assert "entity accuracy, MLCommons_TestPortion, tier A, n=3" in content
@@ -214,7 +214,7 @@ def test_it_lists_runs_with_their_headline_figure_and_n(admin_client, alpha, bet
 
 
 def test_it_lists_figures_of_the_tier_asked_for(admin_client, alpha):
-    content = admin_client.get(reverse("benchmark_runs") + "?tiers=B").content.decode()
+    content = admin_client.get(reverse("bench:runs") + "?tiers=B").content.decode()
 
     assert "entity accuracy, MLCommons_TestPortion, tier B, n=1" in content
     assert "100.0%" in content
@@ -223,9 +223,9 @@ def test_it_lists_figures_of_the_tier_asked_for(admin_client, alpha):
 def test_it_shows_progress_of_a_running_run_and_polls_until_none_runs(admin_client, dataset):
     run = make_run(dataset, "gamma", ALPHA, status=BenchmarkRun.RUNNING)
     BenchmarkRun.objects.filter(pk=run.pk).update(clips_done=1, clips_failed=1)
-    url = reverse("benchmark_runs") + "?fragment=progress"
+    url = reverse("bench:runs") + "?fragment=progress"
 
-    page = admin_client.get(reverse("benchmark_runs")).content.decode()
+    page = admin_client.get(reverse("bench:runs")).content.decode()
     assert "2 of 4 clips, 1 failed" in page and "hx-get" in page
 
     assert admin_client.get(url, HTTP_HX_REQUEST="true").status_code == 200
@@ -266,12 +266,12 @@ def test_it_keeps_the_list_at_a_fixed_number_of_queries(admin_client, dataset, d
     )
 
     with django_assert_max_num_queries(7):
-        response = admin_client.get(reverse("benchmark_runs"))
+        response = admin_client.get(reverse("bench:runs"))
     assert response.content.decode().count("tier A, n=") == 12
     with django_assert_max_num_queries(5):
         assert (
             admin_client.get(
-                reverse("benchmark_runs") + "?fragment=progress", HTTP_HX_REQUEST="true"
+                reverse("bench:runs") + "?fragment=progress", HTTP_HX_REQUEST="true"
             ).status_code
             == 200
         )
@@ -282,11 +282,11 @@ def test_it_keeps_the_list_at_a_fixed_number_of_queries(admin_client, dataset, d
 
 def test_it_starts_a_run_of_a_catalogue_transcriber_over_a_dataset(admin_client, dataset, beta_stt):
     response = admin_client.post(
-        reverse("benchmark_run_start"), {"dataset": dataset.pk, "transcriber": beta_stt.pk, "concurrency": 3}
+        reverse("bench:run_start"), {"dataset": dataset.pk, "transcriber": beta_stt.pk, "concurrency": 3}
     )
 
     run = BenchmarkRun.objects.get(transcriber=beta_stt)
-    assert response.status_code == 302 and response["Location"] == reverse("benchmark_run", args=[run.pk])
+    assert response.status_code == 302 and response["Location"] == reverse("bench:run", args=[run.pk])
     assert (run.status, run.clips_total, run.concurrency) == (BenchmarkRun.QUEUED, 4, 3)
     page = admin_client.get(response["Location"]).content.decode()
     assert f"Run {run.pk} queued" in page and "0 of 4 clips" in page and "Not scored yet" in page
@@ -296,7 +296,7 @@ def test_it_refuses_a_second_run_while_one_of_the_same_transcriber_is_going(admi
     make_run(dataset, "beta", BETA, transcriber=beta_stt, status=BenchmarkRun.RUNNING)
 
     response = admin_client.post(
-        reverse("benchmark_run_start"), {"dataset": dataset.pk, "transcriber": beta_stt.pk, "concurrency": 2}
+        reverse("bench:run_start"), {"dataset": dataset.pk, "transcriber": beta_stt.pk, "concurrency": 2}
     )
 
     assert response.status_code == 422
@@ -308,7 +308,7 @@ def test_it_explains_why_a_transcriber_cannot_run(admin_client, dataset):
     broken = Transcriber.objects.create(slug="broken", provider="nope", model="x", display_name="Broken")
 
     response = admin_client.post(
-        reverse("benchmark_run_start"), {"dataset": dataset.pk, "transcriber": broken.pk, "concurrency": 2}
+        reverse("bench:run_start"), {"dataset": dataset.pk, "transcriber": broken.pk, "concurrency": 2}
     )
 
     assert response.status_code == 422
@@ -319,7 +319,7 @@ def test_it_explains_why_a_transcriber_cannot_run(admin_client, dataset):
 def test_it_scores_a_finished_run_and_shows_its_figures(admin_client, dataset):
     run = make_run(dataset, "alpha", ALPHA)
 
-    response = admin_client.post(reverse("benchmark_run_score", args=[run.pk]), follow=True)
+    response = admin_client.post(reverse("bench:run_score", args=[run.pk]), follow=True)
 
     content = response.content.decode()
     assert "scored: entity accuracy, MLCommons_TestPortion, tier A, n=3: 66.7%" in content
@@ -331,11 +331,11 @@ def test_it_refuses_to_score_a_run_with_clips_left_unless_asked(admin_client, da
     run = make_run(dataset, "alpha", ALPHA, status=BenchmarkRun.STOPPED)
     Hypothesis.objects.filter(run=run, clip__clip_id="bf-0001").update(status=Hypothesis.QUEUED)
 
-    refused = admin_client.post(reverse("benchmark_run_score", args=[run.pk]), follow=True)
+    refused = admin_client.post(reverse("bench:run_score", args=[run.pk]), follow=True)
     assert "is not finished: 1 clip(s) are still queued" in refused.content.decode()
     assert not SpanHit.objects.filter(run=run).exists()
 
-    admin_client.post(reverse("benchmark_run_score", args=[run.pk]), {"allow_incomplete": "1"})
+    admin_client.post(reverse("bench:run_score", args=[run.pk]), {"allow_incomplete": "1"})
     run.refresh_from_db()
     assert run.scored_at is not None
     assert run.summary["clips"]["without_hypothesis"] == 1
@@ -345,7 +345,7 @@ def test_it_refuses_to_score_a_run_with_clips_left_unless_asked(admin_client, da
 
 
 def test_it_shows_a_runs_headline_types_and_subset_gap(admin_client, alpha):
-    content = admin_client.get(reverse("benchmark_run", args=[alpha.pk])).content.decode()
+    content = admin_client.get(reverse("bench:run", args=[alpha.pk])).content.decode()
 
     assert "entity accuracy, MLCommons_TestPortion, tier A, n=3: 66.7%" in content
     assert "+33.3 points" in content  # Belebele 100% against MLCommons 66.7%
@@ -355,7 +355,7 @@ def test_it_shows_a_runs_headline_types_and_subset_gap(admin_client, alpha):
 
 
 def test_it_switches_tiers_on_the_run_page(admin_client, alpha):
-    url = reverse("benchmark_run", args=[alpha.pk])
+    url = reverse("bench:run", args=[alpha.pk])
 
     tier_b = admin_client.get(url + "?tiers=B").content.decode()
     both = admin_client.get(url + "?tiers=AB").content.decode()
@@ -367,7 +367,7 @@ def test_it_switches_tiers_on_the_run_page(admin_client, alpha):
 
 def test_it_polls_a_running_run_until_it_stops(admin_client, dataset):
     run = make_run(dataset, "gamma", ALPHA, status=BenchmarkRun.QUEUED)
-    url = reverse("benchmark_run", args=[run.pk]) + "?fragment=progress"
+    url = reverse("bench:run", args=[run.pk]) + "?fragment=progress"
 
     assert admin_client.get(url, HTTP_HX_REQUEST="true").status_code == 200
     BenchmarkRun.objects.filter(pk=run.pk).update(status=BenchmarkRun.DONE)
@@ -377,7 +377,7 @@ def test_it_polls_a_running_run_until_it_stops(admin_client, dataset):
 
 
 def test_it_downloads_the_hits_csv_with_every_span(admin_client, beta):
-    response = admin_client.get(reverse("benchmark_run_hits", args=[beta.pk]))
+    response = admin_client.get(reverse("bench:run_hits", args=[beta.pk]))
 
     assert response["Content-Disposition"] == f'attachment; filename="run-{beta.pk}-beta.hits.csv"'
     rows = csv_rows(response)
@@ -400,8 +400,8 @@ def test_it_downloads_the_hits_csv_with_every_span(admin_client, beta):
 
 
 def test_it_downloads_the_summary_and_manifest_as_the_command_writes_them(admin_client, alpha):
-    summary = admin_client.get(reverse("benchmark_run_summary", args=[alpha.pk]))
-    manifest = admin_client.get(reverse("benchmark_run_manifest", args=[alpha.pk]))
+    summary = admin_client.get(reverse("bench:run_summary", args=[alpha.pk]))
+    manifest = admin_client.get(reverse("bench:run_manifest", args=[alpha.pk]))
 
     assert summary["Content-Disposition"] == f'attachment; filename="run-{alpha.pk}-alpha.summary.json"'
     data = json.loads(summary.content)
@@ -418,11 +418,11 @@ def test_it_downloads_the_summary_and_manifest_as_the_command_writes_them(admin_
 def test_it_offers_no_downloads_before_a_run_is_scored(admin_client, dataset):
     run = make_run(dataset, "gamma", ALPHA)
 
-    for name in ("benchmark_run_hits", "benchmark_run_summary", "benchmark_run_manifest"):
+    for name in ("bench:run_hits", "bench:run_summary", "bench:run_manifest"):
         response = admin_client.get(reverse(name, args=[run.pk]))
         assert response.status_code == 404 and b"not scored yet" in response.content
     assert (
-        "Per-span hits CSV" not in admin_client.get(reverse("benchmark_run", args=[run.pk])).content.decode()
+        "Per-span hits CSV" not in admin_client.get(reverse("bench:run", args=[run.pk])).content.decode()
     )
 
 
@@ -430,7 +430,7 @@ def test_it_offers_no_downloads_before_a_run_is_scored(admin_client, dataset):
 
 
 def test_it_shows_what_one_run_found_and_the_other_missed(admin_client, alpha, beta):
-    url = reverse("benchmark_compare") + f"?a={alpha.pk}&b={beta.pk}"
+    url = reverse("bench:compare") + f"?a={alpha.pk}&b={beta.pk}"
 
     content = admin_client.get(url).content.decode()
 
@@ -438,11 +438,11 @@ def test_it_shows_what_one_run_found_and_the_other_missed(admin_client, alpha, b
     assert "maria cantwell" in content and "the epa met with senator mario cantwell" in content
     assert "nothing (no hypothesis)" in content  # beta failed on bf-0001
     assert "the boston council voted on tuesday" in content  # what alpha heard where beta found the council
-    assert reverse("benchmark_compare_csv") in content
+    assert reverse("bench:compare_csv") in content
 
 
 def test_it_downloads_the_span_diff(admin_client, alpha, beta):
-    response = admin_client.get(reverse("benchmark_compare_csv") + f"?a={alpha.pk}&b={beta.pk}")
+    response = admin_client.get(reverse("bench:compare_csv") + f"?a={alpha.pk}&b={beta.pk}")
 
     assert (
         response["Content-Disposition"]
@@ -467,9 +467,9 @@ def test_it_downloads_the_span_diff(admin_client, alpha, beta):
 def test_it_explains_why_two_runs_cannot_be_compared(admin_client, alpha):
     elsewhere = scored(make_run(make_dataset("Another benchmark"), "delta", ALPHA))
 
-    different = admin_client.get(reverse("benchmark_compare") + f"?a={alpha.pk}&b={elsewhere.pk}")
-    same = admin_client.get(reverse("benchmark_compare") + f"?a={alpha.pk}&b={alpha.pk}")
-    download = admin_client.get(reverse("benchmark_compare_csv") + f"?a={alpha.pk}&b={elsewhere.pk}")
+    different = admin_client.get(reverse("bench:compare") + f"?a={alpha.pk}&b={elsewhere.pk}")
+    same = admin_client.get(reverse("bench:compare") + f"?a={alpha.pk}&b={alpha.pk}")
+    download = admin_client.get(reverse("bench:compare_csv") + f"?a={alpha.pk}&b={elsewhere.pk}")
 
     assert different.status_code == 422 and "different datasets" in different.content.decode()
     assert same.status_code == 422 and "two different runs" in same.content.decode()
@@ -477,7 +477,7 @@ def test_it_explains_why_two_runs_cannot_be_compared(admin_client, alpha):
 
 
 def test_it_preselects_the_run_to_compare_from_its_page(admin_client, alpha, beta):
-    response = admin_client.get(reverse("benchmark_compare") + f"?a={alpha.pk}")
+    response = admin_client.get(reverse("bench:compare") + f"?a={alpha.pk}")
 
     assert response.status_code == 200
     assert f'<option value="{alpha.pk}" selected>' in response.content.decode()
@@ -504,6 +504,6 @@ def test_it_puts_each_candidates_entity_accuracy_beside_its_own_lines(org, beta,
 
     assert "Entity benchmark: <strong>66.7%</strong>" in html
     assert "(MLCommons tier A, n=3)" in html
-    assert f'<a href="{reverse("benchmark_run", args=[beta.pk])}">run #{beta.pk}</a>' in html
+    assert f'<a href="{reverse("bench:run", args=[beta.pk])}">run #{beta.pk}</a>' in html
     assert html.count("Entity benchmark:") == 1  # the candidate without a scored run shows none
     assert "Entity benchmark" not in render_to_string("transcriber_tests/_results_body.html", context)

@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 
 from oncore import audio
 from oncore.calls.models import Assistant, Call, Line
+from oncore.csv import FORMULA_START
 from oncore.transcribers.models import Transcriber
 from tests.api.conftest import assert_error
 from tests.transcriber_tests.conftest import make_call
 from transcriber_tests import actions, run_tasks, runs, tasks
-from transcriber_tests.exports import FORMULA_START
 from transcriber_tests.models import Flag, Score
 
 pytestmark = pytest.mark.django_db
@@ -97,7 +97,7 @@ def test_it_says_a_line_timed_outside_its_recording_cannot_be_flagged(admin_clie
     outside = Line.objects.create(call=recorded_call, position=99, speaker="caller", text="hello?",
                                   start_s=60.0, end_s=62.5)
 
-    page = admin_client.get(reverse("call", args=[recorded_call.pk])).content.decode()
+    page = admin_client.get(reverse("tt:call", args=[recorded_call.pk])).content.decode()
     row = page[page.index(f'id="line-{outside.pk}"'):]
     row = row[: row.index("</li>")]
     assert "Cannot be flagged: Its timing lies outside the recording." in row and "Flag this line" not in row
@@ -110,7 +110,7 @@ def test_it_says_a_line_timed_outside_its_recording_cannot_be_flagged(admin_clie
     error = assert_error(api.post("/flags", {"line_id": outside.pk, "expected_text": "hello"}), 409,
                          "recording_unavailable")
     assert "60.00–62.50 s lies outside the recording" in error["message"]
-    response = admin_client.post(reverse("flag_line", args=[outside.pk]), {"expected_text": "hello"})
+    response = admin_client.post(reverse("tt:flag_line", args=[outside.pk]), {"expected_text": "hello"})
     assert response.status_code == 422 and "lies outside the recording" in response.content.decode()
     assert not Flag.objects.exists()
 
@@ -125,7 +125,7 @@ def test_it_refuses_a_100_kb_expected_text_with_a_clear_message_and_scores_one_a
     line = recorded_call.lines.get(position=0)
     error = assert_error(api.post("/flags", {"line_id": line.pk, "expected_text": huge}), 422, "validation_error")
     assert "expected_text" in error["message"] and "5000" in error["message"]
-    page = admin_client.post(reverse("flag_line", args=[line.pk]), {"expected_text": huge})
+    page = admin_client.post(reverse("tt:flag_line", args=[line.pk]), {"expected_text": huge})
     assert page.status_code == 422
     assert "Ensure this value has at most 5000 characters (it has 100000)." in page.content.decode()
     assert not Flag.objects.exists()
@@ -139,7 +139,7 @@ def test_it_refuses_a_100_kb_expected_text_with_a_clear_message_and_scores_one_a
     tasks.drain()
     score = Score.objects.get(source=Score.CANDIDATE)
     assert not score.failed and not score.match and score.reference_words == len(longest.split())
-    assert admin_client.get(reverse("turn_table", args=[bank.pk])).status_code == 200
+    assert admin_client.get(reverse("tt:turn_table", args=[bank.pk])).status_code == 200
 
 
 # ---------------------------------------------------------------- control characters and right-to-left text
@@ -161,7 +161,7 @@ def test_it_stores_scores_shows_escaped_and_exports_control_characters_and_right
     bank = actions.do_create_bank(org, name="\u05e2\u05d1\u05e8\u05d9\u05ea RTL", controls_per_flag=0)
     actions.do_add_candidate(bank, make_transcriber("good", "Siobhan table for four at eight thirty"), confirmed=True)
     line, other = recorded_call.lines.get(position=0), recorded_call.lines.get(position=2)
-    response = admin_client.post(reverse("flag_line", args=[line.pk]), {
+    response = admin_client.post(reverse("tt:flag_line", args=[line.pk]), {
         "expected_text": ODD_EXPECTED, "note": ODD_NOTE, "custom_tags": ", ".join(ODD_TAGS), "bank": bank.pk,
     })
     assert response.status_code == 302, response.content.decode()[:2000]
@@ -177,9 +177,9 @@ def test_it_stores_scores_shows_escaped_and_exports_control_characters_and_right
         scores = flag.scores.filter(source=Score.CANDIDATE)
         assert scores.count() == 1 and not scores.get().failed and scores.get().wer is not None  # scored
 
-    pages = [admin_client.get(reverse("call", args=[recorded_call.pk])),
-             admin_client.get(reverse("turn_table", args=[bank.pk])),
-             admin_client.get(reverse("bank", args=[bank.pk]))]
+    pages = [admin_client.get(reverse("tt:call", args=[recorded_call.pk])),
+             admin_client.get(reverse("tt:turn_table", args=[bank.pk])),
+             admin_client.get(reverse("tt:bank", args=[bank.pk]))]
     for page in pages:
         assert page.status_code == 200
         html = page.content.decode()
@@ -188,13 +188,13 @@ def test_it_stores_scores_shows_escaped_and_exports_control_characters_and_right
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in call_page and "&lt;b&gt;8&lt;/b&gt;" in call_page
     assert "\u05e9\u05d5\u05dc\u05d7\u05df" in call_page and "&lt;i&gt;x&lt;/i&gt;" in call_page
 
-    for export in (admin_client.get(reverse("export_turns", args=[bank.pk])), api.get(f"/banks/{bank.pk}/turns.csv")):
+    for export in (admin_client.get(reverse("tt:export_turns", args=[bank.pk])), api.get(f"/banks/{bank.pk}/turns.csv")):
         rows = csv_rows(export)
         header, body = rows[0], rows[1:]
         flagged = [dict(zip(header, r, strict=True)) for r in body if r[header.index("item")] == "flag"]
         assert {r["expected_text"] for r in flagged} == {ODD_EXPECTED}  # exported as stored, control chars too
         assert all("\u05e2\u05d1\u05e8\u05d9\u05ea" in r["tags"] for r in flagged)
-    assert csv_rows(admin_client.get(reverse("export_results", args=[bank.pk])))[1][0] == bank.name
+    assert csv_rows(admin_client.get(reverse("tt:export_results", args=[bank.pk])))[1][0] == bank.name
 
 
 # ---------------------------------------------------------------- CSV formula injection
@@ -239,11 +239,11 @@ def test_it_neutralizes_formula_cells_in_the_results_turn_table_and_run_line_exp
     assert run_tasks.drain_run(run.pk, max_seconds=60) == "done"
 
     exports = {
-        "results (dashboard)": admin_client.get(reverse("export_results", args=[bank.pk])),
+        "results (dashboard)": admin_client.get(reverse("tt:export_results", args=[bank.pk])),
         "results (API)": api.get(f"/banks/{bank.pk}/results.csv"),
-        "turns (dashboard)": admin_client.get(reverse("export_turns", args=[bank.pk])),
+        "turns (dashboard)": admin_client.get(reverse("tt:export_turns", args=[bank.pk])),
         "turns (API)": api.get(f"/banks/{bank.pk}/turns.csv"),
-        "run lines (dashboard)": admin_client.get(reverse("run_export", args=[run.pk])),
+        "run lines (dashboard)": admin_client.get(reverse("runs:export", args=[run.pk])),
         "run lines (API)": api.get(f"/runs/{run.pk}/lines.csv"),
     }
     for where, response in exports.items():

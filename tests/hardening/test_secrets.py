@@ -135,21 +135,21 @@ def test_it_keeps_vendor_and_anthropic_keys_out_of_the_database_logs_pages_api_a
     assert_no_secret(database_dump(), "the database")
 
     # Pages, exports and API bodies, including the rejected vendor's error where it is shown.
-    run_page = body(admin_client.get(reverse("run", args=[broken.pk])))
+    run_page = body(admin_client.get(reverse("runs:detail", args=[broken.pk])))
     assert "rejected the key in ONCORE_HARDENING_VENDOR_KEY (401)" in run_page and "[key removed]" in run_page
-    run_csv = body(admin_client.get(reverse("run_export", args=[broken.pk])))
+    run_csv = body(admin_client.get(reverse("runs:export", args=[broken.pk])))
     assert "[key removed]" in run_csv
     api_lines = api.get(f"/runs/{broken.pk}/lines")
     assert api_lines.status_code == 200 and "[key removed]" in body(api_lines)
     shown = [
-        admin_client.get(reverse("call", args=[recorded_call.pk])),
-        admin_client.get(reverse("bank", args=[bank.pk])),
-        admin_client.get(reverse("turn_table", args=[bank.pk])),
-        admin_client.get(reverse("run", args=[judged.pk])),
-        admin_client.get(reverse("run_export", args=[judged.pk])),
-        admin_client.get(reverse("export_results", args=[bank.pk])),
-        admin_client.get(reverse("export_turns", args=[bank.pk])),
-        admin_client.get(reverse("bank_runs", args=[bank.pk])),
+        admin_client.get(reverse("tt:call", args=[recorded_call.pk])),
+        admin_client.get(reverse("tt:bank", args=[bank.pk])),
+        admin_client.get(reverse("tt:turn_table", args=[bank.pk])),
+        admin_client.get(reverse("runs:detail", args=[judged.pk])),
+        admin_client.get(reverse("runs:export", args=[judged.pk])),
+        admin_client.get(reverse("tt:export_results", args=[bank.pk])),
+        admin_client.get(reverse("tt:export_turns", args=[bank.pk])),
+        admin_client.get(reverse("runs:bank_runs", args=[bank.pk])),
         api.get(f"/runs/{judged.pk}"),
         api.get(f"/runs/{broken.pk}"),
         api.get(f"/runs/{judged.pk}/lines.csv"),
@@ -204,11 +204,11 @@ def test_it_keeps_the_vendor_key_out_of_benchmark_runs_their_manifests_and_outpu
     for path in written:
         assert_no_secret(path.read_text(encoding="utf-8"), path.name)
     for run in (done, failed):
-        for name in ("benchmark_run", "benchmark_run_manifest", "benchmark_run_summary", "benchmark_run_hits"):
+        for name in ("bench:run", "bench:run_manifest", "bench:run_summary", "bench:run_hits"):
             response = admin_client.get(reverse(name, args=[run.pk]))
             assert response.status_code == 200, (name, response.status_code)
             assert_no_secret(body(response), f"{name} of run {run.pk}")
-    manifest = json.loads(body(admin_client.get(reverse("benchmark_run_manifest", args=[done.pk]))))
+    manifest = json.loads(body(admin_client.get(reverse("bench:run_manifest", args=[done.pk]))))
     assert manifest["run"]["transcriber"] == "bench-echo"  # it is the manifest of that run
     assert_no_secret(logged(debug_logs), "the logs")
 

@@ -9,9 +9,9 @@ pytestmark = pytest.mark.django_db
 def test_it_logs_in_and_out(client, admin_user):
     response = client.post(reverse("login"), {"username": "ada", "password": "pw-for-tests-1"})
     assert response.status_code == 302
-    assert client.get(reverse("calls")).status_code == 200
+    assert client.get(reverse("tt:calls")).status_code == 200
     client.post(reverse("logout"))
-    assert client.get(reverse("calls")).status_code == 302
+    assert client.get(reverse("tt:calls")).status_code == 302
 
 
 def test_it_pauses_log_in_after_repeated_failures(client, admin_user):

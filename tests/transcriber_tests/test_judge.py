@@ -6,8 +6,9 @@ import re
 
 import pytest
 
+from oncore import llm
 from tests.llm_server import llm_server, prompt_text  # noqa: F401 (llm_server is a fixture)
-from transcriber_tests import judge, llm
+from transcriber_tests import judge
 
 INSTRUCTIONS = "You take bookings for Bistro Verde. Record the guest's full name, party size and time."
 CONTEXT = [

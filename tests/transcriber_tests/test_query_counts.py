@@ -17,12 +17,12 @@ def big_bank(org, tenant):
 
 def test_it_keeps_pages_at_a_fixed_query_count_with_5000_flags_and_agrees_with_the_pure_summary(admin_client, big_bank, django_assert_max_num_queries):
     pages = {
-        reverse("bank", args=[big_bank.pk]): 20,
-        reverse("turn_table", args=[big_bank.pk]): 16,
-        reverse("turn_table", args=[big_bank.pk]) + "?disagree=1&tag=name&kind=flags": 16,
-        reverse("calls"): 14,
-        reverse("banks"): 10,
-        reverse("unbanked_flags"): 12,
+        reverse("tt:bank", args=[big_bank.pk]): 20,
+        reverse("tt:turn_table", args=[big_bank.pk]): 16,
+        reverse("tt:turn_table", args=[big_bank.pk]) + "?disagree=1&tag=name&kind=flags": 16,
+        reverse("tt:calls"): 14,
+        reverse("tt:banks"): 10,
+        reverse("tt:unbanked_flags"): 12,
     }
     for url, limit in pages.items():
         with django_assert_max_num_queries(limit):

@@ -301,7 +301,7 @@ def test_it_replays_a_sample_of_lines_and_warns_when_the_audio_path_agreement_is
     assert summary.calibration_low is (summary.calibration_matched / 4 < 0.8)
 
     settings.ONCORE = {**settings.ONCORE, "RUN_CALIBRATION_WARN": 1.01}  # any disagreement at all warns
-    page = admin_client.get(reverse("run", args=[run.pk])).content.decode()
+    page = admin_client.get(reverse("runs:detail", args=[run.pk])).content.decode()
     assert "Give this run&#x27;s numbers less weight" in page or "Give this run's numbers less weight" in page
 
 

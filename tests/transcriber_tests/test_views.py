@@ -32,12 +32,12 @@ def flag(bank, recorded_call):
 def page_urls(flag, bank, call):
     line = flag.line
     return [
-        reverse("calls"), reverse("call", args=[call.pk]), reverse("line_audio", args=[line.pk]),
-        reverse("unbanked_flags"), reverse("banks"), reverse("bank_new"), reverse("bank", args=[bank.pk]),
-        reverse("bank_edit", args=[bank.pk]), reverse("bank_candidates", args=[bank.pk]),
-        reverse("turn_table", args=[bank.pk]), reverse("export_results", args=[bank.pk]),
-        reverse("export_turns", args=[bank.pk]), reverse("edit_flag", args=[flag.pk]),
-        reverse("flag_line", args=[call.lines.get(position=2).pk]),
+        reverse("tt:calls"), reverse("tt:call", args=[call.pk]), reverse("tt:line_audio", args=[line.pk]),
+        reverse("tt:unbanked_flags"), reverse("tt:banks"), reverse("tt:bank_new"), reverse("tt:bank", args=[bank.pk]),
+        reverse("tt:bank_edit", args=[bank.pk]), reverse("tt:bank_candidates", args=[bank.pk]),
+        reverse("tt:turn_table", args=[bank.pk]), reverse("tt:export_results", args=[bank.pk]),
+        reverse("tt:export_turns", args=[bank.pk]), reverse("tt:edit_flag", args=[flag.pk]),
+        reverse("tt:flag_line", args=[call.lines.get(position=2).pk]),
     ]
 
 
@@ -51,39 +51,39 @@ def test_it_refuses_members_with_a_page_that_says_why(member_client, flag, bank,
     for url in page_urls(flag, bank, recorded_call):
         response = member_client.get(url)
         assert response.status_code == 403, url
-    assert b"for organization admins" in member_client.get(reverse("banks")).content
+    assert b"for organization admins" in member_client.get(reverse("tt:banks")).content
 
 
 def test_it_hides_another_organizations_objects(other_client, flag, bank, recorded_call):
     for url in page_urls(flag, bank, recorded_call)[1:]:
-        if url in (reverse("unbanked_flags"), reverse("banks"), reverse("bank_new")):
+        if url in (reverse("tt:unbanked_flags"), reverse("tt:banks"), reverse("tt:bank_new")):
             continue
         assert other_client.get(url).status_code == 404, url
-    assert b"Siobhan" not in other_client.get(reverse("calls")).content
+    assert b"Siobhan" not in other_client.get(reverse("tt:calls")).content
 
 
 def test_it_sends_anonymous_users_to_log_in(client, flag, bank, recorded_call):
-    response = client.get(reverse("bank", args=[bank.pk]))
+    response = client.get(reverse("tt:bank", args=[bank.pk]))
     assert response.status_code == 302 and reverse("login") in response["Location"]
 
 
 def test_it_refuses_the_wrong_method(admin_client, flag, bank):
-    assert admin_client.post(reverse("calls")).status_code == 405
-    assert admin_client.post(reverse("bank", args=[bank.pk])).status_code == 405
-    assert admin_client.get(reverse("delete_flag", args=[flag.pk])).status_code == 405
-    assert admin_client.get(reverse("bank_delete", args=[bank.pk])).status_code == 405
-    assert admin_client.get(reverse("move_flag", args=[flag.pk])).status_code == 405
+    assert admin_client.post(reverse("tt:calls")).status_code == 405
+    assert admin_client.post(reverse("tt:bank", args=[bank.pk])).status_code == 405
+    assert admin_client.get(reverse("tt:delete_flag", args=[flag.pk])).status_code == 405
+    assert admin_client.get(reverse("tt:bank_delete", args=[bank.pk])).status_code == 405
+    assert admin_client.get(reverse("tt:move_flag", args=[flag.pk])).status_code == 405
 
 
 def test_it_flags_a_line_inline_with_htmx(admin_client, bank, recorded_call):
     line = recorded_call.lines.get(position=2)
-    form = admin_client.get(reverse("flag_line", args=[line.pk]), HTTP_HX_REQUEST="true")
+    form = admin_client.get(reverse("tt:flag_line", args=[line.pk]), HTTP_HX_REQUEST="true")
     assert b'name="expected_text"' in form.content and escape(line.text).encode() in form.content
     assert b"<html" not in form.content  # a fragment, not a page
-    page = admin_client.get(reverse("flag_line", args=[line.pk]))
+    page = admin_client.get(reverse("tt:flag_line", args=[line.pk]))
     assert b"<html" in page.content and b'name="expected_text"' in page.content
     response = admin_client.post(
-        reverse("flag_line", args=[line.pk]),
+        reverse("tt:flag_line", args=[line.pk]),
         {"expected_text": "yes, that's right", "tags": ["name"], "custom_tags": "accent", "note": "n", "bank": bank.pk},
         HTTP_HX_REQUEST="true",
     )
@@ -95,7 +95,7 @@ def test_it_flags_a_line_inline_with_htmx(admin_client, bank, recorded_call):
 
 def test_it_shows_a_clear_error_and_keeps_the_text_when_flagging_fails(admin_client, bank, recorded_call):
     line = recorded_call.lines.get(position=2)
-    response = admin_client.post(reverse("flag_line", args=[line.pk]), {"expected_text": " ... ", "bank": bank.pk},
+    response = admin_client.post(reverse("tt:flag_line", args=[line.pk]), {"expected_text": " ... ", "bank": bank.pk},
                                  HTTP_HX_REQUEST="true")
     assert response.status_code == 422
     assert b"at least one word" in response.content
@@ -106,64 +106,64 @@ def test_it_says_why_a_line_cannot_be_flagged(admin_client, recorded_call):
     line = recorded_call.lines.get(position=2)
     line.start_s = line.end_s = None
     line.save()
-    content = admin_client.get(reverse("call", args=[recorded_call.pk])).content.decode()
+    content = admin_client.get(reverse("tt:call", args=[recorded_call.pk])).content.decode()
     assert "Cannot be flagged: This line has no audio timing" in content
 
 
 def test_it_edits_moves_and_deletes_a_flag(admin_client, org, flag, bank):
     other = actions.do_create_bank(org, name="Second")
-    response = admin_client.post(reverse("edit_flag", args=[flag.pk]),
+    response = admin_client.post(reverse("tt:edit_flag", args=[flag.pk]),
                                  {"expected_text": "Siobhan table for four", "bank": other.pk}, HTTP_HX_REQUEST="true")
     assert response.status_code == 200
     flag.refresh_from_db()
     assert flag.expected_text == "Siobhan table for four" and flag.bank == other
-    admin_client.post(reverse("move_flag", args=[flag.pk]), {"bank": bank.pk})
+    admin_client.post(reverse("tt:move_flag", args=[flag.pk]), {"bank": bank.pk})
     flag.refresh_from_db()
     assert flag.bank == bank
-    admin_client.post(reverse("delete_flag", args=[flag.pk]))
+    admin_client.post(reverse("tt:delete_flag", args=[flag.pk]))
     assert not Flag.objects.filter(pk=flag.pk).exists()
 
 
 def test_it_moves_an_unbanked_flag_into_a_bank(admin_client, bank, recorded_call):
     flag = actions.do_flag_line(recorded_call.lines.get(position=4), "my number is 087")
-    assert b"my number is 087" in admin_client.get(reverse("unbanked_flags")).content
-    admin_client.post(reverse("move_flag", args=[flag.pk]), {"bank": bank.pk})
+    assert b"my number is 087" in admin_client.get(reverse("tt:unbanked_flags")).content
+    admin_client.post(reverse("tt:move_flag", args=[flag.pk]), {"bank": bank.pk})
     flag.refresh_from_db()
     assert flag.bank == bank
     assert Score.objects.filter(flag=flag, source=Score.LIVE).exists()
 
 
 def test_it_creates_edits_and_deletes_a_bank(admin_client, org):
-    response = admin_client.post(reverse("bank_new"), {"name": "French", "language_label": "French",
+    response = admin_client.post(reverse("tt:bank_new"), {"name": "French", "language_label": "French",
                                                       "threshold_pct": "70", "controls_per_flag": "2"})
     bank = Bank.objects.get(name="French")
     assert response.status_code == 302 and bank.threshold == pytest.approx(0.7) and bank.controls_per_flag == 2
-    again = admin_client.post(reverse("bank_new"), {"name": "French", "threshold_pct": "60", "controls_per_flag": "1"})
+    again = admin_client.post(reverse("tt:bank_new"), {"name": "French", "threshold_pct": "60", "controls_per_flag": "1"})
     assert again.status_code == 422 and b"already exists" in again.content
-    admin_client.post(reverse("bank_edit", args=[bank.pk]), {"name": "Français", "threshold_pct": "65",
+    admin_client.post(reverse("tt:bank_edit", args=[bank.pk]), {"name": "Français", "threshold_pct": "65",
                                                             "controls_per_flag": "1"})
     bank.refresh_from_db()
     assert bank.name == "Français"
-    admin_client.post(reverse("bank_delete", args=[bank.pk]))
+    admin_client.post(reverse("tt:bank_delete", args=[bank.pk]))
     assert not Bank.objects.filter(pk=bank.pk).exists()
 
 
 def test_it_shows_the_backfill_estimate_before_adding_a_candidate(admin_client, flag, bank, make_transcriber):
     third = make_transcriber("third", "x", price="0.06")
-    url = reverse("bank_candidates", args=[bank.pk])
+    url = reverse("tt:bank_candidates", args=[bank.pk])
     estimate = admin_client.post(url, {"transcriber": third.pk})
     assert b"Confirm and add" in estimate.content and b"will transcribe" in estimate.content
     assert not bank.candidates.filter(transcriber=third).exists()
     admin_client.post(url, {"transcriber": third.pk, "confirmed": "on"})
     assert bank.candidates.filter(transcriber=third).exists()
-    admin_client.post(reverse("candidate_move", args=[bank.pk, third.pk]), {"direction": "up"})
+    admin_client.post(reverse("tt:candidate_move", args=[bank.pk, third.pk]), {"direction": "up"})
     assert list(bank.candidates.values_list("transcriber_id", flat=True))[1] == third.pk
-    admin_client.post(reverse("candidate_remove", args=[bank.pk, third.pk]))
+    admin_client.post(reverse("tt:candidate_remove", args=[bank.pk, third.pk]))
     assert not bank.candidates.filter(transcriber=third).exists()
 
 
 def test_it_shows_cards_with_the_leader_and_the_live_reference(admin_client, flag, bank):
-    content = admin_client.get(reverse("bank", args=[bank.pk])).content.decode()
+    content = admin_client.get(reverse("tt:bank", args=[bank.pk])).content.decode()
     assert "★ Leader: Test good" in content
     assert "clears the 60.0% threshold" in content or "below the" in content
     assert "not a fair rival" in content
@@ -171,18 +171,18 @@ def test_it_shows_cards_with_the_leader_and_the_live_reference(admin_client, fla
 
 
 def test_it_stops_the_progress_poll_when_nothing_waits(admin_client, flag, bank):
-    response = admin_client.get(reverse("bank", args=[bank.pk]) + "?fragment=progress", HTTP_HX_REQUEST="true")
+    response = admin_client.get(reverse("tt:bank", args=[bank.pk]) + "?fragment=progress", HTTP_HX_REQUEST="true")
     assert response.status_code == 286
 
 
 def test_it_keeps_polling_while_work_is_queued(admin_client, bank, recorded_call):
     actions.do_flag_line(recorded_call.lines.get(position=0), "Siobhan", bank=bank)
-    response = admin_client.get(reverse("bank", args=[bank.pk]) + "?fragment=progress", HTTP_HX_REQUEST="true")
+    response = admin_client.get(reverse("tt:bank", args=[bank.pk]) + "?fragment=progress", HTTP_HX_REQUEST="true")
     assert response.status_code == 200 and b'hx-trigger="every 2s"' in response.content
 
 
 def test_it_shows_the_turn_table_with_ticks_wer_and_filters(admin_client, flag, bank):
-    url = reverse("turn_table", args=[bank.pk])
+    url = reverse("tt:turn_table", args=[bank.pk])
     content = admin_client.get(url).content.decode()
     assert "✓ match" in content and "WER 0.43" in content and "control" in content
     assert "control" not in admin_client.get(url + "?kind=flags").content.decode().split("<tbody>")[1].split("badge")[1]
@@ -193,7 +193,7 @@ def test_it_shows_the_turn_table_with_ticks_wer_and_filters(admin_client, flag, 
 
 
 def test_it_serves_line_audio_with_ranges(admin_client, flag):
-    url = reverse("line_audio", args=[flag.line.pk])
+    url = reverse("tt:line_audio", args=[flag.line.pk])
     whole = admin_client.get(url)
     assert whole["Content-Type"] == "audio/wav" and whole.content[:4] == b"RIFF"
     part = admin_client.get(url, HTTP_RANGE="bytes=0-99")
@@ -209,10 +209,10 @@ def read_csv(response):
 
 
 def test_it_exports_the_results_and_the_turn_table_as_csv(admin_client, flag, bank):
-    results = read_csv(admin_client.get(reverse("export_results", args=[bank.pk])))
+    results = read_csv(admin_client.get(reverse("tt:export_results", args=[bank.pk])))
     good = next(r for r in results if r["transcriber"] == "Test good")
     assert good["leader"] == "yes" and good["accuracy"] == "0.5"  # its flag matched, its control did not
-    turns = read_csv(admin_client.get(reverse("export_turns", args=[bank.pk])))
+    turns = read_csv(admin_client.get(reverse("tt:export_turns", args=[bank.pk])))
     assert {r["source"] for r in turns} == {"live", "candidate"}
     assert {r["item"] for r in turns} == {"flag", "control"}
     bad = next(r for r in turns if r["transcriber"] == "Test bad" and r["item"] == "flag")
@@ -226,9 +226,9 @@ def test_it_switches_between_organizations(client, django_user_model, org, other
     Membership.objects.create(user=user, organization=org, role="admin")
     Membership.objects.create(user=user, organization=other_org, role="admin")
     client.force_login(user)
-    assert client.get(reverse("bank", args=[bank.pk])).status_code == 200
-    client.post(reverse("switch_org"), {"organization": other_org.pk, "next": reverse("banks")})
-    assert client.get(reverse("bank", args=[bank.pk])).status_code == 404
+    assert client.get(reverse("tt:bank", args=[bank.pk])).status_code == 200
+    client.post(reverse("switch_org"), {"organization": other_org.pk, "next": reverse("tt:banks")})
+    assert client.get(reverse("tt:bank", args=[bank.pk])).status_code == 404
 
 
 def test_it_shows_the_judges_pick_in_the_turn_table_and_its_csv(admin_client, flag, bank):
@@ -237,10 +237,10 @@ def test_it_shows_the_judges_pick_in_the_turn_table_and_its_csv(admin_client, fl
     good = bank.candidates.get(position=0).transcriber
     JudgePick.objects.create(flag=flag, chosen=good, chosen_text="Siobhan, table for four at eight thirty",
                              reasoning="The guest spells it Siobhan.", versions={})
-    content = admin_client.get(reverse("turn_table", args=[bank.pk])).content.decode()
+    content = admin_client.get(reverse("tt:turn_table", args=[bank.pk])).content.decode()
     assert "Judge&#x27;s pick" in content or "Judge's pick" in content
     assert "The guest spells it Siobhan." in content
-    turns = read_csv(admin_client.get(reverse("export_turns", args=[bank.pk])))
+    turns = read_csv(admin_client.get(reverse("tt:export_turns", args=[bank.pk])))
     flagged = [r for r in turns if r["item"] == "flag"]
     assert {r["judge_pick"] for r in flagged} == {"Test good"}
     assert flagged[0]["judge_reasoning"] == "The guest spells it Siobhan."
@@ -252,19 +252,19 @@ def test_it_shows_per_language_wer_for_a_bank_that_names_several_languages(admin
     actions.do_add_candidate(bank, make_transcriber("bi", "I would like a mesa para cuatro"), confirmed=True)
     actions.do_flag_line(recorded_call.lines.get(position=0), "I would like a table para cuatro", bank=bank)
     tasks.drain()
-    content = admin_client.get(reverse("bank", args=[bank.pk])).content.decode()
+    content = admin_client.get(reverse("tt:bank", args=[bank.pk])).content.decode()
     assert "Per language:" in content and "<strong>en</strong>" in content and "<strong>es</strong>" in content
 
 
 def test_it_lists_each_flag_before_its_control_lines(admin_client, flag, bank):
-    content = admin_client.get(reverse("turn_table", args=[bank.pk])).content.decode()
+    content = admin_client.get(reverse("tt:turn_table", args=[bank.pk])).content.decode()
     assert content.index("⚑ flag") < content.index('badge muted">control')
-    turns = read_csv(admin_client.get(reverse("export_turns", args=[bank.pk])))
+    turns = read_csv(admin_client.get(reverse("tt:export_turns", args=[bank.pk])))
     assert turns[0]["item"] == "flag"
 
 
 def test_it_shows_a_new_score_at_once_although_results_are_cached(admin_client, flag, bank, recorded_call):
-    url = reverse("bank", args=[bank.pk])
+    url = reverse("tt:bank", args=[bank.pk])
     before = admin_client.get(url).content.decode()
     assert "on 2 scored lines" in before
     actions.do_flag_line(recorded_call.lines.get(position=4), "my number is 0 8 7", bank=bank)
@@ -292,7 +292,7 @@ def test_the_turn_export_holds_every_item_in_order_across_batches(admin_client, 
     newest = Flag.objects.filter(bank=bank).order_by("id")[1]
     Flag.objects.filter(pk=newest.pk).update(created_at=timezone.now())  # an early id flagged last: listed first
 
-    turns = read_csv(admin_client.get(reverse("export_turns", args=[bank.pk]) + "?window=30"))
+    turns = read_csv(admin_client.get(reverse("tt:export_turns", args=[bank.pk]) + "?window=30"))
 
     expected = []
     for flag in Flag.objects.filter(bank=bank, created_at__gte=timezone.now() - timedelta(days=30)).order_by(
@@ -321,7 +321,7 @@ def test_the_call_page_looks_up_a_live_transcriber_known_by_name_once(admin_clie
         call.live_transcriber_name = live_transcriber.display_name
         call.save()
         with CaptureQueriesContext(connection) as ctx:
-            content = admin_client.get(reverse("call", args=[call.pk])).content.decode()
+            content = admin_client.get(reverse("tt:call", args=[call.pk])).content.decode()
         assert "unknown" not in content  # the name resolved: every caller line is flaggable
         return len(ctx.captured_queries)
 

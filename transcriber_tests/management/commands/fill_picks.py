@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from transcriber_tests import llm, picks
+from oncore import llm
+from transcriber_tests import picks
 from transcriber_tests.models import Bank
 
 

@@ -9,8 +9,8 @@ from decimal import Decimal
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
+from oncore import llm
 from tests.llm_server import FakeAnthropic, Reply, error, llm_server, text_reply, tool_reply  # noqa: F401
-from transcriber_tests import llm
 
 TOOL = {
     "name": "record_answer",
