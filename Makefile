@@ -1,14 +1,26 @@
 # The two commands: `make run` (the product with demo data) and `make test` (the whole suite).
-PYTHON ?= python3.11
+# `make test-fast` leaves out the browser and slow tests; `make check` is what CI checks besides the tests.
+
+# The first of python3.13, 3.12, 3.11, python3 that is Python 3.11 or newer (override: make PYTHON=...).
+PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
+	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
+	&& { echo $$p; break; }; done)
 VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# A production-like environment for `manage.py check --deploy` (docs/deploy.md lists the real one).
+DEPLOY_ENV := DEBUG=0 SECRET_KEY=check-deploy-$$(date +%s)-a-long-random-value-that-is-only-for-this-check \
+	ALLOWED_HOSTS=oncore.example.com SECURE_SSL_REDIRECT=1 SECURE_PROXY_SSL_HEADER=1 \
+	SECURE_HSTS_SECONDS=31536000 SECURE_HSTS_INCLUDE_SUBDOMAINS=1 SECURE_HSTS_PRELOAD=1
 
-.PHONY: run test install lint migrate demo bench clean
+.PHONY: run test test-fast check install lint format migrate demo clean
 
 $(VENV)/.installed: pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@test -x $(PY) || { \
+		test -n "$(PYTHON)" || { echo "OnCore needs Python 3.11 or newer (3.11, 3.12 and 3.13 are tested): none of python3.13, python3.12, python3.11, python3 on the PATH is one. Install one, or name it: make PYTHON=/path/to/python3.12"; exit 1; }; \
+		$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "$(PYTHON) is older than Python 3.11, which OnCore needs."; exit 1; }; \
+		$(PYTHON) -m venv $(VENV); }
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@
@@ -32,8 +44,20 @@ run: demo
 test: install
 	$(PY) -m pytest
 
+test-fast: install
+	$(PY) -m pytest -m "not browser and not slow" -q
+
+check: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(PY) manage.py makemigrations --check --dry-run
+	$(DEPLOY_ENV) $(PY) manage.py check --deploy --fail-level WARNING
+
 lint: install
 	$(VENV)/bin/ruff check .
+
+format: install
+	$(VENV)/bin/ruff format .
 
 clean:
 	rm -rf $(VENV) var

@@ -7,9 +7,9 @@ Hypotheses get the errors systems make: capitals and punctuation changed, number
 "nineteen ninety"), abbreviations (St., Dr.), names misheard, words dropped, 1% clips with no hypothesis.
 
 Two timings:
-- pure: benchmark.scoring.score() over plain tuples (the matcher on every span + pooled WER); "cold"
+- pure: benchmark.entity.scoring.score() over plain tuples (the matcher on every span, pooled WER); "cold"
   clears the matcher's caches first, like a fresh process.
-- db: benchmark.actions.score_run() on a temporary SQLite database: the matcher self-test, loading the
+- db: benchmark.entity.actions.score_run() on a temporary SQLite database: the matcher self-test, loading the
   rows, scoring, upserting 3,245 SpanHit rows, the summary and the manifest. --no-db skips it.
 
     .venv/bin/python bench/score_benchmark.py [--repeat 5] [--no-db]
@@ -173,8 +173,8 @@ def hear(rng: random.Random, span: str) -> str:
 
 
 def make_data(seed: int = 5):
-    """(clips, spans) as plain tuples for benchmark.scoring.score(), shaped like the published dataset."""
-    from benchmark.scoring import ClipRow, SpanRow
+    """(clips, spans) as plain tuples for benchmark.entity.scoring.score(), shaped like the published data."""
+    from benchmark.entity.scoring import ClipRow, SpanRow
 
     rng = random.Random(seed)
     spans_by_subset = {ML: [], BF: []}
@@ -216,7 +216,7 @@ def make_data(seed: int = 5):
 
 
 def clear_matcher_caches() -> None:
-    from benchmark import matcher
+    from benchmark.entity import matcher
 
     for name in dir(matcher):
         cache_clear = getattr(getattr(matcher, name), "cache_clear", None)
@@ -225,7 +225,7 @@ def clear_matcher_caches() -> None:
 
 
 def time_pure(clips, spans, repeat: int):
-    from benchmark import scoring
+    from benchmark.entity import scoring
 
     times = []
     card = None
@@ -244,7 +244,7 @@ def time_db(clips, spans, repeat: int):
 
     django.setup()
     call_command("migrate", verbosity=0)
-    from benchmark import actions
+    from benchmark.entity import actions
     from benchmark.models import BenchmarkRun, Clip, Dataset, EntitySpan, Hypothesis
 
     dataset = Dataset.objects.create(name="bench", version="1", revision="synthetic")

@@ -2,9 +2,11 @@
 the registry of error codes that both the API and the error guide page are built from.
 
 Every error, whatever raised it, answers {"error": {"code": ..., "message": ..., "detail": {...}}}:
-actions' ActionErrors keep their own code and status, validation errors are 422 `validation_error`, unknown
-objects and paths 404 `not_found`, and an unexpected exception is logged and answered 500 `internal_error`.
-The routers live in transcriber_tests/api.py and are mounted by `urls()`, which oncore/urls.py includes."""
+actions' ActionErrors (oncore.errors) keep their own code and status, validation errors are 422
+`validation_error`, unknown objects and paths 404 `not_found`, and an unexpected exception is logged and answered
+500 `internal_error`. The registry holds the API's own codes; the product apps add theirs with
+`register_error_codes`. The routers live in the product apps (transcriber_tests/api/), which mount them on `api`;
+oncore/urls.py does that before it includes `urls()`."""
 
 import functools
 import logging
@@ -30,7 +32,7 @@ from ninja.openapi.docs import DocsBase
 from ninja.security import HttpBearer
 
 from oncore.accounts.models import ApiKey, hash_key
-from transcriber_tests.errors import ActionError
+from oncore.errors import ActionError
 
 log = logging.getLogger(__name__)
 
@@ -43,9 +45,10 @@ class ErrorCode:
     status: int
     title: str
     what_to_do: str
-    source: str = "api"  # "api", "flags", "banks", "candidates", "queue", "runs", "import"
+    source: str = "api"  # "api" here; an app's codes name their area ("flags", "runs", "import", ...)
 
 
+# The codes of the API itself; each product app registers its own (register_error_codes) when its routers load.
 ERROR_CODES = [
     # Authentication and requests.
     ErrorCode("unauthorized", 401, "No valid API key",
@@ -72,76 +75,19 @@ ERROR_CODES = [
     ErrorCode("internal_error", 500, "Something failed on the server",
               "The error was logged. Retrying is safe for reads and for writes whose effect you can check "
               "first (list the flags, banks or candidates); if it keeps failing, report the time and request."),
-    # Call import.
-    ErrorCode("import_format_error", 400, "The calls file breaks the import format",
-              "The message names the call and field. Fix the file (see the call import format) and upload "
-              "it again; calls already imported are skipped, so uploading twice is safe.", "import"),
-    ErrorCode("recording_missing", 400, "A call names a recording that was not uploaded",
-              "Upload every file named by a call's `recording`, as a `recordings` part whose file name is "
-              "exactly that name (no folders).", "import"),
-    # Flags.
-    ErrorCode("line_not_caller", 409, "Assistant lines cannot be flagged",
-              "Flag caller lines only; the call's lines say which speaker each one is.", "flags"),
-    ErrorCode("line_not_recorded", 409, "The call was not recorded",
-              "Only recorded calls can be tested. Turn recording on for the assistant; it covers calls from "
-              "then on, not calls that already happened.", "flags"),
-    ErrorCode("recording_unavailable", 409, "The recording cannot be read for this line",
-              "The recording file is missing, damaged, or shorter than the line's timing. Re-import the call "
-              "with its recording, or flag another line.", "flags"),
-    ErrorCode("live_transcriber_unknown", 409, "The call's live transcriber is unknown",
-              "There is nothing to compare against. Add the transcriber the call ran on to the catalogue "
-              "(matching the name stored on the call), or re-import the call with its live transcriber.",
-              "flags"),
-    ErrorCode("line_has_no_timing", 409, "The line has no audio timing",
-              "A line needs the start and end of the caller's speech to cut its audio. Re-import the call with "
-              "`start_s` and `end_s` on its lines, or flag another line.", "flags"),
-    ErrorCode("flag_exists", 409, "The line already has a flag",
-              "Each line carries one flag. Edit that flag instead (PATCH /flags/{id}); `detail.line` is the "
-              "line id, and the call's lines show the flag's id.", "flags"),
-    ErrorCode("expected_text_empty", 400, "The expected text has no words",
-              "Type what the caller actually said, word for word; punctuation alone does not count.", "flags"),
-    # Banks and candidates.
-    ErrorCode("bank_name_taken", 409, "A bank with this name exists",
-              "Bank names are unique in an organization: choose another name, or use the existing bank.",
-              "banks"),
-    ErrorCode("bank_full", 409, "The bank has eight candidates",
-              "A bank compares at most eight transcribers. Remove a candidate first, or create another bank.",
-              "candidates"),
-    ErrorCode("candidate_exists", 409, "The transcriber is already a candidate",
-              "Nothing to do: it is already in the bank. Use the candidates list to see its position.",
-              "candidates"),
-    ErrorCode("transcriber_disabled", 409, "The transcriber is disabled in the catalogue",
-              "Choose an enabled transcriber from the catalogue (GET /transcribers?enabled=true).", "candidates"),
-    ErrorCode("estimate_not_confirmed", 409, "Adding a candidate needs a confirmed estimate",
-              "`detail` holds the estimate (lines to transcribe, audio minutes, cost in USD). Show it to the "
-              "person adding the candidate, then send the same request with `\"confirm\": true`.", "candidates"),
-    # Queue and runs.
-    ErrorCode("queue_full", 429, "Too much work is waiting for this organization",
-              "New flags into banks, moves into banks and backfills are refused until the queue drains; "
-              "`detail.pending` and `detail.limit` say how far over it is. Retry later (GET /queue shows "
-              "progress). Flags into no bank are still accepted.", "queue"),
-    ErrorCode("run_in_progress", 409, "Another full-call run is queued or running",
-              "An organization runs one full-call run at a time. `detail.run` is the run in progress: wait for "
-              "it to finish (GET /runs/{id}), or cancel it, then start the new one.", "runs"),
-    ErrorCode("no_calls", 400, "No calls were chosen for the run",
-              "Send at least one call id in `call_ids` (and whole numbers only).", "runs"),
-    ErrorCode("too_many_calls", 400, "Too many calls for one run",
-              "A run covers at most ten calls (`detail.limit`): send fewer, or start another run afterwards.",
-              "runs"),
-    ErrorCode("run_has_no_lines", 409, "The calls have no caller line with audio timing",
-              "A run replays caller lines with start and end times; choose calls that have them.", "runs"),
-    ErrorCode("no_candidate", 409, "The bank has no leader to run",
-              "No candidate has a scored line yet. Name the candidate with `candidate_id`, or flag lines first.",
-              "runs"),
-    ErrorCode("run_not_active", 409, "The run is not queued or running",
-              "Only a queued or running run can be cancelled; `detail.status` says where it is. Nothing to do "
-              "if it already finished.", "runs"),
-    ErrorCode("judge_not_failed", 409, "The run's judge has not failed",
-              "Only a finished run whose judge failed can retry it; GET /runs/{id} shows `judge.status`.", "runs"),
-    ErrorCode("not_in_review_sample", 409, "The line is not in the review sample",
-              "Review only the lines listed by GET /runs/{id}/review.", "runs"),
 ]
 ERRORS = {e.code: e for e in ERROR_CODES}
+
+
+def register_error_codes(*codes: ErrorCode) -> None:
+    """Add an app's own codes to the registry (the API answers with them, the error guide lists them). A code
+    registered twice must not change: two apps cannot give one code two meanings."""
+    for code in codes:
+        if ERRORS.get(code.code, code) != code:
+            raise ValueError(f"Error code {code.code!r} is already registered differently.")
+        if code.code not in ERRORS:
+            ERROR_CODES.append(code)
+            ERRORS[code.code] = code
 
 
 def error_body(code: str, message: str, detail: dict | None = None) -> dict:
@@ -458,19 +404,8 @@ def not_found(request, *args, **kwargs):
                                    {"reference": reverse("api:openapi-view")}), status=404)
 
 
-_mounted = False
-
-
 def urls():
-    """The API's URL patterns for `path("api/v1/", ...)`. The routers are mounted here, not at import, because
-    they import this module's error shape."""
-    global _mounted
-    if not _mounted:
-        from transcriber_tests.api import routers
-
-        for prefix, router in routers:
-            api.add_router(prefix, router)
-        _mounted = True
+    """The API's URL patterns for `path("api/v1/", ...)`, with every router the apps mounted on `api` before."""
     patterns, app_name, namespace = api.urls
     for pattern in patterns:
         pattern.callback = _json_errors(pattern.callback)
@@ -478,7 +413,7 @@ def urls():
 
 
 def errors_page(request):
-    """The error guide: every code, its status and what to do, from ERROR_CODES."""
+    """The error guide: every code, its status and what to do, from ERROR_CODES (the apps' codes included)."""
     errors = [{"code": e.code, "status": e.status, "title": e.title, "what_to_do": code_spans(e.what_to_do)}
               for e in ERROR_CODES]
     return render(request, "api/errors.html", {"errors": errors, "reference_url": reverse("api:openapi-view")})

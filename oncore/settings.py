@@ -108,6 +108,15 @@ SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SESSION_COOKIE_HTTPONLY = True
 
+# HTTPS behind a proxy: off by default for plain-HTTP local use; docs/deploy.md gives the production values.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+# Set when a proxy that terminates TLS sends X-Forwarded-Proto (and strips it from clients).
+if env_bool("SECURE_PROXY_SSL_HEADER", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
 # Queue: django-q2 with the ORM broker (works on SQLite and PostgreSQL).
 # timeout < retry so a task is never handed out twice while it still runs; bounded attempts; failures kept.
 Q_CLUSTER = {

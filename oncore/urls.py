@@ -6,6 +6,10 @@ from oncore import api
 from oncore.accounts import key_views
 from oncore.accounts import views as account_views
 from oncore.accounts.login import RateLimitedLoginView
+from transcriber_tests.api import mount as mount_transcriber_tests_api
+
+# The product's API routers join the one API instance before its URLs are built.
+mount_transcriber_tests_api(api.api)
 
 urlpatterns = [
     path("admin/", admin.site.urls),

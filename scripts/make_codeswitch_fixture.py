@@ -3,9 +3,9 @@
 Three utterances, each in the three conditions of docs/codeswitch.md: code-switched (synthesized in pieces,
 one espeak-ng voice per language, joined with a short pause), the same content monolingual in the matrix
 language, and monolingual English. Two Spanish-English, one French-English. The code-switched lines carry
-per-word language tags, except cs-es-02's, so the import has to detect them (benchmark.langtag). Three more
-lines are broken on purpose (tags that do not match the words, an unknown condition, missing audio): the
-import must report them by id and reason.
+per-word language tags, except cs-es-02's, so the import has to detect them (benchmark.codeswitch.langtag).
+Three more lines are broken on purpose (tags that do not match the words, an unknown condition, missing
+audio): the import must report them by id and reason.
 
     .venv/bin/python scripts/make_codeswitch_fixture.py
 

@@ -1,4 +1,4 @@
-"""Measure benchmark.langtag's word language tagging on the hand-labelled code-switched set.
+"""Measure benchmark.codeswitch.langtag's word language tagging on the hand-labelled code-switched set.
 
     .venv/bin/python scripts/measure_langtag.py [--jsonl fixtures/codeswitch/hand_labelled.jsonl]
 
@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmark.langtag import SMOOTHING_WEIGHTS, tag_words  # noqa: E402
+from benchmark.codeswitch.langtag import SMOOTHING_WEIGHTS, tag_words  # noqa: E402
 
 GRID = [
     (1.0, 0.25),

@@ -10,7 +10,8 @@ from django.urls import URLResolver, get_resolver, reverse
 
 from oncore.accounts.models import ApiKey
 from tests.transcriber_tests import conftest as pipeline
-from transcriber_tests import actions, runs
+from transcriber_tests import actions
+from transcriber_tests.runs import actions as run_actions
 
 pytestmark = pytest.mark.django_db
 
@@ -84,7 +85,7 @@ def owned(org, tenant, recorded_call, make_transcriber, admin_user):
     actions.do_add_candidate(bank, candidate, confirmed=True)
     lines = list(recorded_call.lines.filter(speaker="caller").order_by("position"))
     flag = actions.do_flag_line(lines[0], "Siobhan, table for four", bank=bank)
-    run = runs.start_run(bank, [recorded_call.pk], candidate=candidate, confirmed=True)
+    run = run_actions.do_start_run(bank, [recorded_call.pk], candidate=candidate, confirmed=True)
     key, raw = ApiKey.generate(org, name="owner")
     tenant_key = ApiKey.generate(org, tenant=tenant, name="tenant")[1]
     return {"bank": bank, "candidate": candidate, "call": recorded_call, "line": lines[0], "free_line": lines[2],

@@ -1,4 +1,9 @@
-"""Every multi-row write of transcriber testing. The HTML views and the API call these, nothing else writes."""
+"""Every write of flags, banks and candidates (the do_* functions), and the scores those writes and the queue's
+finished transcriptions cause (write_score, score_transcription). The HTML views and the API call the do_*
+functions; no view or router writes these tables itself.
+
+The other writers, each the only one for its rows: the queue's claims and outcomes of transcriptions (jobs), the
+judge's picks (picks), and full-call runs (runs.actions for what a person asks, runs.pipeline for the steps)."""
 
 import random
 from dataclasses import dataclass
@@ -164,7 +169,7 @@ def _queue_lines(organization_id: int, lines, transcriber_ids) -> int:
             found = existing.get((line.pk, tid))
             if found is None:
                 new.append(Transcription(organization_id=organization_id, line=line, transcriber_id=tid))
-            elif found.status in (Transcription.DONE, Transcription.FAILED):
+            elif found.status in jobs.FINISHED:
                 score_transcription(found)
     Transcription.objects.bulk_create(new, ignore_conflicts=True)
     if new:

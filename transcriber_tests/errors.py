@@ -1,15 +1,8 @@
-"""Every refusal an action can raise. Each has a stable code (the API's error codes) and a message that
-says what to do. Views show the message; the API answers {"error": {"code", "message", "detail"}}."""
+"""Every refusal of transcriber testing's actions (flags, banks, candidates, the queue and full-call runs). Each
+has a stable code (the API's error codes, listed in transcriber_tests/api/errors.py) and a message that says what
+to do. Views show the message; the API answers {"error": {"code", "message", "detail"}}."""
 
-
-class ActionError(Exception):
-    code = "invalid_request"
-    status = 400
-
-    def __init__(self, message: str, detail: dict | None = None):
-        super().__init__(message)
-        self.message = message
-        self.detail = detail or {}
+from oncore.errors import ActionError  # the base of every refusal here; callers catch it from this module too
 
 
 class NotFound(ActionError):
@@ -84,4 +77,42 @@ class QueueFull(ActionError):
 
 class RunInProgress(ActionError):
     code = "run_in_progress"
+    status = 409
+
+
+# ---------------------------------------------------------------- full-call runs
+
+
+class NoCallsChosen(ActionError):
+    code = "no_calls"
+    status = 400
+
+
+class TooManyCalls(ActionError):
+    code = "too_many_calls"
+    status = 400
+
+
+class RunHasNoLines(ActionError):
+    code = "run_has_no_lines"
+    status = 409
+
+
+class NoCandidate(ActionError):
+    code = "no_candidate"
+    status = 409
+
+
+class RunNotActive(ActionError):
+    code = "run_not_active"
+    status = 409
+
+
+class JudgeNotFailed(ActionError):
+    code = "judge_not_failed"
+    status = 409
+
+
+class NotInReviewSample(ActionError):
+    code = "not_in_review_sample"
     status = 409

@@ -1,5 +1,5 @@
-"""The rows of the transcriber-testing CSV downloads (results, turn table, full-call runs). They are streamed
-by oncore.csv, so a large bank never sits in memory."""
+"""The transcriber-testing CSV downloads (results, turn table, a full-call run's lines), the dashboard's and the
+API's alike. They are streamed by oncore.csv, so a large bank never sits in memory."""
 
 from itertools import islice
 
@@ -121,3 +121,34 @@ def turns_csv(bank, window_days):
     return stream_csv(
         f"{slugify(bank.name)}-turns.csv", TURN_COLUMNS, turn_csv_rows(bank, window_days), cells_safe=True
     )
+
+
+RUN_LINE_COLUMNS = [
+    "run_id", "candidate", "bank", "call_id", "tenant", "line_id", "line_position", "start_s", "end_s",
+    "flagged", "expected_text", "live_text", "candidate_text", "candidate_failed", "candidate_error", "differs",
+    "label", "label_source", "reasoning", "pattern", "candidate_wer", "live_wer", "calibration", "replay_text",
+    "replay_matches", "in_review_sample", "review",
+]
+
+
+def _yes(value) -> str:
+    return "" if value is None else ("yes" if value else "no")
+
+
+def run_csv_rows(run):
+    lines = run.lines.select_related("line__call__tenant", "pattern").order_by("position")
+    for rl in lines.iterator(chunk_size=1000):
+        line = rl.line
+        yield [
+            run.pk, run.candidate.display_name, run.bank_name, line.call_id, line.call.tenant.name, line.pk,
+            line.position, line.start_s, line.end_s, _yes(bool(rl.expected_text)), rl.expected_text, rl.live_text,
+            rl.candidate_text, _yes(rl.candidate_failed) if rl.compared else "", rl.candidate_error,
+            _yes(rl.differs) if rl.compared else "", rl.label, rl.label_source, rl.reasoning,
+            rl.pattern.name if rl.pattern else "", _fmt(rl.candidate_wer), _fmt(rl.live_wer), _yes(rl.calibration),
+            rl.replay_text, _yes(rl.replay_matches), _yes(rl.in_review),
+            {True: "agree", False: "disagree"}.get(rl.review_agrees, ""),
+        ]
+
+
+def run_csv(run):
+    return stream_csv(f"run-{run.pk}-{slugify(run.candidate.display_name)}.csv", RUN_LINE_COLUMNS, run_csv_rows(run))

@@ -1,13 +1,18 @@
 from django import forms
 
+from oncore.calls.models import Assistant
 from oncore.transcribers.models import Transcriber
 
 from .models import STANDARD_TAGS, Bank
 
 
 class FlagForm(forms.Form):
+    """Flag a line, or edit its flag. Its fields carry the line's id (`expected-<line>`, `note-<line>`,
+    `bank-<line>`), so the forms of several lines open on one call page never share an id."""
+
     expected_text = forms.CharField(
-        label="What the caller actually said", widget=forms.Textarea(attrs={"rows": 2}), max_length=5000,
+        label="What the caller actually said", widget=forms.Textarea(attrs={"rows": 2, "autofocus": True}),
+        max_length=5000,
         help_text="Word for word. Write times and numbers the way your team agreed (830 is not eight thirty).",
     )
     tags = forms.MultipleChoiceField(
@@ -15,12 +20,14 @@ class FlagForm(forms.Form):
         label="Error tags",
     )
     custom_tags = forms.CharField(required=False, max_length=200, label="Other tags",
-                                  help_text="Your own words, separated by commas.")
+                                  widget=forms.TextInput(attrs={"placeholder": "e.g. accent, menu item"}))
     note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), max_length=2000)
     bank = forms.ModelChoiceField(queryset=Bank.objects.none(), required=False, empty_label="No bank (decide later)")
 
-    def __init__(self, *args, organization, **kwargs):
+    def __init__(self, *args, organization, line, **kwargs):
+        kwargs.setdefault("auto_id", f"%s-{line.pk}")
         super().__init__(*args, **kwargs)
+        self.fields["expected_text"].widget.attrs["id"] = f"expected-{line.pk}"
         self.fields["bank"].queryset = Bank.objects.filter(organization=organization)
 
     def all_tags(self) -> list[str]:
@@ -81,8 +88,68 @@ class AddCandidateForm(forms.Form):
 
 
 class CallFilterForm(forms.Form):
-    tenant = forms.IntegerField(required=False)
-    assistant = forms.IntegerField(required=False)
+    """The calls page's filters. Tenant and assistant are ids (one of another organization finds no call)."""
+
+    tenant = forms.IntegerField(required=False, widget=forms.Select)
+    assistant = forms.IntegerField(required=False, widget=forms.Select)
     date_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     date_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     has_flags = forms.BooleanField(required=False)
+
+    def __init__(self, *args, organization, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["tenant"].widget.choices = [("", "All tenants")] + [
+            (t.pk, t.name) for t in organization.tenants.all()
+        ]
+        self.fields["assistant"].widget.choices = [("", "All assistants")] + [
+            (a.pk, f"{a.name} ({a.tenant.name})")
+            for a in Assistant.objects.filter(tenant__organization=organization).select_related("tenant")
+        ]
+
+    def filters(self) -> dict:
+        """The filters for queries.calls_list: none while the form is empty or invalid."""
+        if not self.is_valid():
+            return {}
+        d = self.cleaned_data
+        return {"tenant": d["tenant"], "assistant": d["assistant"], "date_from": d["date_from"],
+                "date_to": d["date_to"], "has_flags": d["has_flags"] or None}
+
+
+class CallCheckboxes(forms.CheckboxSelectMultiple):
+    """A checkbox per call, with the id call-<pk> (its label stands in another cell of the calls table)."""
+
+    def create_option(self, name, value, *args, **kwargs):
+        option = super().create_option(name, value, *args, **kwargs)
+        option["attrs"]["id"] = f"call-{value}"
+        return option
+
+
+class RunForm(forms.Form):
+    candidate = forms.ModelChoiceField(queryset=Transcriber.objects.none(), required=False,
+                                       empty_label="The bank's leader")
+    calls = forms.TypedMultipleChoiceField(coerce=int, required=False, widget=CallCheckboxes)
+    more_calls = forms.CharField(required=False, label="Other call ids",
+                                 help_text="Comma separated, for calls not listed above.")
+    confirmed = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args, bank: Bank, call_choices, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["candidate"].queryset = Transcriber.objects.filter(candidacies__bank=bank).order_by(
+            "candidacies__position"
+        )
+        self.call_choices = list(call_choices)
+        self.fields["calls"].choices = [(c.pk, str(c.pk)) for c in self.call_choices]
+
+    def call_rows(self):
+        """(call, its checkbox) for each call offered, in order."""
+        return zip(self.call_choices, self["calls"], strict=True)
+
+    def clean_more_calls(self):
+        raw = self.cleaned_data["more_calls"].replace(";", ",").replace(" ", ",")
+        try:
+            return [int(part) for part in raw.split(",") if part.strip()]
+        except ValueError:
+            raise forms.ValidationError("Call ids are whole numbers, separated by commas.") from None
+
+    def call_ids(self) -> list[int]:
+        return list(dict.fromkeys(list(self.cleaned_data["calls"]) + self.cleaned_data["more_calls"]))

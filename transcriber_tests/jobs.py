@@ -1,22 +1,31 @@
-"""Per-organization concurrency and back-pressure for line transcriptions.
+"""The queue mechanics of line transcriptions: per-organization concurrency and back-pressure, claims and their
+lease, outcomes, retry backoff, chaining and recovery. The task entry points are in tasks.py.
 
 Transcription rows are the queue. `pump(org)` hands at most ORG_CONCURRENCY of an organization's queued rows to
 the django-q2 workers at a time, so one organization with thousands of flags cannot starve another: every
-organization has only a few tasks in the shared broker queue. A task that finishes its row goes on with its
-organization's next ready row for up to ONCORE_TASK_CHAIN_S (no wait for the broker in between), then pumps.
-A periodic `pump_all` picks up retries whose backoff has passed and rows whose worker died."""
+organization has only a few tasks in the shared broker queue. A task claims its row (`claim`, a conditional
+update: a second delivery finds it claimed and stops), and `finish` writes the outcome only while the claim holds.
+A task that finishes its row goes on with its organization's next ready row for up to ONCORE_TASK_CHAIN_S (no wait
+for the broker in between: `claimed_chain`), then pumps. A periodic `pump_all` picks up retries whose backoff has
+passed and rows whose worker died."""
 
+import logging
+import time
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Count, Q
+from django.db import InterfaceError, OperationalError, close_old_connections, transaction
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
+from . import actions
 from .errors import QueueFull
 from .models import Transcription
 
+log = logging.getLogger(__name__)
+
 ACTIVE = (Transcription.QUEUED, Transcription.RUNNING)
+FINISHED = (Transcription.DONE, Transcription.FAILED)
 
 
 def _setting(name):
@@ -119,3 +128,92 @@ def pump_all() -> int:
         Transcription.objects.filter(status=Transcription.QUEUED).values_list("organization_id", flat=True).distinct()
     )
     return sum(len(pump(org_id)) for org_id in list(org_ids))
+
+
+# ---------------------------------------------------------------- claims, outcomes, backoff and the chain
+
+
+def _load(pk: int) -> Transcription:
+    return Transcription.objects.select_related("line__call", "transcriber").get(pk=pk)
+
+
+def claim(pk: int) -> Transcription | None:
+    """Claim a dispatched row. A second delivery of the same task finds it claimed (or finished) and stops;
+    a delivery after a worker died finds the claim older than the lease and takes it over."""
+    now = timezone.now()
+    stale = now - timedelta(seconds=lease_seconds())
+    claimed = (
+        Transcription.objects.filter(pk=pk, status=Transcription.RUNNING)
+        .filter(Q(claimed_at__isnull=True) | Q(claimed_at__lt=stale))
+        .update(claimed_at=now, attempts=F("attempts") + 1, updated_at=now)
+    )
+    if not claimed:
+        return None
+    return _load(pk)
+
+
+def claim_next(organization_id: int) -> Transcription | None:
+    """Dispatch and claim the organization's next ready row in one step, for a task that has just finished one:
+    the slot it holds passes to that row without a round trip through the broker (unless a pump took it)."""
+    if free_slots(organization_id) <= 0:
+        return None
+    now = timezone.now()
+    for pk in ready_rows(organization_id, now)[:4]:
+        if Transcription.objects.filter(pk=pk, status=Transcription.QUEUED).update(
+            status=Transcription.RUNNING, claimed_at=now, attempts=F("attempts") + 1, updated_at=now
+        ):
+            return _load(pk)
+    return None
+
+
+def claimed_chain(pk: int):
+    """The rows one task transcribes, each claimed: the dispatched row (none if another delivery has it), then,
+    while the task is younger than ONCORE_TASK_CHAIN_S, the organization's next ready rows, one at a time so its
+    concurrency holds. When the chain ends, the organization's queue is pumped."""
+    t = claim(pk)
+    if t is None:
+        return
+    organization_id = t.organization_id
+    chain_until = time.monotonic() + _setting("TASK_CHAIN_S")
+    yield t
+    while time.monotonic() < chain_until and (t := claim_next(organization_id)) is not None:
+        yield t
+    with transaction.atomic():
+        pump(organization_id)
+
+
+def finish(t: Transcription, **fields) -> bool:
+    """Write the outcome only while this worker still holds the claim. If the database connection was lost
+    meanwhile (a restart), it is opened again and the write tried once more, so a vendor's answer already paid
+    for is kept; the conditional update makes the second try harmless if the first one did land."""
+    fields["updated_at"] = timezone.now()
+    try:
+        return _write_outcome(t, fields)
+    except (OperationalError, InterfaceError):
+        log.warning("transcription %s: the database connection was lost; writing its outcome again", t.pk)
+        close_old_connections()
+        return _write_outcome(t, fields)
+
+
+def _write_outcome(t: Transcription, fields: dict) -> bool:
+    """The outcome and, once it is final, the scores of every item on the line, in one transaction."""
+    with transaction.atomic():
+        written = Transcription.objects.filter(pk=t.pk, status=Transcription.RUNNING, claimed_at=t.claimed_at).update(
+            **fields
+        )
+        if written and fields.get("status") in FINISHED:
+            t.refresh_from_db()
+            actions.score_transcription(t)
+    return bool(written)
+
+
+def may_retry(t: Transcription) -> bool:
+    return t.attempts < _setting("MAX_TRANSCRIPTION_ATTEMPTS")
+
+
+def retry_later(t: Transcription, error: str, retry_after: float | None = None) -> bool:
+    """Queue a row that failed with a retryable error again after its backoff: RETRY_BACKOFF_S, doubled with each
+    attempt, and never before the vendor's Retry-After."""
+    delay = max(_setting("RETRY_BACKOFF_S") * 2 ** (t.attempts - 1), retry_after or 0)
+    return finish(t, status=Transcription.QUEUED, error=error, claimed_at=None,
+                  not_before=timezone.now() + timedelta(seconds=delay))

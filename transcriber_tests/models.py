@@ -3,6 +3,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from . import scoring
+
 MAX_CANDIDATES = 8
 
 
@@ -357,10 +359,10 @@ class RunLine(models.Model):
 
     Texts are copied when the run compares, so the run reads the same later. One row per run and line."""
 
-    CANDIDATE_RIGHT = "candidate_right"
-    LIVE_RIGHT = "live_right"
-    SAME_MEANING = "same_meaning"
-    BOTH_WRONG = "both_wrong"
+    CANDIDATE_RIGHT = scoring.CANDIDATE_RIGHT
+    LIVE_RIGHT = scoring.LIVE_RIGHT
+    SAME_MEANING = scoring.SAME_MEANING
+    BOTH_WRONG = scoring.BOTH_WRONG
     LABELS = [
         (CANDIDATE_RIGHT, "Candidate right"), (LIVE_RIGHT, "Live right"), (SAME_MEANING, "Same meaning"),
         (BOTH_WRONG, "Both wrong"),

@@ -1,5 +1,8 @@
-"""Read-side queries shared by the dashboard, the API and the CSV exports. Every page stays O(1) in queries:
-aggregates are computed in the database, then ranked by the pure functions in scoring."""
+"""Every read the dashboard and the API share (and the CSV exports): the calls list and the lines of a call, a
+line's clip, flags, banks and their candidates, a bank's results and its turn-by-turn table. The views and the
+API routers call these; neither writes a read of its own. Every page stays O(1) in queries: aggregates are
+computed in the database, then ranked by the pure functions in scoring. Full-call runs have theirs in
+runs/queries.py."""
 
 from dataclasses import dataclass, replace
 from datetime import timedelta
@@ -7,13 +10,17 @@ from decimal import Decimal
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, F, IntegerField, Max, Min, Q, Sum
+from django.db.models import Count, Exists, F, IntegerField, Max, Min, OuterRef, Q, Sum
 from django.db.models.functions import Cast
 from django.utils import timezone
 
+from benchmark.codeswitch.report import label_languages, language_wer
+from oncore import audio
+from oncore.calls.models import Call, Line
 from oncore.transcribers.models import Transcriber
 
-from . import jobs, scoring
+from . import errors, jobs, scoring
+from .actions import live_transcriber_of, why_not_flaggable
 from .models import Bank, ControlLine, Flag, Score, Transcription
 from .picks import picks_by_item
 
@@ -24,6 +31,121 @@ LIVE_REASON = (
     "Reference only, not a fair rival: flags are mostly lines the live transcriber got wrong and control lines "
     "are its own text, so its score mostly reflects the mix of flags and controls."
 )
+
+
+# ---------------------------------------------------------------- calls and their lines
+
+
+def _where(qs, **lookups):
+    """The queryset filtered on each lookup that has a value (None and "" stand for no filter; False is one)."""
+    return qs.filter(**{lookup: value for lookup, value in lookups.items() if value is not None and value != ""})
+
+
+def calls_of(organization):
+    """The organization's calls, with their tenant, assistant and live transcriber."""
+    return Call.objects.filter(tenant__organization=organization).select_related("tenant", "assistant",
+                                                                                "live_transcriber")
+
+
+def calls_list(organization, *, tenant=None, assistant=None, date_from=None, date_to=None, has_flags=None):
+    """The organization's calls, newest first, each with its number of lines and of flagged lines. Filters: a
+    tenant or assistant id, the days it started between, and has_flags (True: only calls with a flagged line;
+    False: only without; None: both)."""
+    qs = calls_of(organization).annotate(n_lines=Count("lines", distinct=True),
+                                         n_flags=Count("lines__flag", distinct=True))
+    qs = _where(qs, tenant_id=tenant, assistant_id=assistant, started_at__date__gte=date_from,
+                started_at__date__lte=date_to)
+    if has_flags is not None:
+        flagged = Exists(Flag.objects.filter(line__call=OuterRef("pk")))
+        qs = qs.filter(flagged if has_flags else ~flagged)
+    return qs.order_by("-started_at", "-id")
+
+
+@dataclass(frozen=True)
+class LineRow:
+    """A line of a call as the call page and GET /calls/{id} show it."""
+
+    line: Line
+    flag: Flag | None
+    problem: errors.ActionError | None  # why it cannot be flagged now, with the code flagging would give
+    playable: bool  # its clip can be played
+
+    @property
+    def flaggable(self) -> bool:
+        return self.problem is None
+
+
+def line_rows(call: Call, lines=None) -> list[LineRow]:
+    """Each line of a call in order (or only `lines`, of this call) with its flag, why it cannot be flagged and
+    whether its clip plays. The recording is probed once, whatever the number of lines."""
+    if lines is None:
+        lines = list(call.lines.select_related("flag__bank").order_by("position"))
+    live = live_transcriber_of(call)
+    if live is not None and call.live_transcriber_id is None:
+        # Found by name: keep it on this in-memory call so each line's check does not look it up again.
+        call.live_transcriber = live
+    recording_problem, duration = None, None
+    if call.recorded and call.recording:
+        try:
+            duration = audio.probe(call.recording.path, label=f"call {call.pk}").duration_s
+        except audio.AudioError as exc:
+            recording_problem = str(exc)
+    rows = []
+    for line in lines:
+        line.call = call
+        flag = getattr(line, "flag", None)
+        problem = why_not_flaggable(line, check_audio=False)
+        if problem is None and recording_problem:
+            problem = errors.RecordingUnavailable(recording_problem)
+        elif problem is None and duration is not None and line.start_s >= duration:
+            problem = errors.RecordingUnavailable("Its timing lies outside the recording.")
+        elif problem is None and flag is not None:
+            problem = errors.FlagExists(f"This line already has flag {flag.pk}; edit it.")
+        playable = call.recorded and bool(call.recording) and line.has_timing and not recording_problem
+        rows.append(LineRow(line, flag, problem, playable))
+    return rows
+
+
+def line_clip(line: Line) -> bytes:
+    """The line's clip as played on the dashboard (WAV): both channels, with the margin on each side. Refuses
+    with LineNotRecorded, LineHasNoTiming or RecordingUnavailable."""
+    call = line.call
+    if not (call.recorded and call.recording):
+        raise errors.LineNotRecorded(f"Call {call.pk} was not recorded, so its lines have no audio.")
+    if not line.has_timing:
+        raise errors.LineHasNoTiming("This line has no audio timing, so its audio cannot be cut.")
+    try:
+        clips = audio.cut_line(call.recording.path, line.start_s, line.end_s, label=f"call {call.pk}")
+    except audio.AudioError as exc:
+        raise errors.RecordingUnavailable(str(exc)) from None
+    return clips.playback_wav
+
+
+# ---------------------------------------------------------------- flags, banks and candidates
+
+
+def flags_list(organization, *, bank=None, unbanked=None, tag="", call=None, date_from=None, date_to=None):
+    """The organization's flags, newest first, with their line, call and tenant. Filters: a bank id, unbanked
+    (True: only flags in no bank; False: only flags in a bank), a tag, a call id, the days they were made between."""
+    qs = Flag.objects.filter(organization=organization).select_related("line__call__tenant")
+    qs = _where(qs, bank_id=bank, bank__isnull=unbanked, tags__contains=f",{' '.join(tag.split()).lower()}," if tag else None,
+                line__call_id=call, created_at__date__gte=date_from, created_at__date__lte=date_to)
+    return qs.order_by("-created_at", "-id")
+
+
+def banks_list(organization):
+    """The organization's banks by name, each with its number of flags and of candidates."""
+    return Bank.objects.filter(organization=organization).annotate(
+        n_flags=Count("flags", distinct=True), n_candidates=Count("candidates", distinct=True)
+    ).order_by("name", "id")
+
+
+def candidates_of(bank: Bank):
+    """The bank's candidates in their order, with their transcribers."""
+    return bank.candidates.select_related("transcriber").order_by("position")
+
+
+# ---------------------------------------------------------------- results
 
 
 def clamp_window(days) -> int:
@@ -108,14 +230,6 @@ class Card:
     cost: Decimal
     is_leader: bool
 
-    @property
-    def accuracy_pct(self):
-        return None if self.summary.accuracy is None else round(100 * self.summary.accuracy, 1)
-
-    @property
-    def interval_pct(self):
-        return None if self.interval is None else tuple(round(100 * x, 1) for x in self.interval)
-
 
 @dataclass(frozen=True)
 class BankResults:
@@ -129,10 +243,6 @@ class BankResults:
     runner_up: Card | None
     pending: int
     live_reason: str = LIVE_REASON
-
-    @property
-    def threshold_pct(self):
-        return round(100 * self.bank.threshold, 1)
 
 
 def _on_bank_lines(bank: Bank) -> Q:
@@ -178,7 +288,7 @@ def bank_results(bank: Bank, window_days: int = DEFAULT_WINDOW_DAYS) -> BankResu
 
 
 def _compute_bank_results(bank: Bank, window_days: int) -> BankResults:
-    candidates = list(bank.candidates.select_related("transcriber").order_by("position"))
+    candidates = list(candidates_of(bank))
     ids = [c.transcriber_id for c in candidates]
     since = window_start(window_days)
     summaries = _summaries(Score.objects.filter(flag__bank=bank, flag__created_at__gte=since))
@@ -203,6 +313,30 @@ def _compute_bank_results(bank: Bank, window_days: int) -> BankResults:
         leader_clears_threshold=ranked.leader_clears_threshold, lead=lead,
         runner_up=by_id.get(runner_up_id), pending=0,
     )
+
+
+def bank_language_wer(bank: Bank, window_days: int, transcriber_id: int | None = None) -> dict | None:
+    """Per-language WER on the bank's flagged lines in the window: {lang: (wer, words)}, pooled over lines.
+    None when the bank's label names fewer than two languages.
+
+    Whose hypotheses: one transcriber's, the bank's leader (best candidate, as on the results page) unless
+    `transcriber_id` names another; a single figure per language beside the cards, comparable with the
+    leader's card. Lines it failed on are left out, as on its card; no leader (nothing scored) gives {}.
+    Control lines are left out: their expected text is the live transcript, not typed. The figures come from
+    benchmark.codeswitch.report.language_wer, which takes plain texts."""
+    if len(label_languages(bank.language_label)) < 2:
+        return None
+    window_days = clamp_window(window_days)
+    if transcriber_id is None:
+        leader = bank_results(bank, window_days).leader
+        if leader is None:
+            return {}
+        transcriber_id = leader.transcriber.pk
+    scores = Score.objects.filter(
+        flag__bank=bank, flag__created_at__gte=window_start(window_days), control__isnull=True,
+        source=Score.CANDIDATE, transcriber_id=transcriber_id, failed=False,
+    ).values_list("flag__expected_text", "hypothesis")
+    return language_wer(bank.language_label, scores)
 
 
 # ---------------------------------------------------------------- the turn-by-turn table

@@ -1,4 +1,5 @@
-"""Pure scoring core: normalization, per-line scores, bank summaries and the statistics behind them.
+"""Pure scoring core: normalization, per-line scores, bank summaries and the statistics behind them, and the
+mechanical comparison and labels of a full-call run's lines.
 
 No Django here. Everything returns frozen dataclasses and is tested without a database.
 
@@ -280,3 +281,48 @@ def compare_leader(outcomes: Iterable[Outcome], leader: str, runner_up: str, alp
         p_value=p_value,
         clear=leader_only > runner_up_only and p_value < alpha,
     )
+
+
+# ---------------------------------------------------------------- full-call runs: a candidate's line beside the live one
+
+# The labels of a run's lines (RunLine.label): the mechanical ones below, or the judge's on lines nobody flagged.
+CANDIDATE_RIGHT = "candidate_right"  # a fix: the candidate has what was said, the live transcript does not
+LIVE_RIGHT = "live_right"  # a break: the live transcript has it, the candidate does not
+SAME_MEANING = "same_meaning"
+BOTH_WRONG = "both_wrong"
+
+
+@dataclass(frozen=True, slots=True)
+class LineComparison:
+    differs: bool  # normalized candidate and live texts differ
+    label: str  # set only on a flagged line (mechanical); "" where the judge decides or nothing differs
+    candidate_match: bool | None = None  # flagged lines only: against what was said
+    live_match: bool | None = None
+    candidate_wer: float | None = None
+    live_wer: float | None = None
+
+
+def mechanical_label(candidate_match: bool, live_match: bool) -> str:
+    """The label of a flagged line, from the two scores against what was said.
+
+    candidate matches and live does not: candidate_right; live matches and candidate does not: live_right;
+    neither: both_wrong. Both match: same_meaning; both then equal what was said after normalization,
+    so they equal each other and the line is neither a fix nor a break."""
+    if candidate_match and not live_match:
+        return CANDIDATE_RIGHT
+    if live_match and not candidate_match:
+        return LIVE_RIGHT
+    if candidate_match and live_match:
+        return SAME_MEANING
+    return BOTH_WRONG
+
+
+def compare_line(live_text: str, candidate_text: str, expected: str | None = None) -> LineComparison:
+    """Compare a candidate's text with the live transcript; with `expected` (a flag), score both and label."""
+    differs = normalize(live_text) != normalize(candidate_text)
+    if not expected or not normalize(expected):
+        return LineComparison(differs=differs, label="")
+    cand = score_line(expected, candidate_text)
+    live = score_line(expected, live_text)
+    return LineComparison(differs, mechanical_label(cand.match, live.match), cand.match, live.match, cand.wer,
+                          live.wer)

@@ -28,5 +28,5 @@ tt_patterns = [
 
 urlpatterns = [
     path("", include((tt_patterns, "tt"))),
-    path("", include("transcriber_tests.run_urls")),
+    path("", include("transcriber_tests.runs.urls")),
 ]

@@ -2,18 +2,15 @@
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.db.models import Count, Exists, OuterRef
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HTMX_STOP_POLLING
 
-from benchmark import cs_report
-from benchmark import reports as benchmark_reports
-from oncore import audio
+from benchmark.entity import reports as benchmark_reports
 from oncore.accounts.access import admin_required
-from oncore.calls.models import Assistant, Call, Line
+from oncore.calls.models import Call, Line
 from oncore.http import wav_response
 from oncore.transcribers.models import Transcriber
 
@@ -26,8 +23,7 @@ PAGE_SIZE = 50
 
 
 def _get_call_for_admin(request, pk) -> Call:
-    return get_object_or_404(Call.objects.select_related("tenant", "assistant", "live_transcriber"),
-                             pk=pk, tenant__organization=request.org)
+    return get_object_or_404(queries.calls_of(request.org), pk=pk)
 
 
 def _get_line_for_admin(request, pk) -> Line:
@@ -60,64 +56,20 @@ def home(request):
 @require_GET
 @admin_required
 def calls(request):
-    form = CallFilterForm(request.GET or None)
-    qs = Call.objects.filter(tenant__organization=request.org).select_related("tenant", "assistant", "live_transcriber")
-    qs = qs.annotate(n_lines=Count("lines", distinct=True),
-                     n_flags=Count("lines__flag", distinct=True))
-    if form.is_valid():
-        d = form.cleaned_data
-        if d["tenant"]:
-            qs = qs.filter(tenant_id=d["tenant"])
-        if d["assistant"]:
-            qs = qs.filter(assistant_id=d["assistant"])
-        if d["date_from"]:
-            qs = qs.filter(started_at__date__gte=d["date_from"])
-        if d["date_to"]:
-            qs = qs.filter(started_at__date__lte=d["date_to"])
-        if d["has_flags"]:
-            qs = qs.filter(Exists(Flag.objects.filter(line__call=OuterRef("pk"))))
-    page = Paginator(qs.order_by("-started_at", "-id"), PAGE_SIZE).get_page(request.GET.get("page"))
+    form = CallFilterForm(request.GET or None, organization=request.org)
+    qs = queries.calls_list(request.org, **form.filters())
+    page = Paginator(qs, PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "transcriber_tests/calls.html", {
-        "page": page, "form": form,
-        "tenants": request.org.tenants.all(),
-        "assistants": Assistant.objects.filter(tenant__organization=request.org).select_related("tenant"),
-        "query": _query_without_page(request),
+        "page": page, "form": form, "query": _query_without_page(request),
     })
 
 
 def _query_without_page(request) -> str:
+    """The page's query string without its page (and fragment) number, for the pagination links."""
     q = request.GET.copy()
     q.pop("page", None)
+    q.pop("fragment", None)
     return q.urlencode()
-
-
-def _line_rows(call):
-    """Each line of a call with its flag (if any) and why it cannot be flagged (if so)."""
-    lines = list(call.lines.select_related("flag__bank").order_by("position"))
-    recording_problem, info = None, None
-    if call.recorded and call.recording:
-        try:
-            info = audio.probe(call.recording.path, label=f"call {call.pk}")
-        except audio.AudioError as exc:
-            recording_problem, info = str(exc), None
-    rows = []
-    for line in lines:
-        line.call = call
-        problem = actions.why_not_flaggable(line, check_audio=False)
-        if problem is None and recording_problem:
-            problem_text = recording_problem
-        elif problem is None and info is not None and line.start_s >= info.duration_s:
-            problem_text = "Its timing lies outside the recording."
-        else:
-            problem_text = problem.message if problem else ""
-        rows.append(_row(line, problem_text, recording_readable=not recording_problem))
-    return rows
-
-
-def _row(line, problem: str, recording_readable: bool = True) -> dict:
-    call = line.call
-    return {"line": line, "flag": getattr(line, "flag", None), "problem": problem,
-            "playable": call.recorded and bool(call.recording) and line.has_timing and recording_readable}
 
 
 @require_GET
@@ -125,7 +77,7 @@ def _row(line, problem: str, recording_readable: bool = True) -> dict:
 def call_page(request, pk):
     call = _get_call_for_admin(request, pk)
     return render(request, "transcriber_tests/call.html", {
-        "call": call, "rows": _line_rows(call), "live": actions.live_transcriber_of(call),
+        "call": call, "rows": queries.line_rows(call), "live": actions.live_transcriber_of(call),
     })
 
 
@@ -134,17 +86,15 @@ def call_page(request, pk):
 def line_audio(request, pk):
     """The line's clip for playback (both channels, with its margin), with HTTP Range so the browser can seek."""
     line = _get_line_for_admin(request, pk)
-    if not (line.call.recorded and line.call.recording and line.has_timing):
-        return HttpResponse("This line has no audio to play.", status=404, content_type="text/plain")
     try:
-        clips = audio.cut_line(line.call.recording.path, line.start_s, line.end_s, label=f"call {line.call_id}")
-    except audio.AudioError as exc:
-        return HttpResponse(str(exc), status=404, content_type="text/plain")
+        clip = queries.line_clip(line)
+    except ActionError as exc:
+        return HttpResponse(exc.message, status=404, content_type="text/plain")
     try:
-        return wav_response(request, clips.playback_wav)
+        return wav_response(request, clip)
     except ValueError:
         response = HttpResponse(status=416)
-        response["Content-Range"] = f"bytes */{len(clips.playback_wav)}"
+        response["Content-Range"] = f"bytes */{len(clip)}"
         return response
 
 
@@ -154,10 +104,9 @@ def line_audio(request, pk):
 def _line_fragment(request, line, form=None, status=200):
     """Re-render one line of the call page (after a flag change, or with a form open)."""
     line = Line.objects.select_related("call__tenant", "call__live_transcriber", "flag__bank").get(pk=line.pk)
-    problem = actions.why_not_flaggable(line)
-    return render(request, "transcriber_tests/_line_row.html", {
-        "row": _row(line, problem.message if problem else ""), "form": form, "call": line.call,
-    }, status=status)
+    row = queries.line_rows(line.call, [line])[0]
+    return render(request, "transcriber_tests/_line_row.html", {"row": row, "form": form, "call": line.call},
+                  status=status)
 
 
 @require_http_methods(["GET", "POST"])
@@ -166,8 +115,8 @@ def flag_line(request, pk):
     """GET: the inline flag form. POST: flag the line."""
     line = _get_line_for_admin(request, pk)
     if request.method == "GET":
-        return _form(request, line, FlagForm(organization=request.org, initial={"expected_text": line.text}))
-    form = FlagForm(request.POST, organization=request.org)
+        return _form(request, line, FlagForm(organization=request.org, line=line, initial={"expected_text": line.text}))
+    form = FlagForm(request.POST, organization=request.org, line=line)
     if form.is_valid():
         try:
             actions.do_flag_line(line, form.cleaned_data["expected_text"], bank=form.cleaned_data["bank"],
@@ -195,8 +144,9 @@ def _form(request, line, form, flag=None, status=200):
 def edit_flag(request, pk):
     flag = _get_flag_for_admin(request, pk)
     if request.method == "GET":
-        return _form(request, flag.line, FlagForm(organization=request.org, initial=FlagForm.initial_for(flag)), flag)
-    form = FlagForm(request.POST, organization=request.org)
+        return _form(request, flag.line,
+                     FlagForm(organization=request.org, line=flag.line, initial=FlagForm.initial_for(flag)), flag)
+    form = FlagForm(request.POST, organization=request.org, line=flag.line)
     if form.is_valid():
         try:
             actions.do_edit_flag(flag, expected_text=form.cleaned_data["expected_text"], tags=form.all_tags(),
@@ -244,8 +194,8 @@ def delete_flag(request, pk):
 @require_GET
 @admin_required
 def unbanked_flags(request):
-    flags = Flag.objects.filter(organization=request.org, bank__isnull=True).select_related("line__call__tenant")
-    page = Paginator(flags.order_by("-created_at", "-id"), PAGE_SIZE).get_page(request.GET.get("page"))
+    flags = queries.flags_list(request.org, unbanked=True)
+    page = Paginator(flags, PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "transcriber_tests/unbanked.html", {
         "page": page, "banks": Bank.objects.filter(organization=request.org),
     })
@@ -257,10 +207,7 @@ def unbanked_flags(request):
 @require_GET
 @admin_required
 def banks(request):
-    qs = Bank.objects.filter(organization=request.org).annotate(
-        n_flags=Count("flags", distinct=True), n_candidates=Count("candidates", distinct=True)
-    )
-    return render(request, "transcriber_tests/banks.html", {"banks": qs})
+    return render(request, "transcriber_tests/banks.html", {"banks": queries.banks_list(request.org)})
 
 
 @require_http_methods(["GET", "POST"])
@@ -323,7 +270,7 @@ def bank_candidates(request, pk):
         else:
             messages.success(request, f"{transcriber} added; it is transcribing the bank's lines.")
             return redirect("tt:bank_candidates", bank.pk)
-    candidates = bank.candidates.select_related("transcriber").order_by("position")
+    candidates = queries.candidates_of(bank)
     return render(request, "transcriber_tests/bank_candidates.html", {
         "bank": bank, "candidates": candidates, "form": form, "estimate": estimate,
         "chosen": form.cleaned_data.get("transcriber") if form.is_bound and form.is_valid() else None,
@@ -369,8 +316,8 @@ def bank_results(request, pk):
     # A bank whose label names several languages: the leader's per-language WER on its flagged lines.
     language_wer = None
     if results.leader is not None:
-        language_wer = cs_report.bank_language_wer(bank, results.window_days,
-                                                   transcriber_id=results.leader.transcriber.pk)
+        language_wer = queries.bank_language_wer(bank, results.window_days,
+                                                 transcriber_id=results.leader.transcriber.pk)
     context = {"bank": bank, "r": results, "windows": [7, 14, 30, 60, 90], "queue": jobs.queue_status(request.org.pk),
                "entity": entity, "language_wer": language_wer}
     if request.htmx and request.GET.get("fragment") == "progress":
@@ -389,7 +336,7 @@ def turn_table(request, pk):
     disagree = request.GET.get("disagree") == "1"
     items = queries.turn_items(bank, window, kind=kind, tag=tag, disagree=disagree)
     page = Paginator(items, PAGE_SIZE).get_page(request.GET.get("page"))
-    candidates = list(bank.candidates.select_related("transcriber").order_by("position"))
+    candidates = list(queries.candidates_of(bank))
     rows = queries.turn_rows(bank, page.object_list, candidates)
     return render(request, "transcriber_tests/turns.html", {
         "bank": bank, "page": page, "rows": rows, "candidates": candidates, "window": window, "kind": kind,

@@ -28,3 +28,10 @@
     if (button) { play(button); }
   });
 })();
+
+// A <select data-submit-on-change> submits its form as soon as a choice is made (a <noscript> button stands in
+// without JavaScript), through one delegated listener instead of inline onchange handlers.
+document.addEventListener("change", function (event) {
+  var select = event.target.closest("select[data-submit-on-change]");
+  if (select && select.form) { select.form.submit(); }
+});

@@ -7,8 +7,8 @@ import pytest
 from django.utils import timezone
 
 from oncore.accounts.models import ApiKey
-from oncore.api import ERRORS
 from transcriber_tests import errors
+from transcriber_tests.api.errors import ERRORS
 
 from .conftest import ApiClient, assert_error
 

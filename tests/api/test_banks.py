@@ -166,7 +166,7 @@ def test_it_hides_another_organizations_banks(other_api, bank, flag):
 
 
 def test_it_puts_a_candidates_entity_benchmark_beside_its_results(api, bank, flag, monkeypatch):
-    from benchmark import reports
+    from benchmark.entity import reports
 
     good = bank.candidates.get(position=0).transcriber_id
     monkeypatch.setattr(reports, "entity_accuracy_by_transcriber", lambda ids: {good: (0.8, 40, 7)})

@@ -6,7 +6,7 @@ retry, the CSV, and another organization's 404."""
 import pytest
 
 from tests.llm_server import error, llm_server  # noqa: F401  (llm_server is a fixture)
-from tests.transcriber_tests.test_runs_support import (  # noqa: F401  (fixtures)
+from tests.transcriber_tests.runs.support import (  # noqa: F401  (fixtures)
     Say,
     line_stt,
     no_judge,
@@ -14,8 +14,9 @@ from tests.transcriber_tests.test_runs_support import (  # noqa: F401  (fixtures
     scripted_judge,
     world,
 )
-from transcriber_tests import actions, run_tasks
+from transcriber_tests import actions
 from transcriber_tests.models import Run
+from transcriber_tests.runs import tasks as run_tasks
 
 from .conftest import assert_error
 

@@ -19,7 +19,7 @@ from schemathesis.specs.openapi.checks import (  # noqa: E402
     status_code_conformance,
 )
 
-from transcriber_tests import runs  # noqa: E402
+from transcriber_tests.runs import actions as run_actions  # noqa: E402
 
 pytestmark = pytest.mark.django_db
 
@@ -41,7 +41,7 @@ def wsgi_app():
 def test_it_answers_every_generated_request_within_the_schema(wsgi_app, org_key, flag, recorded_call):
     schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", wsgi_app)
     headers = {"Authorization": f"Bearer {org_key}"}
-    run = runs.start_run(flag.bank, [recorded_call.pk], confirmed=True)
+    run = run_actions.do_start_run(flag.bank, [recorded_call.pk], confirmed=True)
     real_ids = {"bank_id": flag.bank_id, "flag_id": flag.pk, "call_id": recorded_call.pk, "line_id": flag.line_id,
                 "transcriber_id": flag.bank.candidates.first().transcriber_id, "run_id": run.pk,
                 "run_line_id": run.lines.first().pk}

@@ -20,7 +20,7 @@ def _media_and_fast_retries(settings, tmp_path):
 
 @pytest.fixture
 def dataset(db):
-    from benchmark.importer import import_dataset
+    from benchmark.entity.importer import import_dataset
 
     return import_dataset(FIXTURE).dataset
 

@@ -23,8 +23,10 @@ from oncore.csv import FORMULA_START
 from oncore.transcribers.models import Transcriber
 from tests.api.conftest import assert_error
 from tests.transcriber_tests.conftest import make_call
-from transcriber_tests import actions, run_tasks, runs, tasks
+from transcriber_tests import actions, tasks
 from transcriber_tests.models import Flag, Score
+from transcriber_tests.runs import actions as run_actions
+from transcriber_tests.runs import tasks as run_tasks
 
 pytestmark = pytest.mark.django_db
 
@@ -235,7 +237,7 @@ def test_it_neutralizes_formula_cells_in_the_results_turn_table_and_run_line_exp
     actions.do_add_candidate(bank, evil, confirmed=True)
     actions.do_flag_line(call.lines.get(position=0), FORMULAS["expected"], bank=bank, tags=["=tag"])
     tasks.drain()
-    run = runs.start_run(bank, [call.pk], candidate=evil, confirmed=True)
+    run = run_actions.do_start_run(bank, [call.pk], candidate=evil, confirmed=True)
     assert run_tasks.drain_run(run.pk, max_seconds=60) == "done"
 
     exports = {

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from oncore.transcribers.models import Transcriber
 from tests.llm_server import error, llm_server  # noqa: F401  (llm_server is a fixture)
-from tests.transcriber_tests.test_runs_support import (  # noqa: F401  (fixtures)
+from tests.transcriber_tests.runs.support import (  # noqa: F401  (fixtures)
     fast_passwords,
     line_stt,
     run_setup,
@@ -21,8 +21,11 @@ from tests.transcriber_tests.test_runs_support import (  # noqa: F401  (fixtures
     world,
 )
 from tests.transcribers.vendor_servers import FakeGeneric
-from transcriber_tests import actions, jobs, judge, run_tasks, runs, tasks
+from transcriber_tests import actions, jobs, judge, tasks
 from transcriber_tests.models import Run, Score, Transcription
+from transcriber_tests.runs import actions as run_actions
+from transcriber_tests.runs import queries as run_queries
+from transcriber_tests.runs import tasks as run_tasks
 
 SAID = "Siobhan, table for four at eight thirty"
 VENDOR_ENV = "ONCORE_HARDENING_FAULTY_KEY"
@@ -150,7 +153,7 @@ def test_it_finishes_a_task_exactly_once_when_its_worker_dies_mid_task(org, reco
     row = Transcription.objects.get()
     assert row.status == Transcription.RUNNING
 
-    dead = tasks._claim(row.pk)  # a worker claims the row, then dies before finishing
+    dead = jobs.claim(row.pk)  # a worker claims the row, then dies before finishing
     assert dead is not None
     assert tasks.transcribe(row.pk) == "skipped"  # redelivered within the lease: the claim is respected
     Transcription.objects.filter(pk=row.pk).update(
@@ -159,7 +162,7 @@ def test_it_finishes_a_task_exactly_once_when_its_worker_dies_mid_task(org, reco
 
     assert tasks.transcribe(row.pk) == "done"  # redelivered after the lease: taken over and finished
     assert tasks.transcribe(row.pk) == "skipped"  # a third delivery does nothing
-    assert tasks._finish(dead, status=Transcription.DONE, text="stale") is False  # the dead worker's late write
+    assert jobs.finish(dead, status=Transcription.DONE, text="stale") is False  # the dead worker's late write
     row.refresh_from_db()
     assert (row.status, row.text, row.attempts) == (Transcription.DONE, SAID, 2)
     assert_every_item_scored_once(flags, good, failed=False)
@@ -249,14 +252,14 @@ def test_it_keeps_transcriptions_and_comparisons_when_the_llm_fails_mid_run_and_
         return scripted_judge(body)
 
     llm_server.responder = fails_after_two_labels
-    run = runs.start_run(bank, [call_a.pk, call_b.pk], confirmed=True)
+    run = run_actions.do_start_run(bank, [call_a.pk, call_b.pk], confirmed=True)
     assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
 
     run.refresh_from_db()
     assert run.judge_status == Run.JUDGE_FAILED
     assert run.judge_error.startswith("The judge failed: Anthropic API error (500")
     assert "Labels so far are kept; 2 differing lines left unlabelled. Retry the judge" in run.judge_error
-    summary = runs.run_summary(run)
+    summary = run_queries.run_summary(run)
     assert summary.compared == 7 and summary.unlabelled == 2  # every comparison is kept
     assert summary.transcriptions == summary.transcriptions_finished == 14
     assert not Transcription.objects.filter(status__in=jobs.ACTIVE).exists()
@@ -264,12 +267,12 @@ def test_it_keeps_transcriptions_and_comparisons_when_the_llm_fails_mid_run_and_
 
     llm_server.responder = scripted_judge
     asked_before = label_requests(llm_server)
-    runs.retry_judge(run)
+    run_actions.do_retry_judge(run)
     assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
 
     run.refresh_from_db()
     assert run.judge_status == Run.JUDGE_DONE and run.judge_error == "" and run.verdict
-    assert runs.run_summary(run).unlabelled == 0
+    assert run_queries.run_summary(run).unlabelled == 0
     assert label_requests(llm_server) - asked_before == 2  # only the lines left unlabelled were asked again
     assert dict(run.lines.filter(pk__in=kept).values_list("pk", "label")) == kept
     assert Transcription.objects.filter(transcriber=cand).count() == 7  # nothing transcribed twice

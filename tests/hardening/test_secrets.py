@@ -16,15 +16,17 @@ from django.conf import settings
 from django.db import connection
 from django.urls import reverse
 
-from benchmark import actions as benchmark_actions
-from benchmark import runs as benchmark_runs
+from benchmark.entity import actions as benchmark_actions
+from benchmark.entity import runs as benchmark_runs
 from oncore.accounts import models as account_models
 from oncore.accounts.models import ApiKey
 from oncore.transcribers.models import Transcriber
 from tests.llm_server import FakeAnthropic
 from tests.transcribers.vendor_servers import FakeGeneric
-from transcriber_tests import actions, picks, run_tasks, runs, tasks
+from transcriber_tests import actions, picks, tasks
 from transcriber_tests.models import JudgePick, Run, Transcription
+from transcriber_tests.runs import actions as run_actions
+from transcriber_tests.runs import tasks as run_tasks
 
 pytestmark = pytest.mark.django_db
 
@@ -123,12 +125,12 @@ def test_it_keeps_vendor_and_anthropic_keys_out_of_the_database_logs_pages_api_a
     assert JudgePick.objects.get(flag=flag, control=None).chosen_id is not None  # the judge was really asked
 
     # A full-call run with the judge, and one whose candidate is rejected on every line.
-    judged = runs.start_run(bank, [recorded_call.pk], candidate=echo, confirmed=True)
+    judged = run_actions.do_start_run(bank, [recorded_call.pk], candidate=echo, confirmed=True)
     assert run_tasks.drain_run(judged.pk, max_seconds=60) == Run.DONE
     judged.refresh_from_db()
     assert judged.judge_status == Run.JUDGE_DONE
     assert anthropic.requests  # the fake API refuses any other key, so the judge really used this one
-    broken = runs.start_run(bank, [recorded_call.pk], candidate=rejecting, confirmed=True)
+    broken = run_actions.do_start_run(bank, [recorded_call.pk], candidate=rejecting, confirmed=True)
     assert run_tasks.drain_run(broken.pk, max_seconds=60) == Run.DONE
     assert all(rl.candidate_failed for rl in broken.lines.all())
 
@@ -184,7 +186,7 @@ def test_it_keeps_vendor_and_anthropic_keys_out_of_the_database_logs_pages_api_a
 def test_it_keeps_the_vendor_key_out_of_benchmark_runs_their_manifests_and_outputs(
     vendors, debug_logs, admin_client, tmp_path
 ):
-    from benchmark.importer import import_dataset
+    from benchmark.entity.importer import import_dataset
     from tests.benchmark.conftest import FIXTURE
 
     dataset = import_dataset(FIXTURE).dataset

@@ -8,11 +8,14 @@ from pathlib import Path
 import pytest
 import scipy.stats
 
+from transcriber_tests.models import RunLine
 from transcriber_tests.scoring import (
     NORMALIZER_VERSION,
     Outcome,
     compare_leader,
+    compare_line,
     mcnemar_exact,
+    mechanical_label,
     normalize,
     score_line,
     summarize,
@@ -381,3 +384,21 @@ def test_it_refuses_a_line_scored_twice_for_one_candidate():
     outcomes = lines("a", [True]) + lines("a", [False]) + lines("b", [True])
     with pytest.raises(ValueError, match="twice"):
         compare_leader(outcomes, "a", "b")
+
+
+# ---------------------------------------------------------------- full-call runs: a line beside the live transcript
+
+
+def test_it_labels_flagged_lines_mechanically():
+    assert mechanical_label(True, False) == RunLine.CANDIDATE_RIGHT
+    assert mechanical_label(False, True) == RunLine.LIVE_RIGHT
+    assert mechanical_label(True, True) == RunLine.SAME_MEANING
+    assert mechanical_label(False, False) == RunLine.BOTH_WRONG
+
+
+def test_it_compares_after_normalization_and_scores_against_what_was_said():
+    assert compare_line("Twenty-one, please", "twenty one please").differs is False
+    assert compare_line("at 830", "at eight thirty").differs is True
+    c = compare_line("Shivon table", "Siobhan table", "Siobhan, table")
+    assert (c.label, c.candidate_match, c.live_match, c.live_wer) == (RunLine.CANDIDATE_RIGHT, True, False, 0.5)
+    assert compare_line("a", "b").label == ""

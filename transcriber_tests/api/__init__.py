@@ -1,10 +1,14 @@
-"""The transcriber testing API's routers, mounted under /api/v1/ by oncore.api (which holds the instance, the
-authentication and the error shape). Every write goes through transcriber_tests.actions, every read through the
-same queries as the dashboard."""
+"""The transcriber testing API: its routers, mounted under /api/v1/ on oncore.api's instance (which holds the
+authentication and the error shape), and its error codes (errors.py). Every write goes through an action:
+transcriber_tests.actions (flags, banks, candidates), transcriber_tests.runs.actions (full-call runs) or
+oncore.calls.importer (call import). Every read the dashboard also shows goes through the same queries
+(transcriber_tests.queries, transcriber_tests.runs.queries)."""
+
+from ninja import NinjaAPI
 
 from . import banks, calls, flags, runs
 
-routers = [
+ROUTERS = [
     ("", calls.catalogue),
     ("", calls.calls),
     ("", flags.router),
@@ -14,3 +18,15 @@ routers = [
     ("", runs.router),
     ("", banks.queue),
 ]
+
+
+_mounted = False
+
+
+def mount(api: NinjaAPI) -> None:
+    """Add the routers to the API, once: oncore/urls.py calls this before it includes the API's URLs."""
+    global _mounted
+    if not _mounted:
+        for prefix, router in ROUTERS:
+            api.add_router(prefix, router)
+        _mounted = True

@@ -4,17 +4,17 @@ CSV exports and the organization's queue."""
 from datetime import datetime
 from typing import Literal
 
-from django.db.models import Count, Prefetch
+from django.db.models import Prefetch
 from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 from pydantic import field_validator
 
-from benchmark import reports as benchmark_reports
-from oncore.api import doc
+from benchmark.entity import reports as benchmark_reports
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, exports, jobs, queries
 from transcriber_tests.models import Bank, Candidate
 
+from .errors import doc
 from .schemas import (
     Id,
     Page,
@@ -80,8 +80,7 @@ class BankPage(Page):
 
 def _banks(request):
     ordered = Candidate.objects.select_related("transcriber").order_by("position")
-    return (Bank.objects.filter(organization=request.org).annotate(n_flags=Count("flags", distinct=True))
-            .prefetch_related(Prefetch("candidates", queryset=ordered)))
+    return queries.banks_list(request.org).prefetch_related(Prefetch("candidates", queryset=ordered))
 
 
 def _bank(request, bank_id) -> Bank:
@@ -96,7 +95,7 @@ def _bank_out(bank) -> dict:
 
 @banks.get("/banks", **doc(200, BankPage, "Banks, by name."))
 def list_banks(request, q: Query[PageIn]):
-    return page(_banks(request).order_by("name", "id"), q, _bank_out)
+    return page(_banks(request), q, _bank_out)
 
 
 @banks.post("/banks", **doc(201, BankOut, "The new bank.", "invalid_request", "bank_name_taken"))
@@ -145,7 +144,7 @@ def _candidate_out(c) -> dict:
 
 
 def _candidate_list(bank) -> dict:
-    items = [_candidate_out(c) for c in bank.candidates.select_related("transcriber").order_by("position")]
+    items = [_candidate_out(c) for c in queries.candidates_of(bank)]
     return {"count": len(items), "items": items}
 
 
@@ -382,7 +381,7 @@ def turn_table(request, bank_id: int, q: Query[TurnFilters]):
     items = queries.turn_items(bank, q.window, kind="" if q.kind == "all" else q.kind, tag=q.tag or "",
                                disagree=q.disagree)
     count = items.count()
-    cands = list(bank.candidates.select_related("transcriber").order_by("position"))
+    cands = list(queries.candidates_of(bank))
     rows = queries.turn_rows(bank, items[q.offset:q.offset + q.limit], cands)
     out = []
     for row in rows:

@@ -6,7 +6,6 @@ import uuid
 from datetime import datetime
 from pathlib import Path
 
-from django.db.models import Count, Exists, OuterRef
 from django.urls import reverse
 from ninja import Field, File, Query, Router, Schema
 from ninja.files import UploadedFile
@@ -14,14 +13,14 @@ from pydantic import BaseModel, ConfigDict
 from pydantic import ValidationError as PydanticValidationError
 
 from oncore import audio
-from oncore.api import ApiError, doc
+from oncore.api import ApiError
 from oncore.calls import importer
-from oncore.calls.models import Assistant, Call, Line
+from oncore.calls.models import Assistant, Line
 from oncore.http import wav_response
 from oncore.transcribers.models import Transcriber
-from transcriber_tests import actions, errors
-from transcriber_tests.models import Flag
+from transcriber_tests import actions, queries
 
+from .errors import doc
 from .schemas import (
     AssistantRef,
     DateRange,
@@ -149,27 +148,12 @@ def _call_out(call, n_lines, n_flags) -> dict:
     }
 
 
-def _calls(request):
-    return Call.objects.filter(tenant__organization=request.org).select_related(
-        "tenant", "assistant", "live_transcriber")
-
-
 @calls.get("/calls", **doc(200, CallPage, "Calls, newest first."))
 def list_calls(request, q: Query[CallFilters]):
     """Every tenant's calls, newest first, filtered like the dashboard's calls page."""
-    qs = _calls(request).annotate(n_lines=Count("lines", distinct=True), n_flags=Count("lines__flag", distinct=True))
-    if q.tenant is not None:
-        qs = qs.filter(tenant_id=q.tenant)
-    if q.assistant is not None:
-        qs = qs.filter(assistant_id=q.assistant)
-    if q.date_from:
-        qs = qs.filter(started_at__date__gte=q.date_from)
-    if q.date_to:
-        qs = qs.filter(started_at__date__lte=q.date_to)
-    if q.has_flags is not None:
-        has = Exists(Flag.objects.filter(line__call=OuterRef("pk")))
-        qs = qs.filter(has if q.has_flags else ~has)
-    return page(qs.order_by("-started_at", "-id"), q, lambda c: _call_out(c, c.n_lines, c.n_flags))
+    qs = queries.calls_list(request.org, tenant=q.tenant, assistant=q.assistant, date_from=q.date_from,
+                            date_to=q.date_to, has_flags=q.has_flags)
+    return page(qs, q, lambda c: _call_out(c, c.n_lines, c.n_flags))
 
 
 class LineOut(Schema):
@@ -190,50 +174,23 @@ class CallDetail(CallOut):
     line_items: list[LineOut]
 
 
-def _line_items(call) -> list[dict]:
-    """Each line with its flag and whether it can be flagged, as on the dashboard's call page."""
-    lines = list(call.lines.select_related("flag__bank").order_by("position"))
-    live = actions.live_transcriber_of(call)
-    if live is not None and call.live_transcriber_id is None:
-        # Found by name: keep it on this in-memory call so each line's check does not look it up again.
-        call.live_transcriber = live
-    recording_problem, info = None, None
-    if call.recorded and call.recording:
-        try:
-            info = audio.probe(call.recording.path, label=f"call {call.pk}")
-        except audio.AudioError as exc:
-            recording_problem = str(exc)
-    items = []
-    for line in lines:
-        line.call = call
-        flag = getattr(line, "flag", None)
-        problem = actions.why_not_flaggable(line, check_audio=False)
-        if problem is not None:
-            reason = {"code": problem.code, "message": problem.message}
-        elif recording_problem:
-            reason = {"code": errors.RecordingUnavailable.code, "message": recording_problem}
-        elif info is not None and line.start_s >= info.duration_s:
-            reason = {"code": errors.RecordingUnavailable.code, "message": "Its timing lies outside the recording."}
-        elif flag is not None:
-            reason = {"code": errors.FlagExists.code, "message": f"This line already has flag {flag.pk}; edit it."}
-        else:
-            reason = None
-        playable = call.recorded and bool(call.recording) and line.has_timing and not recording_problem
-        items.append({
-            "id": line.pk, "position": line.position, "speaker": line.speaker, "text": line.text,
-            "start_s": line.start_s, "end_s": line.end_s, "flaggable": reason is None, "not_flaggable": reason,
-            "flag": {"id": flag.pk, "bank_id": flag.bank_id, "expected_text": flag.expected_text,
-                     "tags": flag.tag_list} if flag else None,
-            "audio_url": reverse("api:line_audio", args=[line.pk]) if playable else None,
-        })
-    return items
+def _line_out(row) -> dict:
+    line, flag = row.line, row.flag
+    return {
+        "id": line.pk, "position": line.position, "speaker": line.speaker, "text": line.text,
+        "start_s": line.start_s, "end_s": line.end_s, "flaggable": row.flaggable,
+        "not_flaggable": {"code": row.problem.code, "message": row.problem.message} if row.problem else None,
+        "flag": {"id": flag.pk, "bank_id": flag.bank_id, "expected_text": flag.expected_text,
+                 "tags": flag.tag_list} if flag else None,
+        "audio_url": reverse("api:line_audio", args=[line.pk]) if row.playable else None,
+    }
 
 
 @calls.get("/calls/{int:call_id}", **doc(200, CallDetail, "The call with its lines.", "not_found"))
 def get_call(request, call_id: int):
     """The call and every line in order, each with whether it can be flagged and, if not, why."""
-    call = get_or_404(_calls(request), call_id, "call")
-    items = _line_items(call)
+    call = get_or_404(queries.calls_of(request.org), call_id, "call")
+    items = [_line_out(row) for row in queries.line_rows(call)]
     out = _call_out(call, len(items), sum(1 for i in items if i["flag"]))
     out.update(live_transcriber_known=actions.live_transcriber_of(call) is not None, line_items=items)
     return out
@@ -362,16 +319,7 @@ def line_audio(request, line_id: int):
     `Range: bytes=START-END` header to get part of it (206), e.g. for seeking in a player."""
     line = get_or_404(Line.objects.filter(call__tenant__organization=request.org).select_related("call"),
                       line_id, "line")
-    call = line.call
-    if not (call.recorded and call.recording):
-        raise errors.LineNotRecorded(f"Call {call.pk} was not recorded, so its lines have no audio.")
-    if not line.has_timing:
-        raise errors.LineHasNoTiming("This line has no audio timing, so its audio cannot be cut.")
-    try:
-        clips = audio.cut_line(call.recording.path, line.start_s, line.end_s, label=f"call {call.pk}")
-    except audio.AudioError as exc:
-        raise errors.RecordingUnavailable(str(exc)) from None
-    data = clips.playback_wav
+    data = queries.line_clip(line)
     try:
         return wav_response(request, data)
     except ValueError:

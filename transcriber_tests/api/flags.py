@@ -4,11 +4,11 @@ from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 from pydantic import model_validator
 
-from oncore.api import doc
 from oncore.calls.models import Line
-from transcriber_tests import actions
+from transcriber_tests import actions, queries
 from transcriber_tests.models import Bank, Flag
 
+from .errors import doc
 from .schemas import DateRange, FlagOut, Id, Page, PageIn, Text, flag_out, get_or_404, page
 
 router = Router(tags=["Flags"])
@@ -65,9 +65,8 @@ class FlagPage(Page):
     items: list[FlagOut]
 
 
-def _flags(request):
-    return (Flag.objects.filter(organization=request.org)
-            .select_related("line__call__tenant").prefetch_related("controls"))
+def _flags(request, **filters):
+    return queries.flags_list(request.org, **filters).prefetch_related("controls")
 
 
 def _bank(request, bank_id):
@@ -91,20 +90,9 @@ def create_flag(request, body: FlagIn):
 
 @router.get("/flags", **doc(200, FlagPage, "Flags, newest first."))
 def list_flags(request, q: Query[FlagFilters]):
-    qs = _flags(request)
-    if q.bank is not None:
-        qs = qs.filter(bank_id=q.bank)
-    if q.unbanked is not None:
-        qs = qs.filter(bank__isnull=q.unbanked)
-    if q.tag:
-        qs = qs.filter(tags__contains=f",{' '.join(q.tag.split()).lower()},")
-    if q.call is not None:
-        qs = qs.filter(line__call_id=q.call)
-    if q.date_from:
-        qs = qs.filter(created_at__date__gte=q.date_from)
-    if q.date_to:
-        qs = qs.filter(created_at__date__lte=q.date_to)
-    return page(qs.order_by("-created_at", "-id"), q, flag_out)
+    qs = _flags(request, bank=q.bank, unbanked=q.unbanked, tag=q.tag or "", call=q.call, date_from=q.date_from,
+                date_to=q.date_to)
+    return page(qs, q, flag_out)
 
 
 @router.get("/flags/{int:flag_id}", **doc(200, FlagOut, "The flag.", "not_found"))

@@ -4,16 +4,15 @@ patterns, verdict), lines with labels, the review sample and submitting a review
 from datetime import datetime
 from typing import Any, Literal
 
-from django.db.models import Count
-from django.utils.text import slugify
 from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 
-from oncore.api import doc
 from oncore.transcribers.models import Transcriber
-from transcriber_tests import exports, run_views, runs
+from transcriber_tests import exports
 from transcriber_tests.models import Bank, Run
+from transcriber_tests.runs import actions, queries
 
+from .errors import doc
 from .schemas import Id, Page, PageIn, TranscriberRef, get_or_404, page, transcriber_ref
 
 router = Router(tags=["Full-call runs"])
@@ -23,8 +22,8 @@ CALL_ERRORS = ("no_calls", "too_many_calls", "line_not_recorded", "live_transcri
 
 
 class RunIn(Schema):
-    call_ids: list[Id] = Field(min_length=1, max_length=runs.MAX_CALLS,
-                               description=f"The calls to replay, at most {runs.MAX_CALLS}.")
+    call_ids: list[Id] = Field(min_length=1, max_length=actions.MAX_CALLS,
+                               description=f"The calls to replay, at most {actions.MAX_CALLS}.")
     candidate_id: Id | None = Field(None, description="A candidate of the bank; omit to run the bank's leader.")
 
 
@@ -185,7 +184,7 @@ class RunLinePage(Page):
     items: list[RunLineOut]
 
 
-LineFilter = Literal[tuple(key or "all" for key in runs.LINE_FILTERS)]
+LineFilter = Literal[tuple(key or "all" for key in queries.LINE_FILTERS)]
 
 
 class RunLineFilters(PageIn):
@@ -194,7 +193,7 @@ class RunLineFilters(PageIn):
 
 
 class ReviewFilters(PageIn):
-    show: Literal["all", "todo", "agreed", "disagreed"] = "all"
+    show: Literal[tuple(key or "all" for key in queries.REVIEW_FILTERS)] = "all"
 
 
 class ReviewIn(Schema):
@@ -217,7 +216,7 @@ def _candidate(bank, candidate_id):
 
 
 def _run_out(run) -> dict:
-    s = runs.run_summary(run)
+    s = queries.run_summary(run)
     return {
         "id": run.pk, "bank_id": run.bank_id, "bank_name": run.bank_name, "candidate": transcriber_ref(run.candidate),
         "status": run.status, "error": run.error, "created_at": run.created_at, "finished_at": run.finished_at,
@@ -262,20 +261,19 @@ def _run_line_out(rl) -> dict:
 @router.get("/banks/{int:bank_id}/runs", **doc(200, RunPage, "The bank's runs, newest first.", "not_found"))
 def list_runs(request, bank_id: int, q: Query[PageIn]):
     """Runs are listed per bank; a deleted bank's runs leave every list but stay readable at /runs/{id}."""
-    qs = runs.runs_for_bank(_bank(request, bank_id)).annotate(n_calls=Count("run_calls", distinct=True))
+    qs = queries.runs_for_bank(_bank(request, bank_id))
     count = qs.count()
     run_list = list(qs[q.offset:q.offset + q.limit])
-    counts = runs.counts_for_runs(run_list)
+    counts = queries.counts_for_runs(run_list)
     items = []
     for run in run_list:
         c = counts.get(run.pk, {})
-        agreement = c.get("agreement_pct")
         items.append({
             "id": run.pk, "bank_id": run.bank_id, "bank_name": run.bank_name,
             "candidate": transcriber_ref(run.candidate), "status": run.status, "judge_status": run.judge_status,
             "created_at": run.created_at, "finished_at": run.finished_at, "calls": run.n_calls,
             "lines": c.get("lines", 0), "fixes": c.get("fixes", 0), "breaks": c.get("breaks", 0),
-            "audio_path_agreement": None if agreement is None else c["cal_matched"] / c["cal_compared"],
+            "audio_path_agreement": c.get("audio_path_agreement"),
             "calibration_low": c.get("calibration_low", False),
         })
     return {"count": count, "limit": q.limit, "offset": q.offset, "items": items}
@@ -294,8 +292,8 @@ def estimate_run(request, bank_id: int, body: RunIn):
     calibration replays and the judge's expected and maximum tokens. Nothing is started."""
     bank = _bank(request, bank_id)
     candidate = _candidate(bank, body.candidate_id)
-    estimate = runs.estimate_run(bank, body.call_ids, candidate)
-    return _estimate_out((candidate or runs.default_candidate(bank)).pk, estimate)
+    estimate = actions.estimate_run(bank, body.call_ids, candidate)
+    return _estimate_out((candidate or queries.default_candidate(bank)).pk, estimate)
 
 
 @router.post(
@@ -308,7 +306,8 @@ def start_run(request, bank_id: int, body: RunStartIn):
     `"confirm": true` nothing starts: the answer is 409 `estimate_not_confirmed` with the estimate in detail.
     One run per organization may be queued or running (409 `run_in_progress` names it)."""
     bank = _bank(request, bank_id)
-    run = runs.start_run(bank, body.call_ids, candidate=_candidate(bank, body.candidate_id), confirmed=body.confirm)
+    run = actions.do_start_run(bank, body.call_ids, candidate=_candidate(bank, body.candidate_id),
+                               confirmed=body.confirm)
     return Status(201, _run_out(_run(request, run.pk)))
 
 
@@ -322,18 +321,14 @@ def get_run(request, run_id: int):
 @router.post("/runs/{int:run_id}/cancel", **doc(200, RunOut, "The cancelled run.", "not_found", "run_not_active"))
 def cancel_run(request, run_id: int):
     """Cancel a queued or running run. What it transcribed is kept; its queued work is dropped."""
-    return _run_out(runs.cancel_run(_run(request, run_id)))
+    return _run_out(actions.do_cancel_run(_run(request, run_id)))
 
 
 @router.post("/runs/{int:run_id}/retry-judge",
              **doc(200, RunOut, "The run, judging again.", "not_found", "judge_not_failed", "run_in_progress"))
 def retry_judge(request, run_id: int):
     """Give a finished run whose judge failed another go; labels already made are kept."""
-    return _run_out(runs.retry_judge(_run(request, run_id)))
-
-
-def _lines(run):
-    return run.lines.select_related("line").order_by("position")
+    return _run_out(actions.do_retry_judge(_run(request, run_id)))
 
 
 @router.get("/runs/{int:run_id}/lines", **doc(200, RunLinePage, "The run's lines in order.", "not_found"))
@@ -341,15 +336,8 @@ def run_lines(request, run_id: int, q: Query[RunLineFilters]):
     """Every caller line of the run: the candidate's text beside the live transcript, its label and who gave
     it (a flag's score or the judge), the judge's reasoning, its pattern, calibration and review."""
     run = _run(request, run_id)
-    _, where = runs.LINE_FILTERS["" if q.label == "all" else q.label]
-    qs = _lines(run).filter(where)
-    if q.pattern is not None:
-        qs = qs.filter(pattern_id=q.pattern)
+    qs = queries.run_line_rows(run, "" if q.label == "all" else q.label, pattern=q.pattern)
     return page(qs, q, _run_line_out)
-
-
-REVIEW_SHOW = {"all": {}, "todo": {"review_agrees__isnull": True}, "agreed": {"review_agrees": True},
-               "disagreed": {"review_agrees": False}}
 
 
 @router.get("/runs/{int:run_id}/review", **doc(200, RunLinePage, "The review sample's lines.", "not_found"))
@@ -357,7 +345,7 @@ def review_sample(request, run_id: int, q: Query[ReviewFilters]):
     """The judge-labelled lines set aside for a person to check (up to 120), to measure how far to trust the
     labels."""
     run = _run(request, run_id)
-    return page(_lines(run).filter(in_review=True, **REVIEW_SHOW[q.show]), q, _run_line_out)
+    return page(queries.review_lines(run, "" if q.show == "all" else q.show), q, _run_line_out)
 
 
 @router.post("/runs/{int:run_id}/review/{int:run_line_id}",
@@ -365,14 +353,12 @@ def review_sample(request, run_id: int, q: Query[ReviewFilters]):
 def review_line(request, run_id: int, run_line_id: int, body: ReviewIn):
     """Agree or disagree with the judge's label on a line of the review sample; sending again replaces it."""
     run = _run(request, run_id)
-    run_line = get_or_404(_lines(run), run_line_id, "line in this run")
-    return _run_line_out(runs.review_line(run_line, body.agrees))
+    run_line = get_or_404(run.lines.select_related("line"), run_line_id, "line in this run")
+    return _run_line_out(actions.do_review_line(run_line, body.agrees))
 
 
 @router.get("/runs/{int:run_id}/lines.csv",
             **doc(200, None, "Every line of the run as CSV, streamed.", "not_found", content_type="text/csv"))
 def export_run(request, run_id: int):
     """The same CSV as the dashboard's run export."""
-    run = _run(request, run_id)
-    name = f"run-{run.pk}-{slugify(run.candidate.display_name)}.csv"
-    return exports.stream_csv(name, run_views.RUN_LINE_COLUMNS, run_views.run_csv_rows(run))
+    return exports.run_csv(_run(request, run_id))

@@ -2,7 +2,7 @@
 
 from django.core.management.base import CommandError
 
-from benchmark import actions
+from benchmark.entity import actions
 from benchmark.models import Dataset
 
 

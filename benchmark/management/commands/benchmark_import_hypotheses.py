@@ -3,7 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmark.actions import HypothesesRefused, import_hypotheses
+from benchmark.entity.actions import HypothesesRefused, import_hypotheses
 
 from ._common import add_dataset_arguments, get_dataset, on_off
 

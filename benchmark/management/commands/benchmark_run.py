@@ -1,53 +1,11 @@
-import time
-
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmark import runs
+from benchmark.entity import runs
+from benchmark.executor import DEFAULT_CONCURRENCY, ProgressBar, RunRefused
 from benchmark.models import BenchmarkRun
 from oncore.transcribers.models import Transcriber
 
 from ._common import add_dataset_arguments, get_dataset, on_off
-
-BAR = 30
-
-
-class Progress:
-    """A text progress bar on stderr: redrawn in place on a terminal, a line per 5% otherwise."""
-
-    def __init__(self, stream, run_id: int):
-        self.stream = stream  # a command's OutputWrapper
-        self.run_id = run_id
-        self.started = time.monotonic()
-        self.first = None
-        self.tty = hasattr(stream, "isatty") and stream.isatty()
-        self.last_step = -1
-
-    def __call__(self, p: runs.RunProgress) -> None:
-        if self.first is None:
-            self.first = p.finished - 1
-        total = max(p.total, 1)
-        filled = int(BAR * p.finished / total)
-        elapsed = max(time.monotonic() - self.started, 1e-6)
-        rate = (p.finished - self.first) / elapsed
-        left = p.total - p.finished
-        eta = f"{int(left / rate // 60)}m{int(left / rate % 60):02d}s" if rate > 0 else "?"
-        line = (
-            f"run {self.run_id} [{'#' * filled}{'.' * (BAR - filled)}] {p.finished}/{p.total} "
-            f"(done {p.done}, failed {p.failed}) {rate:.2f} clips/s, eta {eta}"
-        )
-        if self.tty:
-            self.stream.write("\r" + line, ending="")
-            self.stream.flush()
-            return
-        step = 20 * p.finished // total
-        if step != self.last_step or p.finished == p.total:
-            self.last_step = step
-            self.stream.write(line)
-            self.stream.flush()
-
-    def close(self):
-        if self.tty:
-            self.stream.write("")
 
 
 class Command(BaseCommand):
@@ -94,7 +52,7 @@ class Command(BaseCommand):
             raise CommandError(f"No catalogue transcriber {transcriber!r}. Catalogue: {slugs}.") from None
         try:
             bench_run = self._pick_run(data, entry, run, new, formatting, concurrency)
-        except runs.RunRefused as exc:
+        except RunRefused as exc:
             raise CommandError(str(exc)) from None
         if retry_failed:
             self.stdout.write(
@@ -103,9 +61,9 @@ class Command(BaseCommand):
         before = runs.refresh_counts(bench_run.pk)
         self.stdout.write(
             f"Run {bench_run.pk}: {entry.slug} on {data.name} {data.version}: {before.total} clips, "
-            f"{before.done} done, {before.failed} failed, {before.queued + before.running} to transcribe."
+            f"{before.done} done, {before.failed} failed, {before.left} to transcribe."
         )
-        bar = Progress(self.stderr, bench_run.pk)
+        bar = ProgressBar(self.stderr, f"run {bench_run.pk}")
         try:
             outcome = runs.execute_run(
                 bench_run.pk, concurrency=concurrency, max_clips=max_clips, progress=bar
@@ -114,15 +72,15 @@ class Command(BaseCommand):
             bar.close()
             p = runs.refresh_counts(bench_run.pk)
             raise CommandError(
-                f"Interrupted: run {bench_run.pk} has {p.done} done, {p.failed} failed, {p.queued} left. "
+                f"Interrupted: run {bench_run.pk} has {p.done} done, {p.failed} failed, {p.left} left. "
                 "Run the same command again to continue where it stopped."
             ) from None
-        except runs.RunRefused as exc:
+        except RunRefused as exc:
             raise CommandError(str(exc)) from None
         bar.close()
         self.stdout.write(
             f"Run {bench_run.pk} {outcome.status}: {outcome.done} done, {outcome.failed} failed, "
-            f"{outcome.queued} left; {outcome.sent} clip(s) sent this time."
+            f"{outcome.left} left; {outcome.sent} clip(s) sent this time."
         )
         if outcome.failed:
             for clip_id, error in bench_run.hypotheses.filter(status="failed").values_list(
@@ -151,5 +109,5 @@ class Command(BaseCommand):
                 self.stdout.write(f"Resuming run {found.pk} (pass --new to start another).")
                 return found
         return runs.create_run(
-            data, entry, formatting=formatting, concurrency=concurrency or runs.DEFAULT_CONCURRENCY
+            data, entry, formatting=formatting, concurrency=concurrency or DEFAULT_CONCURRENCY
         )

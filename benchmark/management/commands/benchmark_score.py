@@ -4,12 +4,9 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmark import actions, reports, scoring
+from benchmark.entity import actions, reports, scoring
 from benchmark.models import BenchmarkRun
-
-
-def _percent(value) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
+from oncore.templatetags.oncore_tags import percent
 
 
 class Command(BaseCommand):
@@ -73,13 +70,13 @@ class Command(BaseCommand):
         )
         w(card.headline_text)
         for a in card.by_subset:
-            w(f"  {a.label}: {_percent(a.accuracy)} ({a.found}/{a.n})")
+            w(f"  {a.label}: {percent(a.accuracy)} ({a.found}/{a.n})")
         w(f"  by type (tier {card.tiers}, all subsets):")
         for a in card.by_type:
-            w(f"    {a.label}: {_percent(a.accuracy)} ({a.found}/{a.n})")
-        tiers = ", ".join(f"tier {a.label} {_percent(a.accuracy)} (n={a.n})" for a in card.by_tier)
+            w(f"    {a.label}: {percent(a.accuracy)} ({a.found}/{a.n})")
+        tiers = ", ".join(f"tier {a.label} {percent(a.accuracy)} (n={a.n})" for a in card.by_tier)
         w(f"  all subsets: {tiers} (tier A+B is not comparable to tier A)")
-        w(f"  WER pooled over {card.wer.clips} transcribed clips: {_percent(card.wer.wer)}")
+        w(f"  WER pooled over {card.wer.clips} transcribed clips: {percent(card.wer.wer)}")
         c = card.coverage
         w(
             f"  clips: {c.clips}, transcribed {c.transcribed}, without a hypothesis {c.without_hypothesis} "
@@ -99,25 +96,18 @@ class Command(BaseCommand):
             f"both missed {diff.both_missed}, only run {a.pk} found {len(diff.only_a)}, "
             f"only run {b.pk} found {len(diff.only_b)}."
         )
-        rows = []
-        for label, spans, finder, misser, heard in (
-            (f"Found by run {a.pk}, missed by run {b.pk}", diff.only_a, a, b, result.heard_b),
-            (f"Found by run {b.pk}, missed by run {a.pk}", diff.only_b, b, a, result.heard_a),
-        ):
-            w(f"{label} ({len(spans)}):")
+        for spans, finder, misser, heard in result.sides():
+            w(f"Found by run {finder}, missed by run {misser} ({len(spans)}):")
             for r in spans:
                 said = heard.get(r.clip_id)
                 w(
-                    f"  {r.span_id} [{r.type} {r.tier}] {r.text!r} -- run {misser.pk} heard: "
+                    f"  {r.span_id} [{r.type} {r.tier}] {r.text!r} -- run {misser} heard: "
                     + (repr(said) if said is not None else "nothing (no hypothesis)")
-                )
-                rows.append(
-                    [r.span_id, r.clip_id, r.subset, r.text, r.type, r.tier, finder.pk, misser.pk, said or ""]
                 )
         out.mkdir(parents=True, exist_ok=True)
         path = out / f"{a.label}-vs-run-{b.pk}.diff.csv"
         with path.open("w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh, lineterminator="\n")
-            writer.writerow(actions.DIFF_COLUMNS)
-            writer.writerows(rows)
+            writer.writerow(reports.DIFF_COLUMNS)
+            writer.writerows(result.csv_rows())
         w(f"  diff: {path}")

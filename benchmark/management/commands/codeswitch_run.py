@@ -1,10 +1,9 @@
 """Run a catalogue transcriber over a code-switched dataset, score it, and judge it: see docs/codeswitch.md."""
 
-import sys
-
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmark import cs_judge, cs_runs
+from benchmark.codeswitch import judge, runs
+from benchmark.executor import ProgressBar, RunRefused
 from benchmark.models import CsDataset, CsRun
 from oncore.transcribers.models import Transcriber
 
@@ -39,34 +38,33 @@ class Command(BaseCommand):
         try:
             if not o["judge_only"]:
                 if o["retry_failed"]:
-                    self.stdout.write(f"Queued {cs_runs.retry_failed(run)} failed clip(s) again.")
-                outcome = cs_runs.execute_run(
-                    run.pk,
-                    concurrency=o["concurrency"],
-                    max_utterances=o["max_utterances"],
-                    progress=self._bar,
+                    self.stdout.write(f"Queued {runs.retry_failed(run)} failed clip(s) again.")
+                bar = ProgressBar(self.stderr, f"run {run.pk}")
+                outcome = runs.execute_run(
+                    run.pk, concurrency=o["concurrency"], max_utterances=o["max_utterances"], progress=bar
                 )
-                sys.stderr.write("\n")
+                bar.close()
                 self.stdout.write(
                     f"Run {run.pk} ({run.label}) {outcome.status}: {outcome.done} done, {outcome.failed} failed, "
-                    f"{outcome.queued} left; {outcome.sent} clip(s) sent this time."
+                    f"{outcome.left} left; {outcome.sent} clip(s) sent this time."
                 )
                 for uid, cond, error in run.results.filter(status="failed").values_list(
                     "utterance__utterance_id", "utterance__condition", "error"
                 ):
                     self.stderr.write(f"Failed {uid} ({cond}): {error}")
-        except cs_runs.RunRefused as exc:
+        except RunRefused as exc:
             raise CommandError(str(exc)) from None
         if o["no_judge"]:
             return
+        bar = ProgressBar(self.stderr, f"judging run {run.pk}", "judgements")
         try:
-            judged = cs_judge.judge_run(run.pk, progress=lambda n, total: self._bar_n(n, total))
-        except cs_judge.JudgeNotConfigured:
+            judged = judge.judge_run(run.pk, progress=bar.show)
+        except judge.JudgeNotConfigured:
             self.stdout.write(
                 "Judge not configured (set ANTHROPIC_API_KEY): semantic WER and answer error rate were skipped."
             )
             return
-        sys.stderr.write("\n")
+        bar.close()
         self.stdout.write(
             f"Judged run {run.pk}: {judged.judged} judgement(s), {judged.failed} failed, "
             f"{judged.questions_written} clip(s) got questions; ${judged.cost:.4f}."
@@ -85,24 +83,16 @@ class Command(BaseCommand):
         except Transcriber.DoesNotExist:
             raise CommandError(f"No transcriber {o['transcriber']!r} in the catalogue.") from None
         hint = o["language_hint"]
-        run = None if o["new"] else cs_runs.resumable_run(dataset, transcriber, language_hint=hint)
+        run = None if o["new"] else runs.resumable_run(dataset, transcriber, language_hint=hint)
         if run is None and o["judge_only"]:
             run = CsRun.objects.filter(dataset=dataset, transcriber=transcriber, language_hint=hint).first()
             if run is None:
                 raise CommandError("No run to judge.")
         if run is None:
             try:
-                run = cs_runs.create_run(
+                run = runs.create_run(
                     dataset, transcriber, language_hint=hint, concurrency=o["concurrency"] or 2
                 )
-            except cs_runs.RunRefused as exc:
+            except RunRefused as exc:
                 raise CommandError(str(exc)) from None
         return run
-
-    def _bar(self, p):
-        self._bar_n(p.finished, p.total)
-
-    def _bar_n(self, n, total):
-        filled = int(30 * n / total) if total else 30
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {n}/{total}")
-        sys.stderr.flush()

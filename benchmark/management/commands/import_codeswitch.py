@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmark.cs_import import ImportRefused, import_codeswitch
+from benchmark.codeswitch.importer import ImportRefused, import_codeswitch
 
 
 class Command(BaseCommand):

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmark.importer import ImportRefused, import_dataset
+from benchmark.entity.importer import ImportRefused, import_dataset
 
 
 class Command(BaseCommand):

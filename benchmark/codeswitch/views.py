@@ -1,0 +1,59 @@
+"""Code-switching evaluation pages: the imported datasets, and one report per dataset with its CSV and JSON.
+Datasets and runs are global like the entity benchmark's; admins only (members get 403).
+
+Included from benchmark/urls.py with path("codeswitch/", include("benchmark.codeswitch.urls"))."""
+
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, render
+from django.utils.safestring import mark_safe
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET
+
+from oncore.accounts.access import admin_required
+from oncore.csv import stream_csv
+
+from ..models import CsDataset
+from . import report
+
+
+def _get_dataset_for_admin(request, pk) -> CsDataset:
+    """A code-switched dataset by id; datasets are global, so any organization admin may open one."""
+    return get_object_or_404(CsDataset, pk=pk)
+
+
+@require_GET
+@admin_required
+def dataset_list(request):
+    datasets = CsDataset.objects.order_by("name")
+    return render(request, "benchmark/cs/datasets.html", {"datasets": datasets})
+
+
+@require_GET
+@admin_required
+def dataset_report(request, pk):
+    dataset = _get_dataset_for_admin(request, pk)
+    figures = report.dataset_report(dataset)
+    pictures = {k: mark_safe(v) for k, v in report.report_pictures(figures).items()}  # escaped in report.py
+    context = {"dataset": dataset, "r": figures, "pictures": pictures}
+    return render(request, "benchmark/cs/report.html", context)
+
+
+@require_GET
+@admin_required
+def dataset_csv(request, pk):
+    dataset = _get_dataset_for_admin(request, pk)
+    name = f"codeswitch-{slugify(dataset.name) or dataset.pk}.csv"
+    return stream_csv(name, report.CSV_COLUMNS, report.csv_rows(dataset))
+
+
+@require_GET
+@admin_required
+def dataset_json(request, pk):
+    dataset = _get_dataset_for_admin(request, pk)
+    response = JsonResponse(
+        report.report_json(report.dataset_report(dataset)), json_dumps_params={"indent": 2}
+    )
+    response["Content-Disposition"] = (
+        f'attachment; filename="codeswitch-{slugify(dataset.name) or dataset.pk}.json"'
+    )
+    return response

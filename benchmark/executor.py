@@ -1,0 +1,418 @@
+"""The one run loop of both benchmarks: a catalogue transcriber over every clip of a dataset.
+
+    run = create_run(WORK, dataset, transcriber, 2, **fields)  # one queued work item per clip
+    outcome = execute(run, WORK)                            # resumable; `progress=ProgressBar(...)`
+
+WORK is the benchmark's Work: its models, what an item transcribes, the language sent with it and the
+columns stored with its text (entity/runs.py and codeswitch/runs.py each define one and wrap these calls).
+
+The work list is one work item per clip (benchmark.models.WorkItem: a Hypothesis, or a code-switching
+CsResult), made when the run is created. Each item is claimed with a conditional UPDATE (queued -> running)
+before it is sent, and its result is written only while the claim holds, so two executors on one run never
+send a clip twice, and a done item is never sent again: an interrupted run continues where it stopped. On
+Ctrl-C the calls already in flight finish and are recorded (they are paid for), an item whose call the
+interrupt cut short is given back, and the clips not yet sent stay queued. A process that dies leaves its claimed items running; after
+the lease (the queue's task timeout) they are queued again.
+
+Retryable failures (rate limits, 5xx, timeouts) go back to the queue with an exponential backoff until
+ONCORE["MAX_TRANSCRIPTION_ATTEMPTS"]; other failures are recorded at once. Threads only call the engine; the
+database is written from the calling thread.
+"""
+
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.db.models import Count, F, Q, Sum
+from django.utils import timezone
+
+from oncore import audio
+from oncore.transcribers.engines import TranscriptionError, get_engine
+
+from .models import Run
+
+DEFAULT_CONCURRENCY = 2
+MAX_CONCURRENCY = 32
+
+
+class RunRefused(Exception):
+    """A run that cannot start, with what to do about it."""
+
+
+@dataclass(frozen=True)
+class Work:
+    """What one benchmark's runs are made of; the executor does the rest."""
+
+    name: str  # names the threads: "benchmark-run", "cs-run"
+    run_model: type  # a benchmark.models.Run
+    item_model: type  # a benchmark.models.WorkItem with a `run` foreign key and one to `source`
+    source: str  # the item's foreign key to the clip it transcribes (a model with `dataset` and `audio`)
+    counts: tuple[str, str, str]  # the run's columns for its total, done and failed items
+    language: Callable  # (run, item) -> the language sent with the clip, None to let the engine detect it
+    done_fields: Callable  # (item, result) -> more columns written with a done item's text (its scores)
+
+
+@dataclass(frozen=True)
+class Progress:
+    run_id: int
+    status: str
+    total: int
+    done: int
+    failed: int
+    queued: int
+    running: int
+    sent: int = 0  # engine calls made by this execution
+    interrupted: bool = False
+
+    @property
+    def finished(self) -> int:
+        return self.done + self.failed
+
+    @property
+    def left(self) -> int:
+        return self.queued + self.running
+
+
+def _max_attempts() -> int:
+    return int(settings.ONCORE["MAX_TRANSCRIPTION_ATTEMPTS"])
+
+
+def _backoff_s(attempts: int, retry_after: float | None) -> float:
+    base = float(settings.ONCORE["RETRY_BACKOFF_S"]) * 2 ** max(attempts - 1, 0)
+    return max(base, retry_after or 0.0)
+
+
+def lease_seconds() -> int:
+    return int(settings.Q_CLUSTER["timeout"])
+
+
+# ---------------------------------------------------------------- the work list
+
+
+def check_start(transcriber, concurrency: int) -> None:
+    """Raise RunRefused when the transcriber is disabled or cannot be built, or the concurrency is out of
+    range."""
+    if not transcriber.enabled:
+        raise RunRefused(
+            f"{transcriber.display_name} is disabled in the catalogue; enable it to run the benchmark."
+        )
+    try:
+        get_engine(transcriber)
+    except TranscriptionError as exc:
+        raise RunRefused(exc.message) from exc
+    if not 1 <= concurrency <= MAX_CONCURRENCY:
+        raise RunRefused(f"Concurrency must be between 1 and {MAX_CONCURRENCY}, not {concurrency}.")
+
+
+def create_run(work: Work, dataset, transcriber, concurrency: int, **fields):
+    """A new run of a catalogue transcriber over the dataset (with the benchmark's own `fields`), and one
+    queued item per clip."""
+    check_start(transcriber, concurrency)
+    with transaction.atomic():
+        run = work.run_model.objects.create(
+            dataset=dataset,
+            transcriber=transcriber,
+            system_name=transcriber.slug,
+            model=transcriber.model,
+            concurrency=concurrency,
+            **fields,
+        )
+        ensure_items(work, run)
+    return run
+
+
+def ensure_items(work: Work, run) -> int:
+    """One queued item per clip of the run's dataset (items that exist are kept); returns the clip count."""
+    clips = work.item_model._meta.get_field(work.source).related_model
+    ids = list(clips.objects.filter(dataset_id=run.dataset_id).values_list("id", flat=True))
+    work.item_model.objects.bulk_create(
+        [work.item_model(run=run, **{f"{work.source}_id": pk}) for pk in ids],
+        ignore_conflicts=True,
+        batch_size=500,
+    )
+    work.run_model.objects.filter(pk=run.pk).update(**{work.counts[0]: len(ids)})
+    return len(ids)
+
+
+def retry_failed(work: Work, run) -> int:
+    """Queue a run's failed items again, with fresh attempts; returns how many."""
+    items = work.item_model
+    with transaction.atomic():
+        count = items.objects.filter(run=run, status=items.FAILED).update(
+            status=items.QUEUED, attempts=0, error="", not_before=None, claimed_at=None
+        )
+        if count:
+            work.run_model.objects.filter(pk=run.pk).update(status=Run.STOPPED, finished_at=None)
+    refresh_counts(work, run.pk)
+    return count
+
+
+def refresh_counts(work: Work, run_id: int) -> Progress:
+    """Recount a run's items by status, store the counts and cost on the run, and return them."""
+    items = work.item_model
+    counts = dict(
+        items.objects.filter(run_id=run_id)
+        .values_list("status")
+        .annotate(n=Count("id"))
+        .values_list("status", "n")
+    )
+    cost = items.objects.filter(run_id=run_id).aggregate(total=Sum("cost"))["total"] or 0
+    total = sum(counts.values())
+    done, failed = counts.get(items.DONE, 0), counts.get(items.FAILED, 0)
+    work.run_model.objects.filter(pk=run_id).update(
+        **dict(zip(work.counts, (total, done, failed), strict=True)), cost=cost
+    )
+    status = work.run_model.objects.values_list("status", flat=True).get(pk=run_id)
+    return Progress(
+        run_id, status, total, done, failed, counts.get(items.QUEUED, 0), counts.get(items.RUNNING, 0)
+    )
+
+
+# ---------------------------------------------------------------- audio
+
+
+def clip_wav(clip) -> bytes:
+    """The clip's audio as WAV for the engines: WAV clips as stored, other formats (FLAC, Ogg, MP3) decoded
+    to 16-bit mono WAV at their own sample rate."""
+    with default_storage.open(clip.audio.name, "rb") as fh:
+        data = fh.read()
+    info = audio.wav_info(data)
+    if info.format.upper() == "WAV":
+        return data
+    return audio.encode_wav(audio.decode_wav_mono(data, target_rate=info.sample_rate), info.sample_rate)
+
+
+# ---------------------------------------------------------------- claims
+
+
+def claim_next(work: Work, run_id: int):
+    """Claim the run's next queued item whose retry is due, with its clip loaded; None when none is ready."""
+    items = work.item_model
+    now = timezone.now()
+    ready = (
+        items.objects.filter(run_id=run_id, status=items.QUEUED)
+        .filter(Q(not_before__isnull=True) | Q(not_before__lte=now))
+        .order_by("id")
+        .values_list("id", flat=True)[:8]
+    )
+    for pk in list(ready):
+        claimed = items.objects.filter(pk=pk, status=items.QUEUED).update(
+            status=items.RUNNING, claimed_at=now, attempts=F("attempts") + 1
+        )
+        if claimed:
+            return items.objects.select_related(work.source).get(pk=pk)
+    return None
+
+
+def next_retry_wait(items, run_id: int) -> float | None:
+    """Seconds until the run's earliest queued retry is due; None when nothing is queued."""
+    first = (
+        items.objects.filter(run_id=run_id, status=items.QUEUED)
+        .order_by(F("not_before").asc(nulls_first=True))
+        .values_list("not_before", flat=True)
+        .first()
+    )
+    if first is None:
+        exists = items.objects.filter(run_id=run_id, status=items.QUEUED, not_before__isnull=True).exists()
+        return 0.0 if exists else None
+    return max(0.0, (first - timezone.now()).total_seconds())
+
+
+def reclaim_stale(items, run_id: int) -> int:
+    """Queue again the run's items claimed longer ago than the lease (their executor died)."""
+    stale = timezone.now() - timedelta(seconds=lease_seconds())
+    return items.objects.filter(run_id=run_id, status=items.RUNNING, claimed_at__lt=stale).update(
+        status=items.QUEUED, claimed_at=None
+    )
+
+
+def finish_claimed(item, **fields) -> bool:
+    """Write an outcome on a claimed item only while this executor still holds the claim."""
+    items = type(item)
+    return bool(
+        items.objects.filter(pk=item.pk, status=items.RUNNING, claimed_at=item.claimed_at).update(
+            claimed_at=None, updated_at=timezone.now(), **fields
+        )
+    )
+
+
+def record_outcome(item, result=None, exc: BaseException | None = None, **done_fields) -> None:
+    """Done with the engine's text (plus `done_fields`), queued again after a backoff when a retry can help,
+    else failed with the reason."""
+    items = type(item)
+    if exc is None:
+        finish_claimed(item, status=items.DONE, text=result.text, error="", cost=result.cost,
+                       latency_s=result.latency_s, **done_fields)
+    elif isinstance(exc, TranscriptionError) and exc.retryable and item.attempts < _max_attempts():
+        due = timezone.now() + timedelta(seconds=_backoff_s(item.attempts, exc.retry_after))
+        error = f"attempt {item.attempts}: {exc.message}"
+        finish_claimed(item, status=items.QUEUED, error=error, not_before=due)
+    elif isinstance(exc, TranscriptionError | audio.AudioError):
+        finish_claimed(item, status=items.FAILED, error=str(exc))
+    else:
+        finish_claimed(item, status=items.FAILED, error=f"Unexpected error: {type(exc).__name__}: {exc}")
+
+
+def _release(item) -> None:
+    """Give back a claimed item that was never sent."""
+    items = type(item)
+    items.objects.filter(pk=item.pk, status=items.RUNNING, claimed_at=item.claimed_at).update(
+        status=items.QUEUED, claimed_at=None, attempts=F("attempts") - 1
+    )
+
+
+# ---------------------------------------------------------------- executing
+
+
+def _close(work: Work, run_id: int, sent: int, interrupted: bool) -> Progress:
+    p = refresh_counts(work, run_id)
+    runs = work.run_model.objects.filter(pk=run_id)
+    if p.left == 0:
+        runs.update(status=Run.DONE)
+        runs.filter(finished_at__isnull=True).update(finished_at=timezone.now())
+        status = Run.DONE
+    elif p.running == 0:
+        runs.update(status=Run.STOPPED)
+        status = Run.STOPPED
+    else:  # another executor holds items of this run
+        status = Run.RUNNING
+    return Progress(run_id, status, p.total, p.done, p.failed, p.queued, p.running, sent, interrupted)
+
+
+def execute(
+    run,
+    work: Work,
+    *,
+    concurrency: int | None = None,
+    max_items: int | None = None,
+    time_budget_s: float | None = None,
+    progress=None,
+) -> Progress:
+    """Transcribe the run's queued items, `concurrency` at a time, until none is left, or `max_items` have
+    been sent, or `time_budget_s` has passed (one item is always sent): then the run stops and can be
+    resumed. `progress(Progress)` is called after each item. A KeyboardInterrupt stops sending, records
+    the calls in flight, and is re-raised with the outcome."""
+    run_id, items = run.pk, work.item_model
+    concurrency = concurrency or run.concurrency or DEFAULT_CONCURRENCY
+    check_start(run.transcriber, concurrency)
+    ensure_items(work, run)
+    reclaim_stale(items, run_id)
+    if items.objects.filter(run_id=run_id, status=items.QUEUED).exists():
+        work.run_model.objects.filter(pk=run_id).update(status=Run.RUNNING, finished_at=None)
+        work.run_model.objects.filter(pk=run_id, started_at__isnull=True).update(started_at=timezone.now())
+    engine = get_engine(run.transcriber)
+    deadline = None if time_budget_s is None else time.monotonic() + time_budget_s
+    sent = 0
+    interrupted = False
+    in_flight: dict = {}
+
+    def may_send() -> bool:
+        if interrupted or (max_items is not None and sent >= max_items):
+            return False
+        return deadline is None or sent == 0 or time.monotonic() < deadline  # each execution makes progress
+
+    def collect(futures) -> None:
+        nonlocal interrupted
+        for future in futures:
+            item = in_flight.pop(future)
+            exc = future.exception()
+            if exc is not None and not isinstance(exc, Exception):  # KeyboardInterrupt inside a call
+                interrupted = True
+                _release(item)
+                continue
+            result = None if exc else future.result()
+            record_outcome(item, result, exc, **(work.done_fields(item, result) if exc is None else {}))
+            if progress:
+                progress(refresh_counts(work, run_id))
+
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix=f"{work.name}-{run_id}")
+    try:
+        while True:
+            while may_send() and len(in_flight) < concurrency:
+                item = claim_next(work, run_id)
+                if item is None:
+                    break
+                try:
+                    wav = clip_wav(getattr(item, work.source))
+                except (audio.AudioError, OSError) as exc:
+                    finish_claimed(item, status=items.FAILED, error=f"The clip's audio cannot be read: {exc}")
+                    continue
+                in_flight[pool.submit(engine.transcribe, wav, language=work.language(run, item))] = item
+                sent += 1
+            if in_flight:
+                done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
+                collect(done)
+                continue
+            if not may_send():
+                break
+            pause = next_retry_wait(items, run_id)
+            if pause is None:
+                break
+            if deadline is not None and time.monotonic() + pause > deadline:
+                break
+            time.sleep(min(pause, 5.0) or 0.05)
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
+    finally:
+        if in_flight:  # calls already made are paid for: wait for them and keep their results
+            done, _ = wait(list(in_flight))
+            collect(done)
+        pool.shutdown(wait=True)
+        outcome = _close(work, run_id, sent, interrupted)
+    if interrupted:
+        raise KeyboardInterrupt(outcome)
+    return outcome
+
+
+# ---------------------------------------------------------------- the commands' progress bar
+
+
+class ProgressBar:
+    """A text progress bar on a command's stderr: redrawn in place on a terminal, a line per 5% otherwise.
+    Pass it as execute's `progress`, or call `show(finished, total)` for other work (the judge)."""
+
+    WIDTH = 30
+
+    def __init__(self, stream, label: str, unit: str = "clips"):
+        self.stream = stream  # a command's OutputWrapper
+        self.label = label  # "run 12"
+        self.unit = unit
+        self.started = time.monotonic()
+        self.first = None
+        self.tty = hasattr(stream, "isatty") and stream.isatty()
+        self.last_step = -1
+
+    def __call__(self, p: Progress) -> None:
+        self.show(p.finished, p.total, f" (done {p.done}, failed {p.failed})")
+
+    def show(self, finished: int, total: int, detail: str = "") -> None:
+        if self.first is None:
+            self.first = finished - 1
+        filled = int(self.WIDTH * finished / max(total, 1))
+        elapsed = max(time.monotonic() - self.started, 1e-6)
+        rate = (finished - self.first) / elapsed
+        left = total - finished
+        eta = f"{int(left / rate // 60)}m{int(left / rate % 60):02d}s" if rate > 0 else "?"
+        line = (
+            f"{self.label} [{'#' * filled}{'.' * (self.WIDTH - filled)}] {finished}/{total}{detail} "
+            f"{rate:.2f} {self.unit}/s, eta {eta}"
+        )
+        if self.tty:
+            self.stream.write("\r" + line, ending="")
+            self.stream.flush()
+            return
+        step = 20 * finished // max(total, 1)
+        if step != self.last_step or finished == total:
+            self.last_step = step
+            self.stream.write(line)
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("")

@@ -1,0 +1,334 @@
+"""Full-call runs end to end: a local STT server, the per-org queue run in-process, and the local Messages API
+server for the judge."""
+
+# ruff: noqa: F811 (tests take the imported fixtures as parameters)
+
+from decimal import Decimal
+
+import pytest
+from django.db.models import Count
+from django.urls import reverse
+
+from oncore.templatetags.oncore_tags import pct_number
+from tests.llm_server import error, llm_server  # noqa: F401  (llm_server is a fixture)
+from transcriber_tests import actions, errors, jobs, judge, tasks
+from transcriber_tests.errors import EstimateNotConfirmed, NotFound, RunInProgress
+from transcriber_tests.models import Run, RunLine, RunPattern, Transcription
+from transcriber_tests.runs import actions as run_actions
+from transcriber_tests.runs import pipeline
+from transcriber_tests.runs import queries as run_queries
+from transcriber_tests.runs import tasks as run_tasks
+
+from .support import (  # noqa: F401  (fixtures)
+    Say,
+    caller_lines,
+    fast_passwords,
+    line_stt,
+    no_judge,
+    run_setup,
+    scripted_judge,
+    world,
+)
+
+pytestmark = pytest.mark.django_db
+
+def start(bank, calls, **kwargs):
+    """Start a confirmed run over calls (objects or ids)."""
+    return run_actions.do_start_run(bank, [getattr(c, "pk", c) for c in calls], confirmed=True, **kwargs)
+
+
+def test_it_runs_whole_calls_with_labels_patterns_verdict_review_sample_and_calibration(run_setup, llm_server, world):
+    bank, cand, call_a, call_b = run_setup
+    llm_server.responder = scripted_judge
+    requests_before = world.server.requests.count("cand")
+
+    run = start(bank, [call_a, call_b])
+    assert run.candidate == cand  # the bank's leader by default
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+
+    run.refresh_from_db()
+    assert run.judge_status == Run.JUDGE_DONE
+    lines = {rl.live_text: rl for rl in run.lines.all()}
+    assert len(lines) == 7  # caller lines only
+    assert lines["Shivon table for for at 830"].label == RunLine.CANDIDATE_RIGHT
+    assert lines["Shivon table for for at 830"].label_source == RunLine.BY_FLAG
+    assert lines["yes that's right"].differs is False and lines["yes that's right"].label == ""
+    assert lines["I'd like to book for Friday"].differs is False
+    assert lines["my number is 0 8 7 1 2"].label == RunLine.LIVE_RIGHT
+    assert lines["my number is 0 8 7 1 2"].reasoning == "Judged 'my number is 0 8 7'."
+    assert lines["thank you by"].label == RunLine.CANDIDATE_RIGHT
+    assert lines["under Fitzgerald"].label == RunLine.LIVE_RIGHT
+    assert lines["four people"].label == RunLine.SAME_MEANING
+
+    summary = run_queries.run_summary(run)
+    assert (summary.fixes, summary.breaks, summary.same_meaning, summary.both_wrong) == (2, 2, 1, 0)
+    assert summary.identical == 2 and summary.unlabelled == 0
+    assert summary.transcriptions == summary.transcriptions_finished == 14  # 7 candidate, 7 calibration replays
+
+    pattern = RunPattern.objects.get(run=run)
+    assert (pattern.name, pattern.count) == ("drops digits", 2)
+    assert {rl.live_text for rl in pattern.lines.all()} == {"my number is 0 8 7 1 2", "under Fitzgerald"}
+    assert run.verdict.startswith("It would fix the names")
+
+    # Every judge-labelled line (4 of them, under 120) is in the review sample; the flagged one is not.
+    assert set(run.lines.filter(in_review=True).values_list("label_source", flat=True)) == {RunLine.BY_JUDGE}
+    assert summary.review_sample == 4
+    # Calibration: 7 lines under the default 20, one replay came out differently.
+    assert summary.calibration_sampled == 7
+    assert (summary.calibration_matched, summary.calibration_compared) == (6, 7)
+    assert pct_number(summary.audio_path_agreement) == pytest.approx(85.7)
+    assert not summary.calibration_low
+
+    # The flagged line was already transcribed by the candidate: not paid for again.
+    assert world.server.requests.count("cand") - requests_before == 6
+    assert Transcription.objects.filter(transcriber=cand).count() == 7
+    assert run.judge_input_tokens > 0 and run.judge_cost > 0 and run.judge_model
+
+
+def test_it_runs_without_a_judge_key_and_says_what_is_missing(run_setup, no_judge):
+    bank, cand, call_a, call_b = run_setup
+    run = start(bank, [call_a, call_b])
+    assert run.estimate["judge_configured"] is False and run.estimate["judge_cost"] == "0.000000"
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    run.refresh_from_db()
+    assert run.judge_status == Run.JUDGE_NOT_CONFIGURED
+    assert "judge not configured" in run.judge_error
+    summary = run_queries.run_summary(run)
+    assert summary.compared == 7
+    assert summary.fixes == 1  # the flagged line, scored against what was said
+    assert summary.unlabelled == 4  # differing lines nobody invented a label for
+    assert summary.review_sample == 0 and not run.patterns.exists() and run.verdict == ""
+    assert summary.calibration_compared == 7
+
+
+def test_it_counts_a_flagged_line_where_neither_matches_as_both_wrong(org, world, no_judge):
+    cand = world.candidate("cand")
+    bank = actions.do_create_bank(org, name="B", controls_per_flag=0)
+    actions.do_add_candidate(bank, cand, confirmed=True)
+    call = world.call([Say("table for for", candidate="table for for")])
+    actions.do_flag_line(caller_lines(call)[0], "table for four", bank=bank)
+    tasks.drain()
+    run = start(bank, [call])
+    run_tasks.drain_run(run.pk, max_seconds=30)
+    line = run.lines.get()
+    assert (line.differs, line.label, line.candidate_match, line.live_match) == (False, RunLine.BOTH_WRONG, False,
+                                                                                  False)
+
+
+def test_it_shows_the_estimate_before_starting(run_setup, llm_server):
+    bank, cand, call_a, call_b = run_setup
+    with pytest.raises(EstimateNotConfirmed) as refused:
+        run_actions.do_start_run(bank, [call_a.pk, call_b.pk])
+    detail = refused.value.detail
+    assert detail["lines"] == 7 and detail["already_transcribed"] == 1
+    estimate = run_actions.estimate_run(bank, [call_a.pk, call_b.pk])
+    minutes = Decimal(str(estimate.audio_seconds)) / 60
+    assert estimate.audio_cost == (minutes * Decimal("0.006")).quantize(Decimal("0.000001"))
+    assert estimate.calibration_lines == 7 and estimate.calibration_cost > 0
+    assert estimate.judge_configured and 0 < estimate.judge_input_tokens <= estimate.max_judge_input_tokens
+    assert estimate.expected_judged_lines == 6  # no control lines to learn from: every unflagged line
+    assert estimate.total_cost == estimate.audio_cost + estimate.calibration_cost + estimate.judge_cost
+    assert not Run.objects.exists()
+
+
+def test_it_allows_one_run_per_organization_and_names_the_one_in_progress(run_setup, no_judge, other_org):
+    bank, cand, call_a, call_b = run_setup
+    first = start(bank, [call_a])
+    with pytest.raises(RunInProgress) as refused:
+        start(bank, [call_b])
+    assert f"Run {first.pk}" in refused.value.message and refused.value.detail == {"run": first.pk,
+                                                                                   "status": "queued"}
+    run_actions.do_cancel_run(first)
+    second = start(bank, [call_b])
+    assert second.status == Run.QUEUED
+
+
+def test_it_refuses_calls_it_cannot_run(run_setup, no_judge, world, other_tenant):
+    bank, cand, call_a, call_b = run_setup
+    with pytest.raises(errors.TooManyCalls):
+        start(bank, [call_a.pk] * 1 + list(range(10_000, 10_010)))
+    with pytest.raises(NotFound):
+        start(bank, [call_a, call_b.pk + 1000])
+    unrecorded = world.call([Say("hello")], recorded=False)
+    with pytest.raises(actions.errors.LineNotRecorded):
+        start(bank, [call_a, unrecorded])
+    with pytest.raises(errors.NoCallsChosen):
+        run_actions.do_start_run(bank, [], confirmed=True)
+    empty_bank = actions.do_create_bank(bank.organization, name="Empty")
+    with pytest.raises(errors.NoCandidate):
+        start(empty_bank, [call_a])
+    assert not Run.objects.exists()
+
+
+def test_it_cancels_a_run_mid_transcription_and_drops_its_queued_work(run_setup, no_judge):
+    bank, cand, call_a, call_b = run_setup
+    run = start(bank, [call_a, call_b])
+    assert pipeline.advance(run.pk) == "waiting"
+    assert Transcription.objects.filter(transcriber=cand, status=Transcription.QUEUED).count() > 0
+    run_actions.do_cancel_run(run)
+    assert run.status == Run.CANCELLED and run.finished_at
+    # Queued work nobody else needs is dropped; the flagged line's transcription is kept.
+    assert not Transcription.objects.filter(status=Transcription.QUEUED).exists()
+    assert Transcription.objects.filter(transcriber=cand, status=Transcription.DONE).count() == 1
+    assert pipeline.advance(run.pk) == "skipped"
+    with pytest.raises(errors.RunNotActive):
+        run_actions.do_cancel_run(run)
+    assert start(bank, [call_a]).status == Run.QUEUED
+
+
+def test_it_stops_labelling_when_cancelled_mid_judging(run_setup, llm_server, monkeypatch):
+    bank, cand, call_a, call_b = run_setup
+    run = start(bank, [call_a, call_b])
+    real = judge.label_line
+    calls = []
+
+    def label_then_cancel(**kwargs):
+        calls.append(kwargs)
+        result = real(**kwargs)
+        run_actions.do_cancel_run(run)
+        return result
+
+    monkeypatch.setattr(judge, "label_line", label_then_cancel)
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.CANCELLED
+    assert len(calls) == 1
+    assert run.lines.filter(label_source=RunLine.BY_JUDGE).count() <= 1
+    assert not run.patterns.exists() and Run.objects.get(pk=run.pk).verdict == ""
+
+
+class WorkerKilled(BaseException):
+    """Stands in for a worker process dying: nothing in the step catches it."""
+
+
+def test_it_finishes_without_duplicate_rows_after_a_worker_stops_mid_run(run_setup, llm_server, monkeypatch):
+    bank, cand, call_a, call_b = run_setup
+    llm_server.responder = scripted_judge
+    run = start(bank, [call_a, call_b])
+    assert pipeline.advance(run.pk) == "waiting"
+    assert pipeline.begin(run.pk) == "skipped"  # a second delivery queues nothing twice
+    tasks.drain()
+    assert pipeline.advance(run.pk) == "judging"
+    real, labelled = judge.label_line, []
+
+    def dies_on_the_third(**kwargs):
+        if len(labelled) == 2:
+            raise WorkerKilled()
+        labelled.append(kwargs)
+        return real(**kwargs)
+
+    monkeypatch.setattr(judge, "label_line", dies_on_the_third)
+    with pytest.raises(WorkerKilled):
+        pipeline.advance(run.pk)
+    run.refresh_from_db()
+    assert run.status == Run.JUDGING and run.judge_claimed_at is not None
+    assert pipeline.advance(run.pk) == "skipped"  # the dead worker's claim holds until its lease runs out
+
+    monkeypatch.setattr(judge, "label_line", real)
+    Run.objects.filter(pk=run.pk).update(judge_claimed_at=run.judge_claimed_at.replace(year=2000))
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    assert pipeline.advance(run.pk) == "skipped"
+
+    assert run.lines.count() == 7
+    assert not run.lines.values("line").annotate(n=Count("id")).filter(n__gt=1).exists()
+    assert RunPattern.objects.filter(run=run).count() == 1
+    assert run_queries.run_summary(run).unlabelled == 0
+    assert Transcription.objects.filter(transcriber=cand).count() == 7
+    assert not Transcription.objects.values("line", "transcriber").annotate(n=Count("id")).filter(n__gt=1).exists()
+    labels = [b for b in llm_server.bodies if b["tool_choice"]["name"] == judge.LABEL_TOOL_NAME]
+    assert len(labels) == 4  # 2 before the stop, 2 after: no line labelled twice
+
+
+def test_it_keeps_what_it_has_when_the_judge_fails_mid_run_and_can_retry(run_setup, llm_server, settings):
+    settings.ANTHROPIC_MAX_RETRIES = 0
+    bank, cand, call_a, call_b = run_setup
+    llm_server.queue({"label": "live_right", "reasoning": "The digits are gone."}, error(500))
+    run = start(bank, [call_a, call_b])
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    run.refresh_from_db()
+    assert run.judge_status == Run.JUDGE_FAILED
+    assert "The judge failed: Anthropic API error (500" in run.judge_error
+    assert "3 differing lines left unlabelled" in run.judge_error
+    summary = run_queries.run_summary(run)
+    assert summary.compared == 7 and summary.breaks == 1 and summary.unlabelled == 3
+    assert summary.review_sample == 1
+
+    run_actions.do_retry_judge(run)
+    assert run.status == Run.JUDGING
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    run.refresh_from_db()
+    assert run.judge_status == Run.JUDGE_DONE and run.judge_error == ""
+    assert run_queries.run_summary(run).unlabelled == 0 and run.verdict
+    with pytest.raises(errors.JudgeNotFailed):
+        run_actions.do_retry_judge(run)
+
+
+def test_it_compares_as_soon_as_the_runs_last_transcription_finishes(run_setup, no_judge):
+    bank, cand, call_a, call_b = run_setup
+    run = start(bank, [call_a])
+    pipeline.advance(run.pk)
+    pending = list(Transcription.objects.filter(status__in=jobs.ACTIVE).order_by("id").values_list("pk", flat=True))
+    assert len(pending) > 1
+    jobs.pump(run.organization_id)
+    first = Transcription.objects.filter(status=Transcription.RUNNING).order_by("id").first()
+    tasks.transcribe(first.pk)
+    assert run_tasks.transcription_finished(first.pk) == "waiting"
+    tasks.drain()
+    assert run_tasks.transcription_finished(pending[-1]) == "judging"
+    assert Run.objects.get(pk=run.pk).status == Run.JUDGING
+
+
+def test_it_labels_in_batches_that_hand_on_to_the_next_task(run_setup, llm_server):
+    bank, cand, call_a, call_b = run_setup
+    run = start(bank, [call_a, call_b])
+    pipeline.advance(run.pk)
+    tasks.drain()
+    pipeline.advance(run.pk)
+    assert pipeline.judge_step(run.pk, budget_s=0) == "continues"
+    run.refresh_from_db()
+    assert run.status == Run.JUDGING and run.judge_claimed_at is None
+    assert run_queries.run_summary(run).fixes + run_queries.run_summary(run).breaks + run_queries.run_summary(run).same_meaning >= 1
+    assert pipeline.advance(run.pk) == "done"
+
+
+def test_it_replays_a_sample_of_lines_and_warns_when_the_audio_path_agreement_is_low(org, world, no_judge,
+                                                                                       settings, admin_client):
+    settings.ONCORE = {**settings.ONCORE, "RUN_CALIBRATION_LINES": 4}
+    cand = world.candidate("cand")
+    bank = actions.do_create_bank(org, name="B", controls_per_flag=0)
+    actions.do_add_candidate(bank, cand, confirmed=True)
+    call = world.call([Say(f"line {i}", replay=f"lime {i}" if i % 2 else None) for i in range(6)])
+    run = start(bank, [call], candidate=cand)
+    run_tasks.drain_run(run.pk, max_seconds=60)
+    summary = run_queries.run_summary(run)
+    assert summary.calibration_sampled == summary.calibration_compared == 4
+    assert world.server.requests.count("live") == 4  # only the sample is replayed
+    odd = run.lines.filter(calibration=True, position__in=[1, 3, 5]).count()
+    assert summary.calibration_matched == 4 - odd
+    assert summary.calibration_low is (summary.calibration_matched / 4 < 0.8)
+
+    settings.ONCORE = {**settings.ONCORE, "RUN_CALIBRATION_WARN": 1.01}  # any disagreement at all warns
+    page = admin_client.get(reverse("runs:detail", args=[run.pk])).content.decode()
+    assert "Give this run&#x27;s numbers less weight" in page or "Give this run's numbers less weight" in page
+
+
+def test_it_counts_lines_the_candidate_could_not_transcribe(org, world, no_judge):
+    cand = world.candidate("cand")
+    bank = actions.do_create_bank(org, name="B", controls_per_flag=0)
+    actions.do_add_candidate(bank, cand, confirmed=True)
+    call = world.call([Say("hello there"), Say("goodbye")])
+    world.server.failing.add("cand")
+    run = start(bank, [call], candidate=cand)
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    summary = run_queries.run_summary(run)
+    assert summary.candidate_failed == 2 and summary.differing == 0 and summary.labelled == 0
+    assert "this transcriber is set to fail" in run.lines.first().candidate_error
+
+
+def test_it_drives_runs_to_their_end_from_the_command_line(run_setup, no_judge, capsys):
+    from django.core.management import call_command
+
+    bank, cand, call_a, call_b = run_setup
+    run = start(bank, [call_a])
+    call_command("run_runs")
+    assert capsys.readouterr().out.strip() == f"Run {run.pk}: done."
+    call_command("run_runs")
+    assert capsys.readouterr().out.strip() == "No queued or running runs."

@@ -1,0 +1,323 @@
+"""Every write a person asks of a full-call run (the HTML views and the API call these): start it once its
+estimate is confirmed, cancel it, retry its judge, review the judge's labels. The queue's steps are in pipeline.py.
+Each refusal is an ActionError from transcriber_tests.errors."""
+
+import math
+import random
+from dataclasses import asdict, dataclass
+from decimal import Decimal
+
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Exists, OuterRef, Q
+from django.utils import timezone
+
+from oncore import llm
+from oncore.calls.models import Call, Line
+from oncore.transcribers.engines.base import cost_for
+
+from .. import jobs, judge
+from ..actions import clip_seconds, live_transcriber_of, untranscribed
+from ..errors import (
+    EstimateNotConfirmed,
+    JudgeNotFailed,
+    LineNotRecorded,
+    LiveTranscriberUnknown,
+    NoCallsChosen,
+    NoCandidate,
+    NotFound,
+    NotInReviewSample,
+    RunHasNoLines,
+    RunInProgress,
+    RunNotActive,
+    TooManyCalls,
+    TranscriberDisabled,
+)
+from ..models import Bank, Candidate, Flag, Run, RunCall, RunLine, Score, Transcription
+from . import pipeline, queries
+
+MAX_CALLS = 10
+
+
+# ---------------------------------------------------------------- choosing calls and the estimate
+
+
+def _resolve_calls(organization, call_ids) -> list[Call]:
+    try:
+        ids = list(dict.fromkeys(int(c) for c in call_ids))
+    except (TypeError, ValueError):
+        raise NoCallsChosen("Call ids must be whole numbers.") from None
+    if not ids:
+        raise NoCallsChosen("Choose at least one call for the run.")
+    if len(ids) > MAX_CALLS:
+        raise TooManyCalls(f"A run covers at most {MAX_CALLS} calls; {len(ids)} were chosen. Remove some.",
+                           {"calls": len(ids), "limit": MAX_CALLS})
+    found = {
+        c.pk: c
+        for c in Call.objects.filter(pk__in=ids, tenant__organization=organization).select_related(
+            "assistant", "live_transcriber"
+        )
+    }
+    missing = [i for i in ids if i not in found]
+    if missing:
+        raise NotFound(f"No call {', '.join(map(str, missing))} in this organization.", {"calls": missing})
+    calls = [found[i] for i in ids]
+    for call in calls:
+        if not call.recorded or not call.recording:
+            raise LineNotRecorded(
+                f"Call {call.pk} was not recorded, so its lines cannot be replayed. Leave it out of the run.",
+                {"call": call.pk},
+            )
+        if live_transcriber_of(call) is None:
+            raise LiveTranscriberUnknown(
+                f"The transcriber call {call.pk} ran on is unknown, so there is nothing to compare against. "
+                "Add it to the catalogue or set it on the call, or leave the call out.",
+                {"call": call.pk},
+            )
+    return calls
+
+
+def run_lines_of(calls):
+    """Every caller line with audio timing of these calls, in call order then line order."""
+    order = {c.pk: i for i, c in enumerate(calls)}
+    lines = list(
+        Line.objects.filter(
+            call__in=[c.pk for c in calls], speaker=Line.CALLER, start_s__isnull=False, end_s__isnull=False
+        ).only("id", "call_id", "position", "start_s", "end_s")
+    )
+    lines.sort(key=lambda ln: (order[ln.call_id], ln.position))
+    return lines
+
+
+@dataclass(frozen=True)
+class RunEstimate:
+    calls: int
+    lines: int
+    already_transcribed: int
+    audio_seconds: float
+    price_per_minute: Decimal
+    audio_cost: Decimal
+    calibration_lines: int
+    calibration_audio_seconds: float
+    calibration_cost: Decimal
+    judge_configured: bool
+    flagged_lines: int
+    differ_rate: float | None  # share of the bank's control lines where the candidate differed; None: unknown
+    expected_judged_lines: int
+    judge_input_tokens: int
+    judge_output_tokens: int
+    judge_cost: Decimal
+    max_judge_input_tokens: int
+    max_judge_output_tokens: int
+    max_judge_cost: Decimal
+
+    @property
+    def audio_minutes(self) -> float:
+        return self.audio_seconds / 60
+
+    @property
+    def calibration_minutes(self) -> float:
+        return self.calibration_audio_seconds / 60
+
+    @property
+    def total_cost(self) -> Decimal:
+        return self.audio_cost + self.calibration_cost + self.judge_cost
+
+    @property
+    def max_total_cost(self) -> Decimal:
+        return self.audio_cost + self.calibration_cost + self.max_judge_cost
+
+    def as_dict(self) -> dict:
+        data = asdict(self)
+        for key, value in data.items():
+            if isinstance(value, Decimal):
+                data[key] = str(value)
+        data.update(audio_minutes=round(self.audio_minutes, 3), total_cost=str(self.total_cost),
+                    max_total_cost=str(self.max_total_cost))
+        return data
+
+
+def differ_rate(bank: Bank, candidate) -> float | None:
+    """How often the candidate's text differed from the live transcript on the bank's control lines (whose
+    expected text is the live transcript): the best guess of how many lines the judge will label."""
+    row = Score.objects.filter(
+        flag__bank=bank, control__isnull=False, transcriber=candidate, source=Score.CANDIDATE, failed=False
+    ).aggregate(n=Count("id"), differ=Count("id", filter=Q(match=False)))
+    return row["differ"] / row["n"] if row["n"] else None
+
+
+def _estimate(bank, candidate, calls, lines) -> RunEstimate:
+    todo, seconds = untranscribed(lines, candidate)
+    price = Decimal(str(candidate.price_per_minute))
+    # Calibration: the sample is drawn at start, so estimate with the average line of these calls.
+    live_price = {c.pk: Decimal(str(live_transcriber_of(c).price_per_minute)) for c in calls}
+    n_cal = min(pipeline.calibration_size(), len(lines))
+    per_line_s = sum(clip_seconds(ln) for ln in lines) / len(lines) if lines else 0.0
+    per_line_cost = (
+        sum(cost_for(clip_seconds(ln), live_price[ln.call_id]) for ln in lines) / len(lines) if lines else Decimal(0)
+    )
+    cal_cost = (per_line_cost * n_cal).quantize(Decimal("0.000001"))
+    flagged = Flag.objects.filter(line__in=[ln.pk for ln in lines]).count()
+    unflagged = len(lines) - flagged
+    rate = differ_rate(bank, candidate)
+    expected = math.ceil(unflagged * (1.0 if rate is None else rate))
+    configured = llm.judge_configured()
+    instructions = max((c.assistant.instructions for c in calls if c.assistant), key=len, default="")
+    if configured:
+        tin, tout = judge.estimate_run_tokens(expected, unflagged, instructions=instructions)
+        max_in, max_out = judge.estimate_run_tokens(unflagged, unflagged, instructions=instructions)
+    else:
+        tin = tout = max_in = max_out = 0
+    return RunEstimate(
+        calls=len(calls), lines=len(lines), already_transcribed=len(lines) - len(todo), audio_seconds=seconds,
+        price_per_minute=price, audio_cost=cost_for(seconds, price), calibration_lines=n_cal,
+        calibration_audio_seconds=per_line_s * n_cal, calibration_cost=cal_cost, judge_configured=configured,
+        flagged_lines=flagged, differ_rate=rate, expected_judged_lines=expected if configured else 0,
+        judge_input_tokens=tin, judge_output_tokens=tout, judge_cost=llm.estimate_cost(tin, tout),
+        max_judge_input_tokens=max_in, max_judge_output_tokens=max_out, max_judge_cost=llm.estimate_cost(max_in, max_out),
+    )
+
+
+def _check_bank_and_candidate(bank, candidate):
+    if candidate is None:
+        candidate = queries.default_candidate(bank)
+        if candidate is None:
+            raise NoCandidate(f"{bank} has no leader yet (no scored lines): choose the candidate to run.")
+    if not candidate.enabled:
+        raise TranscriberDisabled(f"{candidate} is disabled in the catalogue.")
+    return candidate
+
+
+def estimate_run(bank: Bank, call_ids, candidate=None) -> RunEstimate:
+    """What a run would cost before it starts: candidate audio minutes x price (lines the candidate already
+    transcribed are free), the calibration replays, and the judge's expected and maximum tokens."""
+    candidate = _check_bank_and_candidate(bank, candidate)
+    calls = _resolve_calls(bank.organization, call_ids)
+    return _estimate(bank, candidate, calls, run_lines_of(calls))
+
+
+# ---------------------------------------------------------------- start, cancel, retry the judge
+
+
+def _in_progress(organization_id: int) -> RunInProgress:
+    run = queries.active_run(organization_id)
+    if run is None:
+        return RunInProgress("Another run of this organization started at the same moment; try again.")
+    return RunInProgress(
+        f"Run {run.pk} ({run.candidate} on bank {run.bank_name}) is {run.status}: an organization runs one "
+        "full-call run at a time. Wait for it to finish, or cancel it.",
+        {"run": run.pk, "status": run.status},
+    )
+
+
+def do_start_run(bank: Bank, call_ids, *, candidate=None, confirmed: bool = False, user=None,
+                 rng: random.Random | None = None) -> Run:
+    """Start a run of `candidate` (the bank's leader unless given) over the calls. The estimate must be
+    confirmed: without `confirmed` this raises EstimateNotConfirmed carrying it."""
+    candidate = _check_bank_and_candidate(bank, candidate)
+    calls = _resolve_calls(bank.organization, call_ids)
+    lines = run_lines_of(calls)
+    if not lines:
+        raise RunHasNoLines("None of these calls has a caller line with audio timing, so there is nothing to run.")
+    estimate = _estimate(bank, candidate, calls, lines)
+    if not confirmed:
+        raise EstimateNotConfirmed(
+            f"This run transcribes {estimate.lines} lines with {candidate} ({estimate.audio_minutes:.1f} audio "
+            f"minutes, about ${estimate.audio_cost}), replays {estimate.calibration_lines} for calibration "
+            f"(about ${estimate.calibration_cost}), and the judge expects about "
+            f"{estimate.judge_input_tokens + estimate.judge_output_tokens:,} tokens (about ${estimate.judge_cost}). "
+            "Confirm the estimate to start.",
+            estimate.as_dict(),
+        )
+    jobs.check_capacity(bank.organization_id)
+    rng = rng or random.SystemRandom()
+    seed = rng.randrange(2**62)
+    size = pipeline.calibration_size()
+    sampled = set(random.Random(seed).sample(range(len(lines)), min(size, len(lines))))
+    live = {c.pk: live_transcriber_of(c) for c in calls}
+    try:
+        with transaction.atomic():
+            run = Run.objects.create(
+                organization_id=bank.organization_id, bank=bank, bank_name=bank.name, candidate=candidate,
+                seed=seed, calibration_size=size, review_size=pipeline.review_size(), estimate=estimate.as_dict(),
+                created_by=user if user is not None and user.is_authenticated else None,
+            )
+            RunCall.objects.bulk_create([RunCall(run=run, call=c, position=i) for i, c in enumerate(calls)])
+            RunLine.objects.bulk_create([
+                RunLine(run=run, line_id=ln.pk, position=i, calibration=i in sampled,
+                        replay_transcriber=live[ln.call_id] if i in sampled else None)
+                for i, ln in enumerate(lines)
+            ])
+            pipeline.advance_later(run.pk)
+    except IntegrityError:
+        # The partial unique index one_active_run_per_org: another run is queued or running.
+        raise _in_progress(bank.organization_id) from None
+    return run
+
+
+def _drop_queued_transcriptions(run: Run) -> int:
+    """After a cancel: queued transcriptions the run asked for are not spent, unless a bank's flag or control
+    line needs the same line and transcriber."""
+    run_lines = list(run.lines.only("line_id", "calibration", "replay_transcriber_id"))
+    pairs = pipeline.run_pairs(run, run_lines)
+    q = Q(pk__in=[])
+    for tid in {t for _, t in pairs}:
+        q |= Q(transcriber_id=tid, line_id__in=[line for line, t in pairs if t == tid])
+    flag_needs = Candidate.objects.filter(transcriber=OuterRef("transcriber"), bank__flags__line=OuterRef("line"))
+    control_needs = Candidate.objects.filter(
+        transcriber=OuterRef("transcriber"), bank__flags__controls__line=OuterRef("line")
+    )
+    ids = list(
+        Transcription.objects.filter(q, status=Transcription.QUEUED)
+        .exclude(Exists(flag_needs))
+        .exclude(Exists(control_needs))
+        .values_list("pk", flat=True)
+    )
+    deleted, _ = Transcription.objects.filter(pk__in=ids, status=Transcription.QUEUED).delete()
+    return deleted
+
+
+def do_cancel_run(run: Run) -> Run:
+    """Cancel a queued or running run. Transcriptions already made are kept; queued ones are dropped."""
+    now = timezone.now()
+    cancelled = Run.objects.filter(pk=run.pk, status__in=Run.ACTIVE).update(
+        status=Run.CANCELLED, finished_at=now, judge_claimed_at=None, updated_at=now
+    )
+    run.refresh_from_db()
+    if not cancelled:
+        raise RunNotActive(f"Run {run.pk} is {run.status}; only a queued or running run can be cancelled.",
+                           {"run": run.pk, "status": run.status})
+    _drop_queued_transcriptions(run)
+    return run
+
+
+def do_retry_judge(run: Run) -> Run:
+    """Give a finished run whose judge failed another go; labels already made are kept."""
+    now = timezone.now()
+    try:
+        with transaction.atomic():
+            moved = Run.objects.filter(pk=run.pk, status=Run.DONE, judge_status=Run.JUDGE_FAILED).update(
+                status=Run.JUDGING, judge_status=Run.JUDGE_PENDING, judge_error="", finished_at=None,
+                judge_claimed_at=None, updated_at=now
+            )
+    except IntegrityError:
+        raise _in_progress(run.organization_id) from None
+    run.refresh_from_db()
+    if not moved:
+        raise JudgeNotFailed(f"Run {run.pk}'s judge has not failed, so there is nothing to retry.")
+    pipeline.advance_later(run.pk)
+    return run
+
+
+# ---------------------------------------------------------------- review of the judge's labels
+
+
+def do_review_line(run_line: RunLine, agrees: bool, user=None) -> RunLine:
+    """A person agrees or disagrees with the judge's label on a line of the review sample."""
+    if not run_line.in_review:
+        raise NotInReviewSample("Only lines in the run's review sample can be reviewed.")
+    RunLine.objects.filter(pk=run_line.pk).update(
+        review_agrees=bool(agrees), reviewed_at=timezone.now(),
+        reviewed_by=user if user is not None and user.is_authenticated else None,
+    )
+    run_line.refresh_from_db()
+    return run_line

@@ -1,0 +1,339 @@
+"""The steps of a full-call run that the queue runs (see the package's docstring for the states): `advance` does
+whichever is next: begin (ask for the transcriptions), compare (once they are in: texts, mechanical labels,
+calibration), the judge step (labels in batches, then patterns, verdict and the review sample). Each step claims
+its move with a conditional update, so a step delivered twice, or by two workers, does nothing the second time."""
+
+import logging
+import random
+import time
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, F, Q
+from django.utils import timezone
+
+from oncore import llm
+from oncore.calls.models import Line
+
+from .. import jobs, judge, scoring
+from ..models import Flag, Run, RunLine, RunPattern, Transcription
+
+log = logging.getLogger(__name__)
+
+CONTEXT_EACH_SIDE = 3  # neighbouring lines shown to the judge on each side of a line
+PATTERN_CONTEXT_EACH_SIDE = 1
+VERDICT_EXAMPLES_EACH = 3  # fixes and breaks each shown to the verdict
+ADVANCE_TASK = "transcriber_tests.runs.tasks.advance"  # the queue finds the task by its dotted path
+
+
+# ---------------------------------------------------------------- settings (calibration, review, the judge's budget)
+
+
+def calibration_size() -> int:
+    return settings.ONCORE["RUN_CALIBRATION_LINES"]
+
+
+def review_size() -> int:
+    return settings.ONCORE["RUN_REVIEW_LINES"]
+
+
+def calibration_warn_below() -> float:
+    return settings.ONCORE["RUN_CALIBRATION_WARN"]
+
+
+def judge_budget_s() -> float:
+    """Seconds one judge task labels before it hands the rest to the next task: half the queue's timeout."""
+    return int(settings.Q_CLUSTER["timeout"]) / 2
+
+
+def run_pairs(run: Run, run_lines) -> set[tuple[int, int]]:
+    """(line, transcriber) of every transcription the run needs."""
+    pairs = {(rl.line_id, run.candidate_id) for rl in run_lines}
+    pairs |= {(rl.line_id, rl.replay_transcriber_id) for rl in run_lines if rl.calibration}
+    return pairs
+
+
+# ---------------------------------------------------------------- the steps
+
+
+def advance_later(run_id: int) -> None:
+    """Queue the run's next step (tasks.advance) once the current transaction commits."""
+    transaction.on_commit(lambda: jobs.enqueue(ADVANCE_TASK, run_id))
+
+
+def advance(run_id: int) -> str:
+    """Do the run's next step. Safe to run twice and from several workers: every step claims its move."""
+    run = Run.objects.filter(pk=run_id).first()
+    if run is None or not run.is_active:
+        return "skipped"
+    try:
+        if run.status == Run.QUEUED:
+            begin(run_id)
+            return compare(run_id)
+        if run.status == Run.TRANSCRIBING:
+            return compare(run_id)
+        return judge_step(run_id)
+    except Exception as exc:
+        log.exception("run %s failed", run_id)
+        _fail(run_id, f"Unexpected error: {exc.__class__.__name__}: {exc}")
+        return "failed"
+
+
+def _fail(run_id: int, message: str) -> None:
+    now = timezone.now()
+    Run.objects.filter(pk=run_id, status__in=Run.ACTIVE).update(
+        status=Run.FAILED, error=message, finished_at=now, judge_claimed_at=None, updated_at=now
+    )
+
+
+def _queue(run: Run, pairs, existing) -> int:
+    new = [
+        Transcription(organization_id=run.organization_id, line_id=line_id, transcriber_id=tid)
+        for line_id, tid in sorted(pairs)
+        if (line_id, tid) not in existing
+    ]
+    Transcription.objects.bulk_create(new, ignore_conflicts=True)
+    if new:
+        transaction.on_commit(lambda: jobs.pump(run.organization_id))
+    return len(new)
+
+
+def begin(run_id: int) -> str:
+    """queued -> transcribing: ask for every transcription the run needs, in one transaction."""
+    with transaction.atomic():
+        if not Run.objects.filter(pk=run_id, status=Run.QUEUED).update(status=Run.TRANSCRIBING,
+                                                                       updated_at=timezone.now()):
+            return "skipped"
+        run = Run.objects.get(pk=run_id)
+        pairs = run_pairs(run, list(run.lines.only("line_id", "calibration", "replay_transcriber_id")))
+        existing = set(
+            Transcription.objects.filter(line_id__in={p[0] for p in pairs}).values_list("line_id", "transcriber_id")
+        )
+        _queue(run, pairs, existing)
+    return "transcribing"
+
+
+def compare(run_id: int) -> str:
+    """transcribing -> judging, once none of the run's transcriptions is waiting."""
+    run = Run.objects.get(pk=run_id)
+    if run.status != Run.TRANSCRIBING:
+        return "skipped"
+    run_lines = list(run.lines.select_related("line__call"))
+    pairs = run_pairs(run, run_lines)
+    found = {
+        (t.line_id, t.transcriber_id): t
+        for t in Transcription.objects.filter(line_id__in={p[0] for p in pairs})
+        if (t.line_id, t.transcriber_id) in pairs
+    }
+    if len(found) < len(pairs):  # a row went missing (a cancelled run's, deleted): ask again
+        with transaction.atomic():
+            _queue(run, pairs, set(found))
+        return "waiting"
+    if any(t.status not in jobs.FINISHED for t in found.values()):
+        return "waiting"
+    flags = {f.line_id: f for f in Flag.objects.filter(line_id__in=[rl.line_id for rl in run_lines])}
+    for rl in run_lines:
+        _fill_line(rl, found[(rl.line_id, run.candidate_id)], flags.get(rl.line_id),
+                   found.get((rl.line_id, rl.replay_transcriber_id)) if rl.calibration else None)
+    fields = ["compared", "live_text", "candidate_text", "candidate_failed", "candidate_error", "differs", "flag",
+              "expected_text", "candidate_match", "live_match", "candidate_wer", "live_wer", "label", "label_source",
+              "replay_text", "replay_failed", "replay_matches"]
+    with transaction.atomic():
+        # The conditional update first: it takes the run's row, so a cancel waits for this to commit.
+        if not Run.objects.filter(pk=run_id, status=Run.TRANSCRIBING).update(
+            status=Run.JUDGING, judge_status=Run.JUDGE_PENDING, updated_at=timezone.now()
+        ):
+            return "skipped"
+        RunLine.objects.bulk_update(run_lines, fields, batch_size=500)
+        advance_later(run_id)
+    return "judging"
+
+
+def compare_when_ready(transcription_id: int) -> str:
+    """After a line transcription finished: if it was the last one the organization's transcribing run waited
+    for, compare now."""
+    t = Transcription.objects.filter(pk=transcription_id).values("line_id", "organization_id", "status").first()
+    if t is None or t["status"] not in jobs.FINISHED:
+        return "skipped"
+    run = Run.objects.filter(organization_id=t["organization_id"], status=Run.TRANSCRIBING).first()
+    if run is None or not run.lines.filter(line_id=t["line_id"]).exists():
+        return "no run"
+    needed = {run.candidate_id} | set(
+        run.lines.filter(calibration=True).values_list("replay_transcriber_id", flat=True)
+    )
+    waiting = Transcription.objects.filter(
+        line__run_lines__run=run, transcriber_id__in=needed, status__in=jobs.ACTIVE
+    ).exists()
+    return "waiting" if waiting else compare(run.pk)
+
+
+def _fill_line(rl: RunLine, t: Transcription, flag: Flag | None, replay: Transcription | None) -> None:
+    rl.compared = True
+    rl.live_text = rl.line.text
+    rl.flag = flag
+    rl.expected_text = flag.expected_text if flag else ""
+    rl.candidate_failed = t.status != Transcription.DONE
+    rl.candidate_error = t.error if rl.candidate_failed else ""
+    rl.candidate_text = "" if rl.candidate_failed else t.text
+    if rl.candidate_failed:
+        rl.differs, rl.label, rl.label_source = False, "", ""
+    else:
+        c = scoring.compare_line(rl.live_text, rl.candidate_text, rl.expected_text or None)
+        rl.differs, rl.label = c.differs, c.label
+        rl.label_source = RunLine.BY_FLAG if c.label else ""
+        rl.candidate_match, rl.live_match = c.candidate_match, c.live_match
+        rl.candidate_wer, rl.live_wer = c.candidate_wer, c.live_wer
+    if replay is not None:
+        rl.replay_failed = replay.status != Transcription.DONE
+        rl.replay_text = "" if rl.replay_failed else replay.text
+        rl.replay_matches = None if rl.replay_failed else (
+            scoring.normalize(replay.text) == scoring.normalize(rl.live_text)
+        )
+
+
+class _Context:
+    """The neighbouring lines and the assistant's instructions of the run's calls, loaded once per task."""
+
+    def __init__(self, run: Run):
+        self.lines: dict[int, list] = {}
+        self.instructions: dict[int, str] = {}
+        for call in run.calls.select_related("assistant"):
+            self.instructions[call.pk] = call.assistant.instructions if call.assistant else ""
+        for line in Line.objects.filter(call__in=list(self.instructions)).order_by("call_id", "position"):
+            self.lines.setdefault(line.call_id, []).append(line)
+
+    def around(self, line_id: int, call_id: int, each_side: int) -> list[tuple[str, str]]:
+        lines = self.lines.get(call_id, [])
+        index = next((i for i, ln in enumerate(lines) if ln.pk == line_id), None)
+        if index is None:
+            return []
+        out = [(ln.speaker, ln.text) for ln in lines[max(0, index - each_side):index]]
+        out.append(("caller", "[the line being judged]"))
+        out += [(ln.speaker, ln.text) for ln in lines[index + 1:index + 1 + each_side]]
+        return out
+
+
+def _add_tokens(run_id: int, call: llm.ToolCall | None) -> None:
+    if call is None:
+        return
+    Run.objects.filter(pk=run_id).update(
+        judge_input_tokens=F("judge_input_tokens") + call.input_tokens + call.cache_read_tokens
+        + call.cache_write_tokens,
+        judge_output_tokens=F("judge_output_tokens") + call.output_tokens,
+        judge_cost=F("judge_cost") + call.cost,
+        judge_model=call.model,
+        judge_prompt_version=judge.JUDGE_PROMPT_VERSION,
+    )
+
+
+def to_label(run: Run):
+    """Lines the judge labels: compared, not flagged, the candidate produced text, and it differs."""
+    return run.lines.filter(compared=True, differs=True, candidate_failed=False, flag__isnull=True, label="")
+
+
+def judge_step(run_id: int, budget_s: float | None = None) -> str:
+    """Label for at most `budget_s` seconds, then hand on to the next task; then patterns, verdict, review
+    sample, done. A worker that dies leaves its claim, which the next delivery takes over after the lease."""
+    now = timezone.now()
+    stale = now - timedelta(seconds=jobs.lease_seconds())
+    if not Run.objects.filter(pk=run_id, status=Run.JUDGING).filter(
+        Q(judge_claimed_at__isnull=True) | Q(judge_claimed_at__lt=stale)
+    ).update(judge_claimed_at=now):
+        return "skipped"
+    run = Run.objects.get(pk=run_id)
+    held = Run.objects.filter(pk=run_id, status=Run.JUDGING, judge_claimed_at=now)
+    if not llm.judge_configured():
+        _finish_judging(held, Run.JUDGE_NOT_CONFIGURED, "judge not configured: set ANTHROPIC_API_KEY")
+        return "done"
+    deadline = time.monotonic() + (judge_budget_s() if budget_s is None else budget_s)
+    try:
+        context = _Context(run)
+        for rl in to_label(run).select_related("line").order_by("position"):
+            if not held.exists():
+                return "stopped"
+            if time.monotonic() > deadline:
+                held.update(judge_claimed_at=None)
+                advance_later(run_id)
+                return "continues"
+            call_id = rl.line.call_id
+            result = judge.label_line(
+                instructions=context.instructions.get(call_id, ""),
+                context_lines=context.around(rl.line_id, call_id, CONTEXT_EACH_SIDE),
+                live_text=rl.live_text, candidate_text=rl.candidate_text,
+            )
+            RunLine.objects.filter(pk=rl.pk, label="").update(
+                label=result.label, label_source=RunLine.BY_JUDGE, reasoning=result.reasoning
+            )
+            _add_tokens(run_id, result.call)
+        run.refresh_from_db()
+        if not run.patterns_done:
+            if not held.exists():
+                return "stopped"
+            _patterns(run, context)
+        if not run.verdict:
+            if not held.exists():
+                return "stopped"
+            _verdict(run)
+        _review_sample(run)
+    except (llm.LLMError, llm.JudgeNotConfigured) as exc:
+        _review_sample(run)
+        left = to_label(run).count()
+        _finish_judging(held, Run.JUDGE_FAILED,
+                        f"The judge failed: {exc.message.rstrip('.')}. Labels so far are kept; {left} differing line"
+                        f"{'s' if left != 1 else ''} left unlabelled. Retry the judge to carry on.")
+        return "judge failed"
+    _finish_judging(held, Run.JUDGE_DONE, "")
+    return "done"
+
+
+def _finish_judging(held, judge_status: str, message: str) -> None:
+    held.update(status=Run.DONE, judge_status=judge_status, judge_error=message, finished_at=timezone.now(),
+                judge_claimed_at=None, updated_at=timezone.now())
+
+
+def _patterns(run: Run, context: _Context) -> None:
+    breaks = list(run.lines.filter(label=RunLine.LIVE_RIGHT).select_related("line").order_by("position"))
+    items = [
+        {"line_id": rl.pk, "live_text": rl.live_text, "candidate_text": rl.candidate_text,
+         "context": context.around(rl.line_id, rl.line.call_id, PATTERN_CONTEXT_EACH_SIDE)}
+        for rl in breaks
+    ]
+    found = judge.group_patterns(lines=items)
+    with transaction.atomic():
+        run.patterns.all().delete()
+        for position, pattern in enumerate(found):
+            row = RunPattern.objects.create(run=run, position=position, name=pattern.name[:200],
+                                            description=pattern.description, count=pattern.count)
+            RunLine.objects.filter(run=run, pk__in=pattern.line_ids).update(pattern=row)
+        Run.objects.filter(pk=run.pk).update(patterns_done=True)
+        _add_tokens(run.pk, found.call)
+
+
+def _verdict(run: Run) -> None:
+    counts = label_counts(run)
+    examples = []
+    for label in (RunLine.CANDIDATE_RIGHT, RunLine.LIVE_RIGHT):
+        for rl in run.lines.filter(label=label).order_by("position")[:VERDICT_EXAMPLES_EACH]:
+            examples.append({"live_text": rl.live_text, "candidate_text": rl.candidate_text, "label": label})
+    patterns = [{"name": p.name, "description": p.description, "count": p.count} for p in run.patterns.all()]
+    verdict = judge.write_verdict(fixes=counts.get(RunLine.CANDIDATE_RIGHT, 0),
+                                  breaks=counts.get(RunLine.LIVE_RIGHT, 0), patterns=patterns, examples=examples)
+    Run.objects.filter(pk=run.pk).update(verdict=verdict.text)
+    _add_tokens(run.pk, verdict.call)
+
+
+def _review_sample(run: Run) -> int:
+    """Set aside up to `run.review_size` judge-labelled lines at random (seeded by the run). Safe to repeat:
+    lines already in the sample stay, and the sample only grows up to its size."""
+    have = set(run.lines.filter(in_review=True).values_list("pk", flat=True))
+    room = run.review_size - len(have)
+    if room <= 0:
+        return 0
+    pool = sorted(set(run.lines.filter(label_source=RunLine.BY_JUDGE).values_list("pk", flat=True)) - have)
+    chosen = random.Random(run.seed + len(have)).sample(pool, min(room, len(pool)))
+    return RunLine.objects.filter(pk__in=chosen).update(in_review=True)
+
+
+def label_counts(run: Run) -> dict[str, int]:
+    return dict(run.lines.exclude(label="").values_list("label").annotate(n=Count("id")).values_list("label", "n"))

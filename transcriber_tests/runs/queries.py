@@ -1,0 +1,204 @@
+"""The read side of full-call runs that the pages and the API share: the active run, the bank's leader to run,
+a run's summary, its lines by filter, the review sample, the runs of a bank with their counts, and the calls a new
+run offers."""
+
+from dataclasses import dataclass
+
+from django.db.models import Count, Exists, F, OuterRef, Q
+
+from oncore.calls.models import Call
+
+from .. import jobs
+from ..models import Bank, Flag, Run, RunLine, Transcription
+from ..queries import bank_results
+from . import pipeline
+
+CALL_CHOICES = 30
+
+
+def active_run(organization_id: int) -> Run | None:
+    return (
+        Run.objects.filter(organization_id=organization_id, status__in=Run.ACTIVE)
+        .select_related("candidate")
+        .first()
+    )
+
+
+def default_candidate(bank: Bank):
+    """The bank's leader, or None while it has no scored lines."""
+    leader = bank_results(bank).leader
+    return leader.transcriber if leader else None
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    lines: int
+    compared: int
+    identical: int
+    differing: int
+    candidate_failed: int
+    fixes: int  # candidate_right
+    breaks: int  # live_right
+    same_meaning: int
+    both_wrong: int
+    unlabelled: int  # differing lines with no label (judge not configured, failed, or not there yet)
+    flagged: int
+    calibration_sampled: int
+    calibration_compared: int
+    calibration_matched: int
+    calibration_failed: int
+    review_sample: int
+    reviewed: int
+    review_agrees: int
+    transcriptions: int
+    transcriptions_finished: int
+    warn_below: float
+
+    @property
+    def audio_path_agreement(self) -> float | None:
+        return self.calibration_matched / self.calibration_compared if self.calibration_compared else None
+
+    @property
+    def calibration_low(self) -> bool:
+        value = self.audio_path_agreement
+        return value is not None and value < self.warn_below
+
+    @property
+    def judge_human_agreement(self) -> float | None:
+        return self.review_agrees / self.reviewed if self.reviewed else None
+
+    @property
+    def labelled(self) -> int:
+        return self.fixes + self.breaks + self.same_meaning + self.both_wrong
+
+
+def run_summary(run: Run) -> RunSummary:
+    """Every count the run page shows, in two queries."""
+    c = run.lines.aggregate(
+        n_lines=Count("id"),
+        n_compared=Count("id", filter=Q(compared=True)),
+        n_identical=Count("id", filter=Q(compared=True, candidate_failed=False, differs=False)),
+        n_differing=Count("id", filter=Q(compared=True, candidate_failed=False, differs=True)),
+        n_failed=Count("id", filter=Q(compared=True, candidate_failed=True)),
+        n_fixes=Count("id", filter=Q(label=RunLine.CANDIDATE_RIGHT)),
+        n_breaks=Count("id", filter=Q(label=RunLine.LIVE_RIGHT)),
+        n_same=Count("id", filter=Q(label=RunLine.SAME_MEANING)),
+        n_both=Count("id", filter=Q(label=RunLine.BOTH_WRONG)),
+        n_unlabelled=Count("id", filter=Q(compared=True, candidate_failed=False, differs=True, label="")),
+        n_flagged=Count("id", filter=Q(flag__isnull=False)),
+        n_cal=Count("id", filter=Q(calibration=True)),
+        n_cal_compared=Count("id", filter=Q(calibration=True, replay_matches__isnull=False)),
+        n_cal_matched=Count("id", filter=Q(calibration=True, replay_matches=True)),
+        n_cal_failed=Count("id", filter=Q(calibration=True, replay_failed=True)),
+        n_review=Count("id", filter=Q(in_review=True)),
+        n_reviewed=Count("id", filter=Q(in_review=True, review_agrees__isnull=False)),
+        n_agrees=Count("id", filter=Q(in_review=True, review_agrees=True)),
+    )
+    t = Transcription.objects.filter(
+        Q(line__run_lines__run=run)
+        & (Q(transcriber_id=run.candidate_id)
+           | Q(line__run_lines__calibration=True, transcriber_id=F("line__run_lines__replay_transcriber_id")))
+    ).aggregate(n=Count("id", distinct=True), done=Count("id", distinct=True, filter=Q(status__in=jobs.FINISHED)))
+    return RunSummary(
+        lines=c["n_lines"], compared=c["n_compared"], identical=c["n_identical"], differing=c["n_differing"],
+        candidate_failed=c["n_failed"], fixes=c["n_fixes"], breaks=c["n_breaks"], same_meaning=c["n_same"],
+        both_wrong=c["n_both"], unlabelled=c["n_unlabelled"], flagged=c["n_flagged"], calibration_sampled=c["n_cal"],
+        calibration_compared=c["n_cal_compared"], calibration_matched=c["n_cal_matched"],
+        calibration_failed=c["n_cal_failed"], review_sample=c["n_review"], reviewed=c["n_reviewed"],
+        review_agrees=c["n_agrees"], transcriptions=t["n"], transcriptions_finished=t["done"],
+        warn_below=pipeline.calibration_warn_below(),
+    )
+
+
+LINE_FILTERS = {
+    "": ("Every line", Q()),
+    "differing": ("Differing", Q(differs=True)),
+    "identical": ("Identical", Q(compared=True, differs=False, candidate_failed=False)),
+    RunLine.CANDIDATE_RIGHT: ("Candidate right (fixes)", Q(label=RunLine.CANDIDATE_RIGHT)),
+    RunLine.LIVE_RIGHT: ("Live right (breaks)", Q(label=RunLine.LIVE_RIGHT)),
+    RunLine.SAME_MEANING: ("Same meaning", Q(label=RunLine.SAME_MEANING)),
+    RunLine.BOTH_WRONG: ("Both wrong", Q(label=RunLine.BOTH_WRONG)),
+    "unlabelled": ("Differing, not labelled", Q(compared=True, differs=True, candidate_failed=False, label="")),
+    "no_text": ("Candidate produced no text", Q(candidate_failed=True)),
+    "flagged": ("Flagged lines", Q(flag__isnull=False)),
+    "review": ("Review sample", Q(in_review=True)),
+    "calibration": ("Calibration sample", Q(calibration=True)),
+}
+
+
+def run_line_rows(run: Run, which: str = "", pattern: int | None = None):
+    """The run's lines in order, those of one filter of LINE_FILTERS (an unknown one: every line) and, if given,
+    of one pattern."""
+    _, q = LINE_FILTERS.get(which, LINE_FILTERS[""])
+    if pattern is not None:
+        q &= Q(pattern_id=pattern)
+    return run.lines.filter(q).select_related("line__call", "pattern").order_by("position")
+
+
+REVIEW_FILTERS = {
+    "": ("Whole sample", Q()),
+    "todo": ("Not reviewed yet", Q(review_agrees__isnull=True)),
+    "agreed": ("Agreed", Q(review_agrees=True)),
+    "disagreed": ("Disagreed", Q(review_agrees=False)),
+}
+
+
+def review_lines(run: Run, which: str = ""):
+    """The lines of the review sample in order, those of one filter of REVIEW_FILTERS (an unknown one: all)."""
+    _, q = REVIEW_FILTERS.get(which, REVIEW_FILTERS[""])
+    return run.lines.filter(q, in_review=True).select_related("line__call", "pattern").order_by("position")
+
+
+def patterns_with_examples(run: Run, per_pattern: int = 3) -> list[tuple]:
+    """The run's patterns, each with its first few lines."""
+    patterns = list(run.patterns.all())
+    examples = {}
+    for rl in RunLine.objects.filter(pattern__in=patterns).select_related("line").order_by("position"):
+        bucket = examples.setdefault(rl.pattern_id, [])
+        if len(bucket) < per_pattern:
+            bucket.append(rl)
+    return [(p, examples.get(p.pk, [])) for p in patterns]
+
+
+def runs_for_bank(bank: Bank):
+    """The bank's runs, newest first, each with its number of calls."""
+    return (bank.runs.select_related("candidate", "created_by").annotate(n_calls=Count("run_calls", distinct=True))
+            .order_by("-created_at", "-id"))
+
+
+def counts_for_runs(run_list) -> dict[int, dict]:
+    """Fixes, breaks, lines and audio path agreement (a fraction, None before any replay compared) of a page of
+    runs, in one query."""
+    rows = (
+        RunLine.objects.filter(run__in=list(run_list))
+        .values("run_id")
+        .annotate(
+            fixes=Count("id", filter=Q(label=RunLine.CANDIDATE_RIGHT)),
+            breaks=Count("id", filter=Q(label=RunLine.LIVE_RIGHT)),
+            lines=Count("id"),
+            cal_compared=Count("id", filter=Q(calibration=True, replay_matches__isnull=False)),
+            cal_matched=Count("id", filter=Q(calibration=True, replay_matches=True)),
+        )
+    )
+    out = {}
+    for row in rows:
+        n = row["cal_compared"]
+        row["audio_path_agreement"] = agreement = row["cal_matched"] / n if n else None
+        row["calibration_low"] = agreement is not None and agreement < pipeline.calibration_warn_below()
+        out[row["run_id"]] = row
+    return out
+
+
+def call_choices(organization, bank: Bank, selected) -> list[Call]:
+    """Calls a new run offers: recorded ones with a flag in this bank first, then the latest, each with its number
+    of lines; plus any selected call not among them."""
+    flagged = Flag.objects.filter(line__call=OuterRef("pk"), bank=bank)
+    base = Call.objects.filter(tenant__organization=organization).select_related("tenant", "assistant")
+    offered = list(
+        base.filter(recorded=True).annotate(flagged=Exists(flagged), n_lines=Count("lines"))
+        .order_by("-flagged", "-started_at", "-id")[:CALL_CHOICES]
+    )
+    missing = [pk for pk in selected if pk not in {c.pk for c in offered}]
+    if missing:
+        offered += list(base.filter(pk__in=missing).annotate(flagged=Exists(flagged), n_lines=Count("lines")))
+    return offered

@@ -1,0 +1,195 @@
+"""Full-call run pages: the runs of a bank, a new run (estimate, then confirm), the run page with its
+progress, the review of the judge's labels, and the CSV of every line. Each view parses, authorizes through
+one helper per model, calls one action (runs.actions) or query (runs.queries) and renders."""
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HTMX_STOP_POLLING
+
+from oncore import llm
+from oncore.accounts.access import admin_required
+from oncore.calls.models import Call
+
+from .. import exports
+from ..errors import ActionError, EstimateNotConfirmed, RunInProgress
+from ..forms import RunForm
+from ..models import Bank, Run, RunLine
+from ..views import _get_bank_for_admin, _query_without_page
+from . import actions, queries
+
+PAGE_SIZE = 50
+
+
+def _get_run_for_admin(request, pk) -> Run:
+    """A run by its id, in the request's organization: reachable even after its bank was deleted."""
+    return get_object_or_404(Run.objects.select_related("candidate", "bank", "created_by"), pk=pk,
+                             organization=request.org)
+
+
+# ---------------------------------------------------------------- the runs of a bank
+
+
+@require_GET
+@admin_required
+def bank_runs(request, pk):
+    bank = _get_bank_for_admin(request, pk)
+    page = Paginator(queries.runs_for_bank(bank), PAGE_SIZE).get_page(request.GET.get("page"))
+    counts = queries.counts_for_runs(page.object_list)
+    rows = [(run, counts.get(run.pk, {})) for run in page.object_list]
+    return render(request, "transcriber_tests/runs/list.html", {
+        "bank": bank, "page": page, "rows": rows, "active": queries.active_run(request.org.pk),
+    })
+
+
+# ---------------------------------------------------------------- a new run
+
+
+@require_http_methods(["GET", "POST"])
+@admin_required
+def run_new(request, pk):
+    """GET: choose calls and the candidate. POST: show the estimate; POST with confirmed: start the run."""
+    bank = _get_bank_for_admin(request, pk)
+    if request.method == "GET":
+        raw = request.GET.getlist("call")
+    else:
+        raw = request.POST.getlist("calls") + request.POST.get("more_calls", "").replace(";", ",").split(",")
+    selected = list(dict.fromkeys(int(c) for c in (r.strip() for r in raw) if c.isdigit()))
+    choices = queries.call_choices(request.org, bank, selected)
+    form = RunForm(request.POST or None, bank=bank, call_choices=choices, initial={"calls": selected})
+    estimate, in_progress, status = None, None, 200
+    if request.method == "POST" and form.is_valid():
+        candidate = form.cleaned_data["candidate"]
+        try:
+            run = actions.do_start_run(bank, form.call_ids(), candidate=candidate,
+                                       confirmed=form.cleaned_data["confirmed"], user=request.user)
+        except EstimateNotConfirmed:
+            estimate = actions.estimate_run(bank, form.call_ids(), candidate)
+        except RunInProgress as exc:
+            in_progress = exc.detail.get("run")
+            form.add_error(None, exc.message)
+        except ActionError as exc:
+            form.add_error(None, exc.message)
+        else:
+            messages.success(request, f"Run {run.pk} queued: {run.candidate} over {len(form.call_ids())} call(s).")
+            return redirect("runs:detail", run.pk)
+    if form.errors:
+        status = 422
+    return render(request, "transcriber_tests/runs/new.html", {
+        "bank": bank, "form": form, "estimate": estimate,
+        "in_progress": in_progress, "leader": queries.default_candidate(bank), "max_calls": actions.MAX_CALLS,
+        "judge_configured": llm.judge_configured(),
+        "chosen_candidate": form.cleaned_data.get("candidate") if form.is_bound and form.is_valid() else None,
+        "call_ids": form.call_ids() if form.is_bound and form.is_valid() else [],
+    }, status=status)
+
+
+@require_GET
+@admin_required
+def run_from_call(request, pk):
+    """Start a run from a call: straight to the new-run page of the bank its flags are in, or choose a bank."""
+    call = get_object_or_404(Call, pk=pk, tenant__organization=request.org)
+    flagged = Bank.objects.filter(organization=request.org, flags__line__call=call).distinct()
+    banks = list(flagged) or list(Bank.objects.filter(organization=request.org))
+    if len(banks) == 1:
+        return redirect(reverse("runs:new", args=[banks[0].pk]) + f"?call={call.pk}")
+    return render(request, "transcriber_tests/runs/choose_bank.html", {"call": call, "banks": banks})
+
+
+# ---------------------------------------------------------------- the run page
+
+
+def _run_context(request, run):
+    which = request.GET.get("label", "")
+    if which not in queries.LINE_FILTERS:
+        which = ""
+    page = Paginator(queries.run_line_rows(run, which), PAGE_SIZE).get_page(request.GET.get("page"))
+    return {
+        "run": run, "s": queries.run_summary(run), "patterns": queries.patterns_with_examples(run),
+        "calls": list(run.calls.order_by("run_calls__position")), "page": page, "which": which,
+        "filters": [(key, label) for key, (label, _) in queries.LINE_FILTERS.items()],
+        "query": _query_without_page(request),
+    }
+
+
+@require_GET
+@admin_required
+def run_page(request, pk):
+    run = _get_run_for_admin(request, pk)
+    context = _run_context(request, run)
+    if request.htmx and request.GET.get("fragment") == "progress":
+        # Polls stop (HTMX_STOP_POLLING) once the run is done, cancelled or failed.
+        return render(request, "transcriber_tests/runs/_run_body.html", context, status=200 if run.is_active else HTMX_STOP_POLLING)
+    return render(request, "transcriber_tests/runs/run.html", context)
+
+
+@require_POST
+@admin_required
+def run_cancel(request, pk):
+    run = _get_run_for_admin(request, pk)
+    try:
+        actions.do_cancel_run(run)
+        messages.success(request, f"Run {run.pk} cancelled. What it transcribed so far is kept.")
+    except ActionError as exc:
+        messages.error(request, exc.message)
+    return redirect("runs:detail", run.pk)
+
+
+@require_POST
+@admin_required
+def run_retry_judge(request, pk):
+    run = _get_run_for_admin(request, pk)
+    try:
+        actions.do_retry_judge(run)
+        messages.success(request, "The judge carries on from where it stopped.")
+    except ActionError as exc:
+        messages.error(request, exc.message)
+    return redirect("runs:detail", run.pk)
+
+
+# ---------------------------------------------------------------- review
+
+
+@require_GET
+@admin_required
+def run_review(request, pk):
+    run = _get_run_for_admin(request, pk)
+    which = request.GET.get("show", "")
+    if which not in queries.REVIEW_FILTERS:
+        which = ""
+    page = Paginator(queries.review_lines(run, which), PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "transcriber_tests/runs/review.html", {
+        "run": run, "s": queries.run_summary(run), "page": page, "which": which,
+        "filters": [(key, label) for key, (label, _) in queries.REVIEW_FILTERS.items()],
+        "query": _query_without_page(request),
+    })
+
+
+@require_POST
+@admin_required
+def run_review_line(request, pk, line_pk):
+    run = _get_run_for_admin(request, pk)
+    run_line = get_object_or_404(RunLine.objects.select_related("line__call"), pk=line_pk, run=run)
+    answer = request.POST.get("agrees")
+    if answer not in ("yes", "no"):
+        messages.error(request, "Answer agree or disagree.")
+        return redirect("runs:review", run.pk)
+    try:
+        actions.do_review_line(run_line, answer == "yes", request.user)
+    except ActionError as exc:
+        messages.error(request, exc.message)
+        return redirect("runs:review", run.pk)
+    if request.htmx:
+        return render(request, "transcriber_tests/runs/_review_row.html", {"run": run, "rl": run_line})
+    return redirect(reverse("runs:review", args=[run.pk]) + f"#rl-{run_line.pk}")
+
+
+# ---------------------------------------------------------------- CSV
+
+
+@require_GET
+@admin_required
+def run_export(request, pk):
+    return exports.run_csv(_get_run_for_admin(request, pk))
