@@ -182,7 +182,7 @@ def encode_wav(samples: np.ndarray, sample_rate: int) -> bytes:
 
 
 def write_recording(path, samples: np.ndarray, sample_rate: int, format: str = "FLAC") -> None:
-    """Write a recording file: FLAC and WAV as 16-bit PCM, OGG as Vorbis."""
+    """Write a recording to a path or a binary file object: FLAC and WAV as 16-bit PCM, OGG as Vorbis."""
     format = format.upper()
     if format not in _SUBTYPES:
         raise ValueError(f"format must be one of {', '.join(_SUBTYPES)}, not {format!r}")
@@ -191,7 +191,8 @@ def write_recording(path, samples: np.ndarray, sample_rate: int, format: str = "
         samples = _to_int16(samples)
     elif samples.dtype != np.int16:
         samples = np.clip(samples.astype(np.float32), -1.0, 1.0)
-    sf.write(str(path), samples, int(sample_rate), format=format, subtype=_SUBTYPES[format])
+    target = path if hasattr(path, "write") else str(path)
+    sf.write(target, samples, int(sample_rate), format=format, subtype=_SUBTYPES[format])
 
 
 def cut_line(

@@ -51,6 +51,8 @@ class LocalHttpServer:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
+        host, port = self._server.server_address[:2]
+        self._base_url = f"http://{host}:{port}"
         threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": self.poll_interval}, daemon=True
         ).start()
@@ -70,8 +72,8 @@ class LocalHttpServer:
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        # Kept from the start: a request still being answered after stop() (a client that timed out) may ask.
+        return self._base_url
 
 
 class JsonServer(LocalHttpServer):

@@ -6,9 +6,9 @@ and answers in the API's shapes: a message whose content holds one `tool_use` bl
 or an error `{"type": "error", "error": {"type", "message"}}` with its status. Anything it does not expect
 gets the API's 400/401/404 error, so a wrong request fails a test loudly.
 
-Use from a test:
+Use from a test (the `llm_server` fixture is in tests/fixtures.py: one server per session, reset per test):
 
-    from tests.llm_server import llm_server, error, text_reply   # noqa: F401 (the fixture)
+    from tests.llm_server import error, text_reply
 
     def test_it_labels(llm_server):                      # sets ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL
         llm_server.queue({"label": "candidate_right", "reasoning": "..."})   # the next reply's tool input
@@ -32,8 +32,6 @@ import threading
 import uuid
 from collections import deque
 from dataclasses import dataclass, field
-
-import pytest
 
 from tests.json_server import LocalHttpServer
 
@@ -158,12 +156,16 @@ class FakeAnthropic(LocalHttpServer):
 
     def __init__(self, key: str = TEST_KEY):
         self.key = key
+        self._lock = threading.Lock()
+        self.reset()
+
+    def reset(self):
+        """Forget every request, script and cached prompt (the session's server, between tests)."""
         self.retry_after_ms = 10
         self.responder = None
         self.requests: list[Recorded] = []
         self._script: deque = deque()
         self._cached_systems: set[str] = set()
-        self._lock = threading.Lock()
 
     # -- scripting ------------------------------------------------------------------------------------
     def queue(self, *items):
@@ -307,12 +309,3 @@ def _body_problem(body: dict) -> str | None:
         if choice.get("type") not in ("auto", "any", "tool", "none"):
             return "tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'"
     return None
-
-
-@pytest.fixture
-def llm_server(monkeypatch):
-    """A running fake Messages API, with ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL pointing at it."""
-    with FakeAnthropic() as server:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", server.key)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        yield server

@@ -9,17 +9,11 @@ import pytest
 from django.urls import URLResolver, get_resolver, reverse
 
 from oncore.accounts.models import ApiKey
-from tests.transcriber_tests import conftest as pipeline
 from transcriber_tests import actions
 from transcriber_tests.runs import actions as run_actions
 
 pytestmark = pytest.mark.django_db
 
-stt_server = pipeline.stt_server
-make_transcriber = pipeline.make_transcriber
-live_transcriber = pipeline.live_transcriber
-recorded_call = pipeline.recorded_call
-_media_and_fast_retries = pipeline._media_and_fast_retries
 
 # Public pages, and pages that are global by design (the benchmark datasets belong to no organization: any
 # organization's admin may read them; members and anonymous users are still refused).

@@ -18,7 +18,6 @@ from django.db import InterfaceError, OperationalError, close_old_connections, t
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
-from . import actions
 from .errors import QueueFull
 from .models import Transcription
 
@@ -182,28 +181,28 @@ def claimed_chain(pk: int):
         pump(organization_id)
 
 
-def finish(t: Transcription, **fields) -> bool:
-    """Write the outcome only while this worker still holds the claim. If the database connection was lost
+def finish(t: Transcription, on_final=None, **fields) -> bool:
+    """Write the outcome only while this worker still holds the claim; once it is final, `on_final(t)` (the
+    scores of every item on the line) runs in the same transaction. If the database connection was lost
     meanwhile (a restart), it is opened again and the write tried once more, so a vendor's answer already paid
     for is kept; the conditional update makes the second try harmless if the first one did land."""
     fields["updated_at"] = timezone.now()
     try:
-        return _write_outcome(t, fields)
+        return _write_outcome(t, fields, on_final)
     except (OperationalError, InterfaceError):
         log.warning("transcription %s: the database connection was lost; writing its outcome again", t.pk)
         close_old_connections()
-        return _write_outcome(t, fields)
+        return _write_outcome(t, fields, on_final)
 
 
-def _write_outcome(t: Transcription, fields: dict) -> bool:
-    """The outcome and, once it is final, the scores of every item on the line, in one transaction."""
+def _write_outcome(t: Transcription, fields: dict, on_final) -> bool:
     with transaction.atomic():
         written = Transcription.objects.filter(pk=t.pk, status=Transcription.RUNNING, claimed_at=t.claimed_at).update(
             **fields
         )
-        if written and fields.get("status") in FINISHED:
+        if written and on_final is not None and fields.get("status") in FINISHED:
             t.refresh_from_db()
-            actions.score_transcription(t)
+            on_final(t)
     return bool(written)
 
 

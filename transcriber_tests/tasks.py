@@ -11,7 +11,7 @@ from django.db import transaction
 from oncore import audio, llm
 from oncore.transcribers.engines import TranscriptionError, get_engine
 
-from . import jobs, picks
+from . import actions, jobs, picks
 from .models import Bank, Run, Transcription
 
 log = logging.getLogger(__name__)
@@ -36,25 +36,29 @@ def _transcribe_claimed(t: Transcription) -> str:
         clips = audio.cut_line(line.call.recording.path, line.start_s, line.end_s, label=f"call {line.call_id}")
         result = get_engine(t.transcriber).transcribe(clips.candidate_wav)
     except audio.AudioError as exc:
-        outcome, written = "failed", jobs.finish(t, status=Transcription.FAILED, error=str(exc), claimed_at=None)
+        outcome, written = "failed", _finish(t, status=Transcription.FAILED, error=str(exc))
     except TranscriptionError as exc:
         if exc.retryable and jobs.may_retry(t):
             outcome, written = "retry", jobs.retry_later(t, str(exc), exc.retry_after)
         else:
-            outcome, written = "failed", jobs.finish(t, status=Transcription.FAILED, error=str(exc), claimed_at=None)
+            outcome, written = "failed", _finish(t, status=Transcription.FAILED, error=str(exc))
     except Exception as exc:  # an engine bug must not leave the row running forever
         log.exception("transcription %s crashed", pk)
-        outcome, written = "failed", jobs.finish(
-            t, status=Transcription.FAILED, error=f"Unexpected error: {exc.__class__.__name__}: {exc}",
-            claimed_at=None,
+        outcome, written = "failed", _finish(
+            t, status=Transcription.FAILED, error=f"Unexpected error: {exc.__class__.__name__}: {exc}"
         )
     else:
-        outcome, written = "done", jobs.finish(t, status=Transcription.DONE, text=result.text, error="",
-                                               claimed_at=None, audio_seconds=result.audio_seconds, cost=result.cost,
-                                               latency_s=result.latency_s)
+        outcome, written = "done", _finish(t, status=Transcription.DONE, text=result.text, error="",
+                                           audio_seconds=result.audio_seconds, cost=result.cost,
+                                           latency_s=result.latency_s)
     if written and outcome != "retry":
         _after_final(t, outcome)
     return outcome
+
+
+def _finish(t: Transcription, **fields) -> bool:
+    """A final outcome, written with the scores of every item on the line in one transaction."""
+    return jobs.finish(t, on_final=actions.score_transcription, claimed_at=None, **fields)
 
 
 def _after_final(t: Transcription, outcome: str) -> None:

@@ -7,10 +7,9 @@ import pytest
 from django.utils import timezone
 
 from oncore.accounts.models import ApiKey
+from tests.fixtures import ApiClient, assert_error
 from transcriber_tests import errors
 from transcriber_tests.api.errors import ERRORS
-
-from .conftest import ApiClient, assert_error
 
 pytestmark = pytest.mark.django_db
 

@@ -5,10 +5,9 @@ import io
 
 import pytest
 
+from tests.fixtures import assert_error
 from transcriber_tests import actions, tasks
 from transcriber_tests.models import Bank, Candidate, JudgePick
-
-from .conftest import assert_error
 
 pytestmark = pytest.mark.django_db
 

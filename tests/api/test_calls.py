@@ -9,10 +9,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from oncore import audio
 from oncore.calls.models import Call
-from tests.transcriber_tests.conftest import make_call
+from tests.fixtures import assert_error, make_call
 from transcriber_tests import actions
-
-from .conftest import assert_error
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +41,7 @@ def test_it_describes_the_organization_and_its_assistants(api, org, recorded_cal
 
 
 def test_it_lists_calls_newest_first_with_filters(api, tenant, live_transcriber, recorded_call, tmp_path, bank):
-    older = make_call(tenant, live_transcriber, caller_texts=["hello"], tmp_path=tmp_path)
+    older = make_call(tenant, live_transcriber, caller_texts=["hello"])
     Call.objects.filter(pk=older.pk).update(started_at=datetime(2024, 1, 5, 9, 30, tzinfo=UTC))
     actions.do_flag_line(recorded_call.lines.get(position=0), "Siobhan", bank=None)
 
@@ -89,7 +87,7 @@ def test_it_says_why_lines_of_unrecorded_and_unknown_calls_cannot_be_flagged(api
     unrecorded = make_call(tenant, live_transcriber, caller_texts=["hi"], recorded=False)
     line = api.get(f"/calls/{unrecorded.pk}").json()["line_items"][0]
     assert line["not_flaggable"]["code"] == "line_not_recorded" and line["audio_url"] is None
-    unknown = make_call(tenant, None, caller_texts=["hi"], tmp_path=tmp_path)
+    unknown = make_call(tenant, None, caller_texts=["hi"])
     Call.objects.filter(pk=unknown.pk).update(live_transcriber_name="Retired STT")
     body = api.get(f"/calls/{unknown.pk}").json()
     assert body["live_transcriber_known"] is False and body["live_transcriber_name"] == "Retired STT"
@@ -99,7 +97,7 @@ def test_it_says_why_lines_of_unrecorded_and_unknown_calls_cannot_be_flagged(api
 def test_it_finds_an_older_calls_live_transcriber_by_name_once(
     api, tenant, live_transcriber, tmp_path, django_assert_max_num_queries
 ):
-    call = make_call(tenant, None, caller_texts=["a", "b", "c", "d", "e"], tmp_path=tmp_path)
+    call = make_call(tenant, None, caller_texts=["a", "b", "c", "d", "e"])
     Call.objects.filter(pk=call.pk).update(live_transcriber_name=live_transcriber.display_name)
     with django_assert_max_num_queries(6):
         body = api.get(f"/calls/{call.pk}").json()

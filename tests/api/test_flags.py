@@ -2,11 +2,9 @@
 
 import pytest
 
-from tests.transcriber_tests.conftest import make_call
+from tests.fixtures import assert_error, make_call
 from transcriber_tests import actions, tasks
 from transcriber_tests.models import Flag, Score
-
-from .conftest import assert_error
 
 pytestmark = pytest.mark.django_db
 
@@ -50,10 +48,10 @@ def test_it_refuses_each_unflaggable_line_with_its_code(api, tenant, bank, recor
     unrecorded = make_call(tenant, recorded_call.live_transcriber, caller_texts=["hi"], recorded=False)
     assert_error(api.post("/flags", {"line_id": _line(unrecorded, 0).pk, "expected_text": "hi"}), 409,
                  "line_not_recorded")
-    unknown = make_call(tenant, None, caller_texts=["hi"], tmp_path=tmp_path)
+    unknown = make_call(tenant, None, caller_texts=["hi"])
     assert_error(api.post("/flags", {"line_id": _line(unknown, 0).pk, "expected_text": "hi"}), 409,
                  "live_transcriber_unknown")
-    missing = make_call(tenant, recorded_call.live_transcriber, caller_texts=["hi"], tmp_path=tmp_path)
+    missing = make_call(tenant, recorded_call.live_transcriber, caller_texts=["hi"])
     missing.recording.storage.delete(missing.recording.name)
     assert_error(api.post("/flags", {"line_id": _line(missing, 0).pk, "expected_text": "hi"}), 409,
                  "recording_unavailable")

@@ -5,8 +5,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from oncore.accounts.models import ApiKey, Membership, Organization, hash_key
-
-from .conftest import ApiClient, assert_error
+from tests.fixtures import ApiClient, assert_error
 
 pytestmark = pytest.mark.django_db
 

@@ -5,20 +5,12 @@ retry, the CSV, and another organization's 404."""
 
 import pytest
 
-from tests.llm_server import error, llm_server  # noqa: F401  (llm_server is a fixture)
-from tests.transcriber_tests.runs.support import (  # noqa: F401  (fixtures)
-    Say,
-    line_stt,
-    no_judge,
-    run_setup,
-    scripted_judge,
-    world,
-)
+from tests.fixtures import assert_error
+from tests.llm_server import error
+from tests.transcriber_tests.runs.support import Say, scripted_judge
 from transcriber_tests import actions
 from transcriber_tests.models import Run
 from transcriber_tests.runs import tasks as run_tasks
-
-from .conftest import assert_error
 
 pytestmark = pytest.mark.django_db
 

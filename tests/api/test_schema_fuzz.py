@@ -38,6 +38,7 @@ def wsgi_app():
     request_finished.connect(close_old_connections)
 
 
+@pytest.mark.slow
 def test_it_answers_every_generated_request_within_the_schema(wsgi_app, org_key, flag, recorded_call):
     schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", wsgi_app)
     headers = {"Authorization": f"Bearer {org_key}"}

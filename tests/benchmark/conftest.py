@@ -1,6 +1,6 @@
-"""Fixtures for the entity benchmark: the committed fixture parquet imported into a fresh MEDIA_ROOT, the
+"""Fixtures for the benchmarks: the committed entity fixture parquet imported into the test's MEDIA_ROOT, the
 local Whisper tiny.en catalogue entry, and generic-endpoint transcribers against a real HTTP server on
-127.0.0.1."""
+127.0.0.1 (one per session, reset per test)."""
 
 from pathlib import Path
 
@@ -13,9 +13,8 @@ KEY_ENV = "ONCORE_TEST_BENCH_KEY"
 
 
 @pytest.fixture(autouse=True)
-def _media_and_fast_retries(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "media"
-    settings.ONCORE = {**settings.ONCORE, "RETRY_BACKOFF_S": 0.0, "MAX_TRANSCRIPTION_ATTEMPTS": 3}
+def _three_attempts(settings):
+    settings.ONCORE = {**settings.ONCORE, "MAX_TRANSCRIPTION_ATTEMPTS": 3}
 
 
 @pytest.fixture
@@ -44,10 +43,13 @@ class EndpointServer(JsonServer):
     """Answers POST /<name> in the generic endpoint's shape ({"text": ...}), or with the status set for it."""
 
     def __init__(self):
+        self.reset()
+        super().__init__()
+
+    def reset(self):
         self.status: dict[str, int] = {}
         self.text: dict[str, str] = {}
         self.requests: list[str] = []
-        super().__init__()
 
     def respond(self, path, headers, body):
         name = path.strip("/")
@@ -56,11 +58,17 @@ class EndpointServer(JsonServer):
         return status, ({"text": self.text.get(name, "")} if status == 200 else {"error": "server on fire"})
 
 
-@pytest.fixture
-def endpoint():
+@pytest.fixture(scope="session")
+def _endpoint_for_session():
     server = EndpointServer()
     yield server
     server.close()
+
+
+@pytest.fixture
+def endpoint(_endpoint_for_session):
+    _endpoint_for_session.reset()
+    return _endpoint_for_session
 
 
 @pytest.fixture

@@ -21,8 +21,7 @@ from oncore import audio
 from oncore.calls.models import Assistant, Call, Line
 from oncore.csv import FORMULA_START
 from oncore.transcribers.models import Transcriber
-from tests.api.conftest import assert_error
-from tests.transcriber_tests.conftest import make_call
+from tests.fixtures import assert_error, make_call
 from transcriber_tests import actions, tasks
 from transcriber_tests.models import Flag, Score
 from transcriber_tests.runs import actions as run_actions
@@ -232,7 +231,7 @@ def test_it_neutralizes_formula_cells_in_the_results_turn_table_and_run_line_exp
         options={"url": f"{stt_server.url}/stt/evil", "auth": "bearer", "json_path": "result.transcript"},
     )
     stt_server.texts["evil"] = FORMULAS["candidate"]
-    call = make_call(tenant, live, caller_texts=FORMULAS["live"], tmp_path=tmp_path)
+    call = make_call(tenant, live, caller_texts=FORMULAS["live"])
     bank = actions.do_create_bank(org, name=FORMULAS["bank"], controls_per_flag=1)
     actions.do_add_candidate(bank, evil, confirmed=True)
     actions.do_flag_line(call.lines.get(position=0), FORMULAS["expected"], bank=bank, tags=["=tag"])

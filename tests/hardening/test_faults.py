@@ -12,14 +12,8 @@ from django.db import connection
 from django.utils import timezone
 
 from oncore.transcribers.models import Transcriber
-from tests.llm_server import error, llm_server  # noqa: F401  (llm_server is a fixture)
-from tests.transcriber_tests.runs.support import (  # noqa: F401  (fixtures)
-    fast_passwords,
-    line_stt,
-    run_setup,
-    scripted_judge,
-    world,
-)
+from tests.llm_server import error
+from tests.transcriber_tests.runs.support import scripted_judge
 from tests.transcribers.vendor_servers import FakeGeneric
 from transcriber_tests import actions, jobs, judge, tasks
 from transcriber_tests.models import Run, Score, Transcription

@@ -1,6 +1,5 @@
 """The one Anthropic client, through the real SDK against a local Messages API server."""
 
-# ruff: noqa: F811 (tests take the imported llm_server fixture as a parameter)
 
 import logging
 import socket
@@ -10,7 +9,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from oncore import llm
-from tests.llm_server import FakeAnthropic, Reply, error, llm_server, text_reply, tool_reply  # noqa: F401
+from tests.llm_server import FakeAnthropic, Reply, error, text_reply, tool_reply
 
 TOOL = {
     "name": "record_answer",

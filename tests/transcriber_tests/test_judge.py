@@ -1,13 +1,12 @@
 """The judge's prompts and calls, through the real SDK against the local Messages API server."""
 
-# ruff: noqa: F811 (tests take the imported llm_server fixture as a parameter)
 
 import re
 
 import pytest
 
 from oncore import llm
-from tests.llm_server import llm_server, prompt_text  # noqa: F401 (llm_server is a fixture)
+from tests.llm_server import prompt_text
 from transcriber_tests import judge
 
 INSTRUCTIONS = "You take bookings for Bistro Verde. Record the guest's full name, party size and time."

@@ -1,12 +1,11 @@
 """The judge's pick on flagged and control lines where several candidates matched but wrote it differently."""
 
-# ruff: noqa: F811 (tests take the imported llm_server fixture as a parameter)
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from tests.llm_server import error, llm_server, prompt_text  # noqa: F401  (llm_server is a fixture)
+from tests.llm_server import error, prompt_text
 from transcriber_tests import actions, judge, picks, tasks
 from transcriber_tests.models import JudgePick, Score, Transcription
 

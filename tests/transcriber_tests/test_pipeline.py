@@ -4,10 +4,9 @@ import random
 
 import pytest
 
+from tests.fixtures import make_call
 from transcriber_tests import actions, errors, jobs, scoring, tasks
 from transcriber_tests.models import Bank, ControlLine, Flag, Score, Transcription
-
-from .conftest import make_call
 
 pytestmark = pytest.mark.django_db
 
@@ -82,7 +81,7 @@ def test_it_samples_the_banks_number_of_controls_from_other_caller_lines(org, ma
 
 
 def test_it_gives_fewer_controls_when_the_call_has_fewer_lines(org, tenant, live_transcriber, make_transcriber, tmp_path):
-    call = make_call(tenant, live_transcriber, caller_texts=["one line", "another"], tmp_path=tmp_path)
+    call = make_call(tenant, live_transcriber, caller_texts=["one line", "another"])
     bank = actions.do_create_bank(org, name="B", controls_per_flag=2)
     flag = actions.do_flag_line(caller_lines(call)[0], "one line", bank=bank)
     assert flag.controls.count() == 1
@@ -121,11 +120,11 @@ def test_it_refuses_each_unflaggable_line_with_its_own_error(org, tenant, bank, 
     with pytest.raises(errors.LineNotRecorded, match=f"Call {unrecorded.pk} was not recorded"):
         actions.do_flag_line(caller_lines(unrecorded)[0], "hi", bank=bank)
 
-    unknown = make_call(tenant, None, caller_texts=["hi"], tmp_path=tmp_path)
+    unknown = make_call(tenant, None, caller_texts=["hi"])
     with pytest.raises(errors.LiveTranscriberUnknown):
         actions.do_flag_line(caller_lines(unknown)[0], "hi", bank=bank)
 
-    missing = make_call(tenant, recorded_call.live_transcriber, caller_texts=["hi"], tmp_path=tmp_path)
+    missing = make_call(tenant, recorded_call.live_transcriber, caller_texts=["hi"])
     missing.recording.storage.delete(missing.recording.name)
     with pytest.raises(errors.RecordingUnavailable, match=f"call {missing.pk}"):
         actions.do_flag_line(caller_lines(missing)[0], "hi", bank=bank)
@@ -133,7 +132,7 @@ def test_it_refuses_each_unflaggable_line_with_its_own_error(org, tenant, bank, 
 
 
 def test_it_finds_an_older_calls_live_transcriber_by_name(org, tenant, bank, live_transcriber, tmp_path):
-    call = make_call(tenant, None, caller_texts=["hi there"], tmp_path=tmp_path)
+    call = make_call(tenant, None, caller_texts=["hi there"])
     call.live_transcriber_name = live_transcriber.display_name
     call.save()
     flag = actions.do_flag_line(caller_lines(call)[0], "hi there", bank=bank)
@@ -258,7 +257,7 @@ def test_it_refuses_banked_work_while_the_queue_is_full_and_accepts_again_after_
     settings, org, tenant, bank, live_transcriber, tmp_path
 ):
     settings.ONCORE = {**settings.ONCORE, "ORG_QUEUE_LIMIT": 3}
-    call = make_call(tenant, live_transcriber, caller_texts=["a", "b", "c", "d"], tmp_path=tmp_path)
+    call = make_call(tenant, live_transcriber, caller_texts=["a", "b", "c", "d"])
     lines = caller_lines(call)
     actions.do_flag_line(lines[0], "a", bank=bank)  # 2 candidates x (flag + 1 control) = 4 queued
     with pytest.raises(errors.QueueFull, match="Wait for the queue to drain"):
@@ -278,10 +277,10 @@ def test_it_lets_two_organizations_share_the_workers(
     for i in range(3):
         actions.do_add_candidate(busy_bank, make_transcriber(f"busy{i}", "x"), confirmed=True)
     actions.do_add_candidate(quiet_bank, make_transcriber("quiet", "y"), confirmed=True)
-    busy_call = make_call(tenant, live_transcriber, caller_texts=list("abcdef"), tmp_path=tmp_path)
+    busy_call = make_call(tenant, live_transcriber, caller_texts=list("abcdef"))
     for line in caller_lines(busy_call)[:3]:
         actions.do_flag_line(line, "a", bank=busy_bank)
-    quiet_call = make_call(other_tenant, live_transcriber, caller_texts=["z"], tmp_path=tmp_path)
+    quiet_call = make_call(other_tenant, live_transcriber, caller_texts=["z"])
     actions.do_flag_line(caller_lines(quiet_call)[0], "z", bank=quiet_bank)
 
     assert Transcription.objects.filter(organization=org).count() > 10
@@ -313,7 +312,7 @@ def test_a_worker_goes_straight_on_with_its_organizations_next_rows_within_its_c
         actions.do_flag_line(line, "table for four", bank=bank)
     other_bank = actions.do_create_bank(other_org, name="Other", controls_per_flag=0)
     actions.do_add_candidate(other_bank, make_transcriber("other", "z"), confirmed=True)
-    other_call = make_call(other_tenant, live_transcriber, caller_texts=["z"], tmp_path=tmp_path)
+    other_call = make_call(other_tenant, live_transcriber, caller_texts=["z"])
     actions.do_flag_line(caller_lines(other_call)[0], "z", bank=other_bank)
     mine = Transcription.objects.filter(organization=bank.organization)
     later = mine.order_by("-id").first()  # a retry whose backoff has not passed

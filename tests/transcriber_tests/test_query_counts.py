@@ -15,6 +15,7 @@ def big_bank(org, tenant):
     return fill_bank(org, flags=5000, candidates=3)
 
 
+@pytest.mark.slow
 def test_it_keeps_pages_at_a_fixed_query_count_with_5000_flags_and_agrees_with_the_pure_summary(admin_client, big_bank, django_assert_max_num_queries):
     pages = {
         reverse("tt:bank", args=[big_bank.pk]): 20,

@@ -314,10 +314,10 @@ def test_the_call_page_looks_up_a_live_transcriber_known_by_name_once(admin_clie
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from .conftest import make_call
+    from tests.fixtures import make_call
 
     def queries_for(n_lines):
-        call = make_call(tenant, None, caller_texts=["hello"] * n_lines, tmp_path=tmp_path)
+        call = make_call(tenant, None, caller_texts=["hello"] * n_lines)
         call.live_transcriber_name = live_transcriber.display_name
         call.save()
         with CaptureQueriesContext(connection) as ctx:

@@ -1,7 +1,6 @@
 """The code-switching report page (admins only), its pictures and downloads, and per-language WER of a bank
 whose label names several languages."""
 
-# ruff: noqa: F811 (tests take the imported llm_server fixture as a parameter)
 
 import csv
 import io
@@ -16,7 +15,6 @@ from benchmark.codeswitch import report as cs_report
 from benchmark.codeswitch import runs as cs_runs
 from benchmark.codeswitch.importer import import_codeswitch
 from tests.benchmark.codeswitch.test_runs import HEARD, cs_responder
-from tests.llm_server import llm_server  # noqa: F401 (the fixture)
 
 FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "codeswitch" / "fixture.jsonl"
 

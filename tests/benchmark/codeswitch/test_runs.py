@@ -1,7 +1,6 @@
 """Code-switched runs: catalogue transcribers with and without a language hint, scores per clip, the judge
 (local Messages API server), resuming, and Whisper tiny.en for real."""
 
-# ruff: noqa: F811 (tests take the imported llm_server fixture as a parameter)
 
 import io
 import re
@@ -14,7 +13,7 @@ from benchmark.codeswitch import judge as cs_judge
 from benchmark.codeswitch import runs as cs_runs
 from benchmark.codeswitch.importer import import_codeswitch
 from benchmark.models import CsJudgement, CsQuestion, CsResult, CsRun
-from tests.llm_server import forced_tool, llm_server, prompt_text  # noqa: F401 (the fixture)
+from tests.llm_server import forced_tool, prompt_text
 from transcriber_tests.scoring import normalize
 
 FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "codeswitch" / "fixture.jsonl"

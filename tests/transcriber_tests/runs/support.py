@@ -1,6 +1,6 @@
-"""Fixtures for full-call run tests (no tests here): a local STT server that answers per line, and calls built
-from a script of what the live transcript says, what the candidate writes and what a replay of the live
-transcriber gives.
+"""What the full-call run fixtures (`line_stt`, `world`, `run_setup` in tests/fixtures.py) are made of: a local
+STT server that answers per line, and calls built from a script of what the live transcript says, what the
+candidate writes and what a replay of the live transcriber gives.
 
 The server speaks the generic endpoint's shape (raw WAV in, {"result": {"transcript": ...}} out). It knows
 which line a clip is by its length: every caller line built here has its own duration, and a clip is the
@@ -13,20 +13,16 @@ import wave
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-import numpy as np
-import pytest
 from django.conf import settings
-from django.core.files import File
 
-from oncore import audio
 from oncore.calls.models import Assistant, Call, Line
 from oncore.transcribers.models import Transcriber
+from tests.fixtures import save_recording
 from tests.json_server import JsonServer
 from tests.llm_server import prompt_text
 from transcriber_tests import actions, judge, tasks
 
 KEY_ENV = "ONCORE_TEST_RUN_STT_KEY"
-RATE = 8000
 INSTRUCTIONS = "You take table bookings for Bistro Verde: names as the guest spells them, times as 24h HH:MM."
 
 
@@ -41,11 +37,14 @@ class LineStt(JsonServer):
     """POST /stt/<name>: the text scripted for <name> on the line whose clip has this length."""
 
     def __init__(self):
+        self.lock = threading.Lock()
+        self.reset()
+        super().__init__()
+
+    def reset(self):
         self.texts: dict[str, list[tuple[float, str]]] = {}
         self.failing: set[str] = set()
         self.requests: list[str] = []
-        self.lock = threading.Lock()
-        super().__init__()
 
     def respond(self, path, headers, body):
         name = path.rsplit("/", 1)[-1]
@@ -69,10 +68,9 @@ class LineStt(JsonServer):
 class RunWorld:
     """Builds transcribers and calls against one LineStt server; each caller line gets its own length."""
 
-    def __init__(self, tenant, server: LineStt, tmp_path):
+    def __init__(self, tenant, server: LineStt):
         self.tenant = tenant
         self.server = server
-        self.tmp_path = tmp_path
         self.next_length = 0.8
         self.live = self.transcriber("live", price="0.01")
         self.candidates: list[Transcriber] = []
@@ -112,31 +110,8 @@ class RunWorld:
             t += 1.1
             position += 2
         if recorded:
-            n = int((t + 0.6) * RATE)
-            tone = 0.2 * np.sin(2 * np.pi * 440 * np.arange(n) / RATE)
-            path = self.tmp_path / f"run-call-{call.pk}.flac"
-            audio.write_recording(path, np.stack([tone, tone], axis=1), RATE)
-            with path.open("rb") as fh:
-                call.recording.save(path.name, File(fh), save=True)
+            save_recording(call, t + 0.6)
         return call
-
-
-@pytest.fixture
-def line_stt(monkeypatch):
-    monkeypatch.setenv(KEY_ENV, "run-test-key")
-    server = LineStt()
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def world(tenant, line_stt, tmp_path):
-    return RunWorld(tenant, line_stt, tmp_path)
-
-
-@pytest.fixture
-def no_judge(monkeypatch):
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
 
 
 def caller_lines(call):
@@ -167,8 +142,7 @@ def scripted_judge(body):
     raise AssertionError(tool)
 
 
-@pytest.fixture
-def run_setup(org, world):
+def build_run_setup(org, world):
     """A bank whose only candidate leads on one flag, and two calls that cover every kind of line."""
     cand = world.candidate("cand")
     bank = actions.do_create_bank(org, name="English", controls_per_flag=0)
@@ -188,9 +162,3 @@ def run_setup(org, world):
     actions.do_flag_line(flagged, "Siobhan, table for four at 830", bank=bank)
     tasks.drain()
     return bank, cand, call_a, call_b
-
-
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    """The test users' passwords hash in microseconds instead of a second each (PBKDF2)."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

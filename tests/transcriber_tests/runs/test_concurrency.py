@@ -11,7 +11,7 @@ from transcriber_tests.errors import RunInProgress
 from transcriber_tests.models import Run
 from transcriber_tests.runs import actions as run_actions
 
-from .support import Say, line_stt, no_judge, world  # noqa: F401  (fixtures)
+from .support import Say
 
 
 def _start_together(bank, candidate, call_ids):

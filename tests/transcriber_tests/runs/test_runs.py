@@ -10,7 +10,7 @@ from django.db.models import Count
 from django.urls import reverse
 
 from oncore.templatetags.oncore_tags import pct_number
-from tests.llm_server import error, llm_server  # noqa: F401  (llm_server is a fixture)
+from tests.llm_server import error
 from transcriber_tests import actions, errors, jobs, judge, tasks
 from transcriber_tests.errors import EstimateNotConfirmed, NotFound, RunInProgress
 from transcriber_tests.models import Run, RunLine, RunPattern, Transcription
@@ -19,16 +19,7 @@ from transcriber_tests.runs import pipeline
 from transcriber_tests.runs import queries as run_queries
 from transcriber_tests.runs import tasks as run_tasks
 
-from .support import (  # noqa: F401  (fixtures)
-    Say,
-    caller_lines,
-    fast_passwords,
-    line_stt,
-    no_judge,
-    run_setup,
-    scripted_judge,
-    world,
-)
+from .support import Say, caller_lines, scripted_judge
 
 pytestmark = pytest.mark.django_db
 

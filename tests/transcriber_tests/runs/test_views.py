@@ -9,7 +9,6 @@ import pytest
 from django.urls import reverse
 
 from oncore.templatetags.oncore_tags import pct_number
-from tests.llm_server import llm_server  # noqa: F401  (a fixture)
 from transcriber_tests import actions
 from transcriber_tests.models import Run, RunLine
 from transcriber_tests.runs import actions as run_actions
@@ -17,15 +16,7 @@ from transcriber_tests.runs import pipeline
 from transcriber_tests.runs import queries as run_queries
 from transcriber_tests.runs import tasks as run_tasks
 
-from .support import (  # noqa: F401  (fixtures)
-    Say,
-    fast_passwords,
-    line_stt,
-    no_judge,
-    run_setup,
-    scripted_judge,
-    world,
-)
+from .support import scripted_judge
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,6 @@
 The demo calls are espeak-ng speech whose live transcripts are what Whisper tiny.en really heard, so the run's
 calibration replays tiny.en over the recording and compares with those texts."""
 
-# ruff: noqa: F811 (tests take the imported llm_server fixture as a parameter)
 
 import importlib.util
 import json
@@ -14,7 +13,7 @@ import pytest
 from django.conf import settings
 
 from oncore.templatetags.oncore_tags import percent
-from tests.llm_server import judge_responder, llm_server  # noqa: F401  (llm_server is a fixture)
+from tests.llm_server import judge_responder
 from transcriber_tests import actions, tasks
 from transcriber_tests.models import Run, RunLine
 from transcriber_tests.runs import actions as run_actions
