@@ -67,21 +67,29 @@ def main():
         from transcriber_tests.models import Score
 
         n_scores = Score.objects.filter(flag__bank=bank).count()
-        print(f"database: {connection.vendor}; bank: {FLAGS:,} flags + {FLAGS:,} controls x {CANDIDATES} candidates "
-              f"+ live = {n_scores:,} scores (filled in {fill_s:.1f} s)")
+        print(
+            f"database: {connection.vendor}; bank: {FLAGS:,} flags + {FLAGS:,} controls x {CANDIDATES} candidates "
+            f"+ live = {n_scores:,} scores (filled in {fill_s:.1f} s)"
+        )
 
         med, worst = timed_get(client, f"/banks/{bank.pk}/", cold=True)
-        print(f"results page, cold:    median {med:7.1f} ms   max {worst:7.1f} ms   ({REPEATS} requests, cache cleared; "
-              "tables just bulk-filled)")
+        print(
+            f"results page, cold:    median {med:7.1f} ms   max {worst:7.1f} ms   ({REPEATS} requests, cache cleared; "
+            "tables just bulk-filled)"
+        )
         if connection.vendor == "postgresql":
             # What autovacuum does to a settled table: the visibility map lets the covering indexes answer alone.
             with connection.cursor() as cursor:
                 cursor.execute("VACUUM ANALYZE")
             med, worst = timed_get(client, f"/banks/{bank.pk}/", cold=True)
-            print(f"results page, cold:    median {med:7.1f} ms   max {worst:7.1f} ms   ({REPEATS} requests, cache "
-                  "cleared; after VACUUM)")
+            print(
+                f"results page, cold:    median {med:7.1f} ms   max {worst:7.1f} ms   ({REPEATS} requests, cache "
+                "cleared; after VACUUM)"
+            )
         med, worst = timed_get(client, f"/banks/{bank.pk}/")
-        print(f"results page:          median {med:7.1f} ms   max {worst:7.1f} ms   ({REPEATS} requests, as served)")
+        print(
+            f"results page:          median {med:7.1f} ms   max {worst:7.1f} ms   ({REPEATS} requests, as served)"
+        )
         med, worst = timed_get(client, f"/banks/{bank.pk}/turns/")
         print(f"turn table, page 1:    median {med:7.1f} ms   max {worst:7.1f} ms   ({REPEATS} requests)")
         med, worst = timed_get(client, f"/banks/{bank.pk}/turns/?disagree=1")
@@ -101,8 +109,10 @@ def main():
         export()
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
-        print(f"turn table CSV export: {rows:,} rows, {size / 1e6:.1f} MB in {elapsed:.2f} s = "
-              f"{rows / elapsed:,.0f} rows/s; peak traced Python memory while streaming {peak / 1e6:.1f} MB")
+        print(
+            f"turn table CSV export: {rows:,} rows, {size / 1e6:.1f} MB in {elapsed:.2f} s = "
+            f"{rows / elapsed:,.0f} rows/s; peak traced Python memory while streaming {peak / 1e6:.1f} MB"
+        )
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)
 

@@ -80,20 +80,29 @@ def setup_data(env, n_flags, n_users, media):
     bank = fill_bank(org, flags=n_flags, candidates=2, name="Load")
     server_url = env["LOAD_VENDOR_URL"]
     vendors = [
-        Transcriber.objects.create(slug=f"load-deepgram-{i}", provider="deepgram", model="nova-3",
-                                   display_name=f"Deepgram (load {i})", price_per_minute="0.0043",
-                                   api_key_env="DEEPGRAM_API_KEY", options={"base_url": server_url})
+        Transcriber.objects.create(
+            slug=f"load-deepgram-{i}",
+            provider="deepgram",
+            model="nova-3",
+            display_name=f"Deepgram (load {i})",
+            price_per_minute="0.0043",
+            api_key_env="DEEPGRAM_API_KEY",
+            options={"base_url": server_url},
+        )
         for i in range(2)
     ]
     Candidate.objects.filter(bank=bank).delete()
-    Candidate.objects.bulk_create([Candidate(bank=bank, transcriber=t, position=i) for i, t in enumerate(vendors)])
+    Candidate.objects.bulk_create(
+        [Candidate(bank=bank, transcriber=t, position=i) for i, t in enumerate(vendors)]
+    )
     # Recorded calls to flag during the load: one 10-minute stereo recording shared by every call.
     rate = 8000
     t = np.arange(600 * rate) / rate
     path = Path(media) / "load.flac"
     path.parent.mkdir(parents=True, exist_ok=True)
-    audio.write_recording(path, np.stack([0.2 * np.sin(2 * np.pi * 300 * t), 0.2 * np.sin(2 * np.pi * 500 * t)], 1),
-                          rate)
+    audio.write_recording(
+        path, np.stack([0.2 * np.sin(2 * np.pi * 300 * t), 0.2 * np.sin(2 * np.pi * 500 * t)], 1), rate
+    )
     tenant = org.tenants.first()
     assistant = Assistant.objects.create(tenant=tenant, name="Load assistant")
     live = Transcriber.objects.get(slug__startswith="load-live")
@@ -101,14 +110,28 @@ def setup_data(env, n_flags, n_users, media):
     from django.utils import timezone
 
     for c in range(n_users * 2):
-        call = Call.objects.create(tenant=tenant, assistant=assistant, started_at=timezone.now(), recorded=True,
-                                   live_transcriber=live)
+        call = Call.objects.create(
+            tenant=tenant,
+            assistant=assistant,
+            started_at=timezone.now(),
+            recorded=True,
+            live_transcriber=live,
+        )
         with path.open("rb") as fh:
             call.recording.save(f"load-{c}.flac", File(fh), save=True)
-        lines = Line.objects.bulk_create([
-            Line(call=call, position=p, speaker="caller", text="table for four at eight thirty",
-                 start_s=p * 4.0, end_s=p * 4.0 + 3.0) for p in range(40)
-        ])
+        lines = Line.objects.bulk_create(
+            [
+                Line(
+                    call=call,
+                    position=p,
+                    speaker="caller",
+                    text="table for four at eight thirty",
+                    start_s=p * 4.0,
+                    end_s=p * 4.0 + 3.0,
+                )
+                for p in range(40)
+            ]
+        )
         lines_by_user[users[c % n_users]].extend(ln.pk for ln in lines)
     return bank.pk, lines_by_user
 
@@ -119,8 +142,9 @@ async def log_in(name, stats):
     start = time.perf_counter()
     login_page = await client.get("/login/")
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login_page.text).group(1)
-    response = await client.post("/login/", data={"username": name, "password": PASSWORD,
-                                                   "csrfmiddlewaretoken": token})
+    response = await client.post(
+        "/login/", data={"username": name, "password": PASSWORD, "csrfmiddlewaretoken": token}
+    )
     ok = response.status_code == 302
     stats["login"].append(((time.perf_counter() - start) * 1000, ok))
     if not ok:
@@ -151,9 +175,11 @@ async def user_loop(client, lines, bank_id, deadline, stats, flagged, think):
                     ok = r.status_code == 200
                 elif kind == "flag" and lines:
                     line = lines.pop()
-                    r = await client.post(f"/lines/{line}/flag/", data={"expected_text": "table for four at 8:30",
-                                                                       "tags": "time", "bank": bank_id},
-                                          headers={"X-CSRFToken": csrf, "HX-Request": "true"})
+                    r = await client.post(
+                        f"/lines/{line}/flag/",
+                        data={"expected_text": "table for four at 8:30", "tags": "time", "bank": bank_id},
+                        headers={"X-CSRFToken": csrf, "HX-Request": "true"},
+                    )
                     ok = r.status_code == 200 and "Flagged" in r.text
                     if ok:
                         flagged.append(line)
@@ -165,8 +191,11 @@ async def user_loop(client, lines, bank_id, deadline, stats, flagged, think):
                 else:
                     continue
                 if not ok:
-                    FAILURES.append(f"{kind}: HTTP {r.status_code} {r.text[:300]!r}" if kind != "csv"
-                                    else f"{kind}: HTTP {r.status_code}")
+                    FAILURES.append(
+                        f"{kind}: HTTP {r.status_code} {r.text[:300]!r}"
+                        if kind != "csv"
+                        else f"{kind}: HTTP {r.status_code}"
+                    )
             except httpx.HTTPError as exc:
                 ok = False
                 FAILURES.append(f"{kind}: {exc.__class__.__name__}: {exc}")
@@ -189,8 +218,14 @@ def main():
     parser.add_argument("--seconds", type=int, default=60)
     parser.add_argument("--flags", type=int, default=2000, help="flags already in the bank before the load")
     parser.add_argument("--web-workers", type=int, default=4)
-    parser.add_argument("--think", type=float, nargs=2, default=(1.0, 5.0), metavar=("MIN_S", "MAX_S"),
-                        help="each admin waits this long between actions (uniform)")
+    parser.add_argument(
+        "--think",
+        type=float,
+        nargs=2,
+        default=(1.0, 5.0),
+        metavar=("MIN_S", "MAX_S"),
+        help="each admin waits this long between actions (uniform)",
+    )
     args = parser.parse_args()
 
     vendor_end, ours = multiprocessing.Pipe()
@@ -199,9 +234,17 @@ def main():
     vendor_url, vendor_key = ours.recv()
     media = ROOT / "var" / "load-media"
     env = {
-        "DATABASE_URL": DB_URL, "DJANGO_SETTINGS_MODULE": "oncore.settings", "DEBUG": "0", "SECURE_COOKIES": "0",
-        "MEDIA_ROOT": str(media), "DEEPGRAM_API_KEY": vendor_key, "LOAD_VENDOR_URL": vendor_url,
-        "Q_WORKERS": "2", "ONCORE_ORG_CONCURRENCY": "4", "ALLOWED_HOSTS": "127.0.0.1", "LOG_LEVEL": "WARNING",
+        "DATABASE_URL": DB_URL,
+        "DJANGO_SETTINGS_MODULE": "oncore.settings",
+        "DEBUG": "0",
+        "SECURE_COOKIES": "0",
+        "MEDIA_ROOT": str(media),
+        "DEEPGRAM_API_KEY": vendor_key,
+        "LOAD_VENDOR_URL": vendor_url,
+        "Q_WORKERS": "2",
+        "ONCORE_ORG_CONCURRENCY": "4",
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "LOG_LEVEL": "WARNING",
     }
     psql(f"DROP DATABASE IF EXISTS {DB}")
     psql(f"CREATE DATABASE {DB}")
@@ -209,19 +252,46 @@ def main():
     try:
         t0 = time.time()
         bank_id, lines_by_user = setup_data(env, args.flags, args.users, media)
-        print(f"set-up: {args.flags:,} flags in the bank, {args.users} admins, "
-              f"{sum(map(len, lines_by_user.values())):,} flaggable lines ({time.time() - t0:.0f} s)")
+        print(
+            f"set-up: {args.flags:,} flags in the bank, {args.users} admins, "
+            f"{sum(map(len, lines_by_user.values())):,} flaggable lines ({time.time() - t0:.0f} s)"
+        )
         child_env = {**os.environ, **env}
         py = str(ROOT / ".venv" / "bin" / "python")
-        procs.append(subprocess.Popen([str(ROOT / ".venv" / "bin" / "gunicorn"), "oncore.wsgi", "-b",
-                                       f"127.0.0.1:{PORT}", "-w", str(args.web_workers), "-k", "gthread",
-                                       "--threads", "4", "--log-level", "warning",
-                                       # Idle connections stay open longer than any think time: a server that
-                                       # closes one just as the client reuses it fails that request (browsers
-                                       # retry; httpx does not).
-                                       "--keep-alive", "30"], cwd=ROOT, env=child_env))
-        procs.append(subprocess.Popen(["nice", "-n", "10", py, "manage.py", "qcluster"], cwd=ROOT, env=child_env,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        procs.append(
+            subprocess.Popen(
+                [
+                    str(ROOT / ".venv" / "bin" / "gunicorn"),
+                    "oncore.wsgi",
+                    "-b",
+                    f"127.0.0.1:{PORT}",
+                    "-w",
+                    str(args.web_workers),
+                    "-k",
+                    "gthread",
+                    "--threads",
+                    "4",
+                    "--log-level",
+                    "warning",
+                    # Idle connections stay open longer than any think time: a server that
+                    # closes one just as the client reuses it fails that request (browsers
+                    # retry; httpx does not).
+                    "--keep-alive",
+                    "30",
+                ],
+                cwd=ROOT,
+                env=child_env,
+            )
+        )
+        procs.append(
+            subprocess.Popen(
+                ["nice", "-n", "10", py, "manage.py", "qcluster"],
+                cwd=ROOT,
+                env=child_env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
         for _ in range(100):
             try:
                 if httpx.get(f"{BASE}/login/", timeout=1).status_code == 200:
@@ -237,20 +307,29 @@ def main():
             clients = await asyncio.gather(*(log_in(u, stats) for u in lines_by_user))
             timing["started"] = time.monotonic()
             deadline = timing["started"] + args.seconds
-            await asyncio.gather(*(user_loop(c, lines, bank_id, deadline, stats, flagged, args.think)
-                                   for c, lines in zip(clients, lines_by_user.values(), strict=True) if c is not None))
+            await asyncio.gather(
+                *(
+                    user_loop(c, lines, bank_id, deadline, stats, flagged, args.think)
+                    for c, lines in zip(clients, lines_by_user.values(), strict=True)
+                    if c is not None
+                )
+            )
 
         asyncio.run(run_all())
         elapsed = time.monotonic() - timing["started"]
         logins = [t for t, _ in stats["login"]]
-        print(f"log-in of {len(logins)} admins at once, before the measured period: p50 {pct(logins, 50):.0f} ms, "
-              f"max {max(logins):.0f} ms")
+        print(
+            f"log-in of {len(logins)} admins at once, before the measured period: p50 {pct(logins, 50):.0f} ms, "
+            f"max {max(logins):.0f} ms"
+        )
 
         total = sum(len(v) for k, v in stats.items() if k != "login")
         errors = sum(1 for v in stats.values() for _, ok in v if not ok)
-        print(f"\n{args.users} admins for {args.seconds} s (think time {args.think[0]}-{args.think[1]} s): "
-              f"{total:,} requests, {total / elapsed:.1f} requests/s, "
-              f"{errors} errors")
+        print(
+            f"\n{args.users} admins for {args.seconds} s (think time {args.think[0]}-{args.think[1]} s): "
+            f"{total:,} requests, {total / elapsed:.1f} requests/s, "
+            f"{errors} errors"
+        )
         print(f"{'kind':10} {'n':>6} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'errors':>7}")
         reads = []
         for kind, values in stats.items():
@@ -260,10 +339,14 @@ def main():
             if kind in ("results", "turns"):
                 reads += times
             if values:
-                print(f"{kind:10} {len(values):6} {pct(times, 50):8.1f} {pct(times, 95):8.1f} {pct(times, 99):8.1f} "
-                      f"{sum(1 for _, ok in values if not ok):7}")
-        print(f"page reads: p50 {pct(reads, 50):.1f} ms, p95 {pct(reads, 95):.1f} ms, p99 {pct(reads, 99):.1f} ms "
-              f"(target p95 <= 300 ms: {'met' if pct(reads, 95) <= 300 else 'NOT met'})")
+                print(
+                    f"{kind:10} {len(values):6} {pct(times, 50):8.1f} {pct(times, 95):8.1f} {pct(times, 99):8.1f} "
+                    f"{sum(1 for _, ok in values if not ok):7}"
+                )
+        print(
+            f"page reads: p50 {pct(reads, 50):.1f} ms, p95 {pct(reads, 95):.1f} ms, p99 {pct(reads, 99):.1f} ms "
+            f"(target p95 <= 300 ms: {'met' if pct(reads, 95) <= 300 else 'NOT met'})"
+        )
         for failure in FAILURES[:10]:
             print(f"  failed: {failure}")
 
@@ -275,10 +358,14 @@ def main():
                 break
             time.sleep(1)
         made = len(flagged)
-        done = Score.objects.filter(flag__line_id__in=flagged, control__isnull=True, source="candidate").count()
-        print(f"flags made during the load: {made}; candidate scores on them: {done} of {2 * made} "
-              f"({'every flag ended scored' if done == 2 * made else 'SOME FLAGS NOT SCORED'}); "
-              f"drained {time.monotonic() - (wait_until - 180):.0f} s after the load")
+        done = Score.objects.filter(
+            flag__line_id__in=flagged, control__isnull=True, source="candidate"
+        ).count()
+        print(
+            f"flags made during the load: {made}; candidate scores on them: {done} of {2 * made} "
+            f"({'every flag ended scored' if done == 2 * made else 'SOME FLAGS NOT SCORED'}); "
+            f"drained {time.monotonic() - (wait_until - 180):.0f} s after the load"
+        )
     finally:
         for p in procs:
             p.terminate()

@@ -78,20 +78,29 @@ def scorer():
 
 def synthesize(folder: Path) -> list[tuple[str, bytes]]:
     if shutil.which("espeak-ng") is None:
-        sys.exit("espeak-ng is not installed: apt-get install espeak-ng (and sox for the telephone band-pass)")
+        sys.exit(
+            "espeak-ng is not installed: apt-get install espeak-ng (and sox for the telephone band-pass)"
+        )
     has_sox = shutil.which("sox") is not None
     clips = []
     for i, (voice, text) in enumerate(SENTENCES):
         wide, phone = folder / f"s{i}.wav", folder / f"s{i}-8k.wav"
-        subprocess.run(["espeak-ng", "-v", voice, "-s", "160", "-w", str(wide), text], check=True, capture_output=True)
+        subprocess.run(
+            ["espeak-ng", "-v", voice, "-s", "160", "-w", str(wide), text], check=True, capture_output=True
+        )
         if has_sox:
-            subprocess.run(["sox", str(wide), "-r", "8000", "-c", "1", "-b", "16", str(phone), "sinc", "300-3400"],
-                           check=True, capture_output=True)
+            subprocess.run(
+                ["sox", str(wide), "-r", "8000", "-c", "1", "-b", "16", str(phone), "sinc", "300-3400"],
+                check=True,
+                capture_output=True,
+            )
             wav = phone.read_bytes()
         else:
             wav = audio.encode_wav(audio.decode_wav_mono(wide.read_bytes(), target_rate=8000), 8000)
         clips.append((text, wav))
-    print(f"synthesized {len(clips)} clips with espeak-ng ({'sox band-pass 300-3400 Hz' if has_sox else 'no sox'}, 8 kHz)")
+    print(
+        f"synthesized {len(clips)} clips with espeak-ng ({'sox band-pass 300-3400 Hz' if has_sox else 'no sox'}, 8 kHz)"
+    )
     return clips
 
 
@@ -112,8 +121,14 @@ def demo_clips() -> list[tuple[str, bytes]]:
 
 def measure(name: str, clips: list[tuple[str, bytes]], score, verbose: bool) -> dict:
     provider, model = ENGINES[name]
-    entry = SimpleNamespace(provider=provider, model=model, options={}, api_key_env="",
-                            price_per_minute=Decimal(0), display_name=name)
+    entry = SimpleNamespace(
+        provider=provider,
+        model=model,
+        options={},
+        api_key_env="",
+        price_per_minute=Decimal(0),
+        display_name=name,
+    )
     engine = get_engine(entry)
     started = time.perf_counter()
     engine.transcribe(clips[0][1], language="en")  # loads the model (joins Whisper base the first time)
@@ -129,16 +144,27 @@ def measure(name: str, clips: list[tuple[str, bytes]], score, verbose: bool) -> 
         errors, words, matches = errors + e, words + n, matches + match
         if verbose:
             print(f"  {name:>12} | {expected}\n  {'':>12} > {result.text}")
-    return {"engine": name, "clips": len(clips), "audio_s": seconds, "rtf": busy / seconds,
-            "wer": errors / words, "match": matches / len(clips), "first_call_s": load_s}
+    return {
+        "engine": name,
+        "clips": len(clips),
+        "audio_s": seconds,
+        "rtf": busy / seconds,
+        "wer": errors / words,
+        "match": matches / len(clips),
+        "first_call_s": load_s,
+    }
 
 
 def report(title: str, rows: list[dict]) -> None:
     print(f"\n{title}")
-    print(f"{'engine':>12} {'clips':>6} {'audio s':>8} {'RTF':>6} {'WER':>6} {'match':>6} {'first call s':>13}")
+    print(
+        f"{'engine':>12} {'clips':>6} {'audio s':>8} {'RTF':>6} {'WER':>6} {'match':>6} {'first call s':>13}"
+    )
     for r in rows:
-        print(f"{r['engine']:>12} {r['clips']:>6} {r['audio_s']:>8.1f} {r['rtf']:>6.2f} {r['wer']:>6.2f} "
-              f"{r['match']:>6.0%} {r['first_call_s']:>13.2f}")
+        print(
+            f"{r['engine']:>12} {r['clips']:>6} {r['audio_s']:>8.1f} {r['rtf']:>6.2f} {r['wer']:>6.2f} "
+            f"{r['match']:>6.0%} {r['first_call_s']:>13.2f}"
+        )
 
 
 def main() -> None:
@@ -159,8 +185,10 @@ def main() -> None:
         report("espeak-ng telephone clips", [measure(n, clips, score, args.verbose) for n in names])
     if DEMO.exists() and not args.no_demo:
         lines = demo_clips()
-        report(f"demo calls: {len(lines)} caller lines from {DEMO.relative_to(ROOT)}",
-               [measure(n, lines, score, args.verbose) for n in names])
+        report(
+            f"demo calls: {len(lines)} caller lines from {DEMO.relative_to(ROOT)}",
+            [measure(n, lines, score, args.verbose) for n in names],
+        )
     print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
 
 

@@ -22,9 +22,16 @@ from bench import load  # noqa: E402
 def drain_once(flags: int, chain: float, vendor_url: str, vendor_key: str) -> None:
     media = load.ROOT / "var" / "load-media"
     env = {
-        "DATABASE_URL": load.DB_URL, "DJANGO_SETTINGS_MODULE": "oncore.settings", "DEBUG": "0",
-        "MEDIA_ROOT": str(media), "DEEPGRAM_API_KEY": vendor_key, "LOAD_VENDOR_URL": vendor_url,
-        "Q_WORKERS": "2", "ONCORE_ORG_CONCURRENCY": "4", "ONCORE_TASK_CHAIN_S": str(chain), "LOG_LEVEL": "WARNING",
+        "DATABASE_URL": load.DB_URL,
+        "DJANGO_SETTINGS_MODULE": "oncore.settings",
+        "DEBUG": "0",
+        "MEDIA_ROOT": str(media),
+        "DEEPGRAM_API_KEY": vendor_key,
+        "LOAD_VENDOR_URL": vendor_url,
+        "Q_WORKERS": "2",
+        "ONCORE_ORG_CONCURRENCY": "4",
+        "ONCORE_TASK_CHAIN_S": str(chain),
+        "LOG_LEVEL": "WARNING",
     }
     load.psql(f"DROP DATABASE IF EXISTS {load.DB}")
     load.psql(f"CREATE DATABASE {load.DB}")
@@ -44,16 +51,25 @@ def drain_once(flags: int, chain: float, vendor_url: str, vendor_key: str) -> No
     ids = list(waiting.values_list("id", flat=True))
     total = len(ids)
     started = time.monotonic()
-    worker = subprocess.Popen([str(load.ROOT / ".venv" / "bin" / "python"), "manage.py", "qcluster"], cwd=load.ROOT,
-                              env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = subprocess.Popen(
+        [str(load.ROOT / ".venv" / "bin" / "python"), "manage.py", "qcluster"],
+        cwd=load.ROOT,
+        env={**os.environ, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         while waiting.exists() and time.monotonic() - started < 600:
             time.sleep(0.1)
         elapsed = time.monotonic() - started
-        statuses = dict(Transcription.objects.filter(pk__in=ids).order_by().values_list("status").annotate(n=Count("id")))
-        print(f"ONCORE_TASK_CHAIN_S={chain:g}: {total} line transcriptions ({flags} flags with a control, 2 "
-              f"candidates; lines shared by a flag and a control are transcribed once) final in {elapsed:.1f} s = "
-              f"{total / elapsed:.1f} per second, counting the cluster's start; they ended {statuses}")
+        statuses = dict(
+            Transcription.objects.filter(pk__in=ids).order_by().values_list("status").annotate(n=Count("id"))
+        )
+        print(
+            f"ONCORE_TASK_CHAIN_S={chain:g}: {total} line transcriptions ({flags} flags with a control, 2 "
+            f"candidates; lines shared by a flag and a control are transcribed once) final in {elapsed:.1f} s = "
+            f"{total / elapsed:.1f} per second, counting the cluster's start; they ended {statuses}"
+        )
     finally:
         worker.terminate()
         worker.wait(timeout=30)

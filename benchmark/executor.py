@@ -246,8 +246,15 @@ def record_outcome(item, result=None, exc: BaseException | None = None, **done_f
     else failed with the reason."""
     items = type(item)
     if exc is None:
-        finish_claimed(item, status=items.DONE, text=result.text, error="", cost=result.cost,
-                       latency_s=result.latency_s, **done_fields)
+        finish_claimed(
+            item,
+            status=items.DONE,
+            text=result.text,
+            error="",
+            cost=result.cost,
+            latency_s=result.latency_s,
+            **done_fields,
+        )
     elif isinstance(exc, TranscriptionError) and exc.retryable and item.attempts < _max_attempts():
         due = timezone.now() + timedelta(seconds=_backoff_s(item.attempts, exc.retry_after))
         error = f"attempt {item.attempts}: {exc.message}"

@@ -51,30 +51,62 @@ class ErrorCode:
 # The codes of the API itself; each product app registers its own (register_error_codes) when its routers load.
 ERROR_CODES = [
     # Authentication and requests.
-    ErrorCode("unauthorized", 401, "No valid API key",
-              "Send an active organization key in the header `Authorization: Bearer <key>`. Organization admins "
-              "create keys under API keys in the dashboard, or with `manage.py create_api_key --org SLUG`. A key "
-              "is shown once when it is created; a revoked or lost key cannot come back: create a new one."),
-    ErrorCode("tenant_key_not_allowed", 403, "A tenant key was sent",
-              "Transcriber testing spans every tenant of the organization, so this API takes organization keys "
-              "only. Ask an organization admin for a key created without a tenant."),
-    ErrorCode("validation_error", 422, "A parameter or field is invalid",
-              "`detail.errors` lists each problem with its location (`loc`, e.g. [\"body\", \"name\"]), a message "
-              "and a type. Fix those fields and send the request again."),
-    ErrorCode("invalid_request", 400, "The request cannot be used as sent",
-              "The message says what is wrong, e.g. a body that is not JSON, or a new candidate order that does "
-              "not list every current candidate exactly once (`detail.current` lists them)."),
-    ErrorCode("not_found", 404, "No such object in this organization",
-              "Check the id and the path. Ids are stable, and every object belongs to one organization: an id "
-              "of another organization answers 404, exactly like an id that never existed."),
-    ErrorCode("method_not_allowed", 405, "Method not allowed on this path",
-              "Use one of the methods in `detail.allowed` (also in the Allow header); the reference lists them."),
-    ErrorCode("range_not_satisfiable", 416, "The audio range is outside the clip",
-              "Ask for a byte range inside the clip; `detail.length` is its size in bytes. Omit the Range "
-              "header to get the whole clip."),
-    ErrorCode("internal_error", 500, "Something failed on the server",
-              "The error was logged. Retrying is safe for reads and for writes whose effect you can check "
-              "first (list the flags, banks or candidates); if it keeps failing, report the time and request."),
+    ErrorCode(
+        "unauthorized",
+        401,
+        "No valid API key",
+        "Send an active organization key in the header `Authorization: Bearer <key>`. Organization admins "
+        "create keys under API keys in the dashboard, or with `manage.py create_api_key --org SLUG`. A key "
+        "is shown once when it is created; a revoked or lost key cannot come back: create a new one.",
+    ),
+    ErrorCode(
+        "tenant_key_not_allowed",
+        403,
+        "A tenant key was sent",
+        "Transcriber testing spans every tenant of the organization, so this API takes organization keys "
+        "only. Ask an organization admin for a key created without a tenant.",
+    ),
+    ErrorCode(
+        "validation_error",
+        422,
+        "A parameter or field is invalid",
+        '`detail.errors` lists each problem with its location (`loc`, e.g. ["body", "name"]), a message '
+        "and a type. Fix those fields and send the request again.",
+    ),
+    ErrorCode(
+        "invalid_request",
+        400,
+        "The request cannot be used as sent",
+        "The message says what is wrong, e.g. a body that is not JSON, or a new candidate order that does "
+        "not list every current candidate exactly once (`detail.current` lists them).",
+    ),
+    ErrorCode(
+        "not_found",
+        404,
+        "No such object in this organization",
+        "Check the id and the path. Ids are stable, and every object belongs to one organization: an id "
+        "of another organization answers 404, exactly like an id that never existed.",
+    ),
+    ErrorCode(
+        "method_not_allowed",
+        405,
+        "Method not allowed on this path",
+        "Use one of the methods in `detail.allowed` (also in the Allow header); the reference lists them.",
+    ),
+    ErrorCode(
+        "range_not_satisfiable",
+        416,
+        "The audio range is outside the clip",
+        "Ask for a byte range inside the clip; `detail.length` is its size in bytes. Omit the Range "
+        "header to get the whole clip.",
+    ),
+    ErrorCode(
+        "internal_error",
+        500,
+        "Something failed on the server",
+        "The error was logged. Retrying is safe for reads and for writes whose effect you can check "
+        "first (list the flags, banks or candidates); if it keeps failing, report the time and request.",
+    ),
 ]
 ERRORS = {e.code: e for e in ERROR_CODES}
 
@@ -140,7 +172,8 @@ def doc(ok_status: int, ok_schema, ok_description: str, *codes: str, content_typ
         described[ok_status]["content"] = {content_type: {"schema": {"type": "string", "format": "binary"}}}
     for status, status_codes in sorted(by_status.items()):
         described[status] = {
-            "description": "Error codes: " + "; ".join(f"`{c}` ({_lower_first(ERRORS[c].title)})" for c in status_codes)
+            "description": "Error codes: "
+            + "; ".join(f"`{c}` ({_lower_first(ERRORS[c].title)})" for c in status_codes)
             + ". See the error guide for what to do about each."
         }
     return {"response": response, "openapi_extra": {"responses": described}}
@@ -159,7 +192,9 @@ class OrganizationKey(HttpBearer):
         scheme, _, token = header.strip().partition(" ")
         token = token.strip()
         if not header:
-            raise ApiError("unauthorized", "No API key: send your organization key as 'Authorization: Bearer <key>'.")
+            raise ApiError(
+                "unauthorized", "No API key: send your organization key as 'Authorization: Bearer <key>'."
+            )
         if scheme.lower() != "bearer" or not token:
             raise ApiError("unauthorized", "The Authorization header must be 'Bearer <key>'.")
         return self.authenticate(request, token)
@@ -167,7 +202,9 @@ class OrganizationKey(HttpBearer):
     def authenticate(self, request, token):
         key = ApiKey.objects.select_related("organization").filter(hashed_key=hash_key(token)).first()
         if key is None or not key.matches(token):
-            raise ApiError("unauthorized", "This API key is not known. Check it was copied whole, or create a new one.")
+            raise ApiError(
+                "unauthorized", "This API key is not known. Check it was copied whole, or create a new one."
+            )
         if key.revoked_at is not None:
             raise ApiError("unauthorized", f"This API key ({key.prefix}…) was revoked; create a new one.")
         if key.tenant_id is not None:
@@ -228,8 +265,14 @@ def type_label(schema: dict) -> str:
 
 def _limits(schema: dict) -> str:
     parts = []
-    for key, label in (("minimum", "≥"), ("maximum", "≤"), ("minLength", "min length"), ("maxLength", "max length"),
-                       ("minItems", "min items"), ("maxItems", "max items")):
+    for key, label in (
+        ("minimum", "≥"),
+        ("maximum", "≤"),
+        ("minLength", "min length"),
+        ("maxLength", "max length"),
+        ("minItems", "min items"),
+        ("maxItems", "max items"),
+    ):
         if key in schema:
             parts.append(f"{label} {schema[key]}")
     if "default" in schema:
@@ -240,8 +283,13 @@ def _limits(schema: dict) -> str:
 def _fields(schema: dict) -> list[dict]:
     required = set(schema.get("required", []))
     return [
-        {"name": name, "type": type_label(prop), "required": name in required, "limits": _limits(prop),
-         "description": code_spans(prop.get("description", ""))}
+        {
+            "name": name,
+            "type": type_label(prop),
+            "required": name in required,
+            "limits": _limits(prop),
+            "description": code_spans(prop.get("description", "")),
+        }
         for name, prop in schema.get("properties", {}).items()
     ]
 
@@ -259,28 +307,46 @@ def reference_context(schema: dict) -> dict:
             if "requestBody" in op:
                 content_type, media = next(iter(op["requestBody"]["content"].items()))
                 body_schema = media.get("schema", {})
-                body = {"content_type": content_type, "type": type_label(body_schema),
-                        "fields": _fields(resolved(body_schema))}
-            operations.append({
-                "id": op.get("operationId", ""),
-                "method": method.upper(),
-                "path": path,
-                "tag": (op.get("tags") or ["API"])[0],
-                "summary": op.get("summary", ""),
-                "description": code_spans(op.get("description", "")),
-                "parameters": [
-                    {"name": p["name"], "in": p["in"], "required": p.get("required", False),
-                     "type": type_label(p.get("schema", {})), "limits": _limits(p.get("schema", {})),
-                     "description": code_spans(p.get("description", ""))}
-                    for p in op.get("parameters", [])
-                ],
-                "body": body,
-                "responses": [
-                    {"status": status, "description": code_spans(r.get("description", "")),
-                     "types": [f"{ct}: {type_label(m.get('schema', {}))}" for ct, m in r.get("content", {}).items()]}
-                    for status, r in sorted(op.get("responses", {}).items(), key=lambda item: str(item[0]))
-                ],
-            })
+                body = {
+                    "content_type": content_type,
+                    "type": type_label(body_schema),
+                    "fields": _fields(resolved(body_schema)),
+                }
+            operations.append(
+                {
+                    "id": op.get("operationId", ""),
+                    "method": method.upper(),
+                    "path": path,
+                    "tag": (op.get("tags") or ["API"])[0],
+                    "summary": op.get("summary", ""),
+                    "description": code_spans(op.get("description", "")),
+                    "parameters": [
+                        {
+                            "name": p["name"],
+                            "in": p["in"],
+                            "required": p.get("required", False),
+                            "type": type_label(p.get("schema", {})),
+                            "limits": _limits(p.get("schema", {})),
+                            "description": code_spans(p.get("description", "")),
+                        }
+                        for p in op.get("parameters", [])
+                    ],
+                    "body": body,
+                    "responses": [
+                        {
+                            "status": status,
+                            "description": code_spans(r.get("description", "")),
+                            "types": [
+                                f"{ct}: {type_label(m.get('schema', {}))}"
+                                for ct, m in r.get("content", {}).items()
+                            ],
+                        }
+                        for status, r in sorted(
+                            op.get("responses", {}).items(), key=lambda item: str(item[0])
+                        )
+                    ],
+                }
+            )
     tags: dict[str, list] = {}
     for op in operations:
         tags.setdefault(op["tag"], []).append(op)
@@ -288,15 +354,22 @@ def reference_context(schema: dict) -> dict:
     return {
         "info": {**info, "description": code_spans(info.get("description", ""))},
         "tags": list(tags.items()),
-        "schemas": [{"name": name, "description": code_spans(s.get("description", "")), "fields": _fields(s),
-                     "type": type_label(s) if "properties" not in s else "object"}
-                    for name, s in sorted(components.items())],
+        "schemas": [
+            {
+                "name": name,
+                "description": code_spans(s.get("description", "")),
+                "fields": _fields(s),
+                "type": type_label(s) if "properties" not in s else "object",
+            }
+            for name, s in sorted(components.items())
+        ],
         "openapi_url": reverse("api:openapi-json"),
         "errors_url": reverse("api_errors"),
     }
 
 
 # ---------------------------------------------------------------- the API and its error handlers
+
 
 class OnCoreAPI(NinjaAPI):
     def get_openapi_operation_id(self, operation) -> str:
@@ -337,8 +410,10 @@ def _api_error(request, exc: ApiError):
 
 @api.exception_handler(NinjaValidationError)
 def _validation_error(request, exc: NinjaValidationError):
-    errors = [{"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
-              for e in exc.errors]
+    errors = [
+        {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
+        for e in exc.errors
+    ]
     shown = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors[:3])
     more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
     return _respond(request, 422, "validation_error", f"Invalid request: {shown}{more}.", {"errors": errors})
@@ -371,8 +446,12 @@ def _bad_upload(request, exc: Exception):
 @api.exception_handler(Exception)
 def _unexpected(request, exc: Exception):
     log.exception("API error on %s %s", request.method, request.path)
-    return _respond(request, 500, "internal_error",
-                    "Something failed on the server. It was logged; retry later, and report it if it persists.")
+    return _respond(
+        request,
+        500,
+        "internal_error",
+        "Something failed on the server. It was logged; retry later, and report it if it persists.",
+    )
 
 
 # ---------------------------------------------------------------- URLs
@@ -389,8 +468,14 @@ def _json_errors(view):
             return not_found(request)
         if isinstance(response, HttpResponseNotAllowed):
             allowed = [m.strip() for m in response["Allow"].split(",") if m.strip()]
-            out = JsonResponse(error_body("method_not_allowed", f"{request.method} is not allowed here; use "
-                                          f"{' or '.join(allowed)}.", {"allowed": allowed}), status=405)
+            out = JsonResponse(
+                error_body(
+                    "method_not_allowed",
+                    f"{request.method} is not allowed here; use {' or '.join(allowed)}.",
+                    {"allowed": allowed},
+                ),
+                status=405,
+            )
             out["Allow"] = response["Allow"]
             return out
         return response
@@ -400,8 +485,14 @@ def _json_errors(view):
 
 @csrf_exempt
 def not_found(request, *args, **kwargs):
-    return JsonResponse(error_body("not_found", f"No API endpoint at {request.path}. The reference lists them all.",
-                                   {"reference": reverse("api:openapi-view")}), status=404)
+    return JsonResponse(
+        error_body(
+            "not_found",
+            f"No API endpoint at {request.path}. The reference lists them all.",
+            {"reference": reverse("api:openapi-view")},
+        ),
+        status=404,
+    )
 
 
 def urls():
@@ -414,6 +505,10 @@ def urls():
 
 def errors_page(request):
     """The error guide: every code, its status and what to do, from ERROR_CODES (the apps' codes included)."""
-    errors = [{"code": e.code, "status": e.status, "title": e.title, "what_to_do": code_spans(e.what_to_do)}
-              for e in ERROR_CODES]
-    return render(request, "api/errors.html", {"errors": errors, "reference_url": reverse("api:openapi-view")})
+    errors = [
+        {"code": e.code, "status": e.status, "title": e.title, "what_to_do": code_spans(e.what_to_do)}
+        for e in ERROR_CODES
+    ]
+    return render(
+        request, "api/errors.html", {"errors": errors, "reference_url": reverse("api:openapi-view")}
+    )

@@ -13,7 +13,7 @@ def wav_response(request, data: bytes) -> HttpResponse:
         response = HttpResponse(data, content_type="audio/wav")
     else:
         start, end = wanted
-        response = HttpResponse(data[start:end + 1], content_type="audio/wav", status=206)
+        response = HttpResponse(data[start : end + 1], content_type="audio/wav", status=206)
         response["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
     response["Accept-Ranges"] = "bytes"
     response["Cache-Control"] = "private, max-age=3600"

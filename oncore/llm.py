@@ -69,7 +69,9 @@ def _setting(name: str, default):
 
 
 def model() -> str:
-    return _setting("ANTHROPIC_MODEL", lambda: env_str("ANTHROPIC_MODEL", DEFAULT_MODEL).strip() or DEFAULT_MODEL)
+    return _setting(
+        "ANTHROPIC_MODEL", lambda: env_str("ANTHROPIC_MODEL", DEFAULT_MODEL).strip() or DEFAULT_MODEL
+    )
 
 
 def base_url() -> str | None:
@@ -124,7 +126,9 @@ def estimate_cost(input_tokens: int, output_tokens: int) -> Decimal:
     return cost(input_tokens, output_tokens)
 
 
-def cost(input_tokens: int, output_tokens: int, cache_read_tokens: int = 0, cache_write_tokens: int = 0) -> Decimal:
+def cost(
+    input_tokens: int, output_tokens: int, cache_read_tokens: int = 0, cache_write_tokens: int = 0
+) -> Decimal:
     price_in, price_out = input_price(), output_price()
     dollars = (
         input_tokens * price_in
@@ -166,7 +170,8 @@ def call_tool(*, system: str, prompt: str, tool: dict, max_tokens: int = 1024) -
         raise _status_error(exc, api_key, retries, model_id) from None
     except anthropic.APITimeoutError:
         raise LLMError(
-            f"the Anthropic API did not answer within {timeout:g} s, {retries} retries included", retryable=True
+            f"the Anthropic API did not answer within {timeout:g} s, {retries} retries included",
+            retryable=True,
         ) from None
     except anthropic.APIConnectionError:
         raise LLMError(
@@ -241,4 +246,6 @@ def _status_error(exc: anthropic.APIStatusError, api_key: str, retries: int, mod
         )
     if status == 404:
         detail = f"{detail} (is ANTHROPIC_MODEL={model_id!r} a model id?)"
-    return LLMError(f"Anthropic rejected the request ({kind}): {detail}".strip(), retryable=False, status=status)
+    return LLMError(
+        f"Anthropic rejected the request ({kind}): {detail}".strip(), retryable=False, status=status
+    )

@@ -168,9 +168,17 @@ def make_transcriber(db, stt_server):
     def make(name, text="", price="0.006"):
         stt_server.texts[name] = text
         return Transcriber.objects.create(
-            slug=f"test-{name}", provider=Transcriber.GENERIC, model=name, display_name=f"Test {name}",
-            price_per_minute=price, api_key_env=STT_KEY_ENV,
-            options={"url": f"{stt_server.url}/stt/{name}", "auth": "bearer", "json_path": "result.transcript"},
+            slug=f"test-{name}",
+            provider=Transcriber.GENERIC,
+            model=name,
+            display_name=f"Test {name}",
+            price_per_minute=price,
+            api_key_env=STT_KEY_ENV,
+            options={
+                "url": f"{stt_server.url}/stt/{name}",
+                "auth": "bearer",
+                "json_path": "result.transcript",
+            },
         )
 
     return make
@@ -192,7 +200,9 @@ def tone_recording(seconds: float, channels: int = 2, rate: int = 8000) -> bytes
 
 
 def save_recording(call, seconds: float, channels: int = 2) -> None:
-    call.recording.save(f"call-{call.pk}.flac", ContentFile(tone_recording(round(seconds, 3), channels)), save=True)
+    call.recording.save(
+        f"call-{call.pk}.flac", ContentFile(tone_recording(round(seconds, 3), channels)), save=True
+    )
 
 
 def make_call(tenant, live, *, caller_texts, recorded=True, seconds_per_line=2.0):
@@ -201,17 +211,33 @@ def make_call(tenant, live, *, caller_texts, recorded=True, seconds_per_line=2.0
 
     assistant = Assistant.objects.create(tenant=tenant, name="Bookings", instructions="Take bookings.")
     call = Call.objects.create(
-        tenant=tenant, assistant=assistant, started_at=datetime.now(UTC), recorded=recorded, live_transcriber=live,
+        tenant=tenant,
+        assistant=assistant,
+        started_at=datetime.now(UTC),
+        recorded=recorded,
+        live_transcriber=live,
     )
     if recorded:
         save_recording(call, len(caller_texts) * 2 * seconds_per_line + 1.0)
     position = 0
     for i, text in enumerate(caller_texts):
         start = i * 2 * seconds_per_line + 0.2
-        Line.objects.create(call=call, position=position, speaker="caller", text=text,
-                            start_s=start, end_s=start + seconds_per_line - 0.4)
-        Line.objects.create(call=call, position=position + 1, speaker="assistant", text="Sure.",
-                            start_s=start + seconds_per_line, end_s=start + 2 * seconds_per_line - 0.4)
+        Line.objects.create(
+            call=call,
+            position=position,
+            speaker="caller",
+            text=text,
+            start_s=start,
+            end_s=start + seconds_per_line - 0.4,
+        )
+        Line.objects.create(
+            call=call,
+            position=position + 1,
+            speaker="assistant",
+            text="Sure.",
+            start_s=start + seconds_per_line,
+            end_s=start + 2 * seconds_per_line - 0.4,
+        )
         position += 2
     return call
 
@@ -219,8 +245,14 @@ def make_call(tenant, live, *, caller_texts, recorded=True, seconds_per_line=2.0
 @pytest.fixture
 def recorded_call(tenant, live_transcriber):
     return make_call(
-        tenant, live_transcriber,
-        caller_texts=["Shivon, table for for at 830", "yes that's right", "my number is 0 8 7", "thank you bye"],
+        tenant,
+        live_transcriber,
+        caller_texts=[
+            "Shivon, table for for at 830",
+            "yes that's right",
+            "my number is 0 8 7",
+            "thank you bye",
+        ],
     )
 
 
@@ -238,11 +270,14 @@ class ApiClient:
         return self.client.get(BASE + path, params or {}, headers={**self.headers, **headers})
 
     def post(self, path, body=None, **headers):
-        return self.client.post(BASE + path, body or {}, content_type="application/json",
-                                headers={**self.headers, **headers})
+        return self.client.post(
+            BASE + path, body or {}, content_type="application/json", headers={**self.headers, **headers}
+        )
 
     def patch(self, path, body=None):
-        return self.client.patch(BASE + path, body or {}, content_type="application/json", headers=self.headers)
+        return self.client.patch(
+            BASE + path, body or {}, content_type="application/json", headers=self.headers
+        )
 
     def put(self, path, body=None):
         return self.client.put(BASE + path, body or {}, content_type="application/json", headers=self.headers)
@@ -290,7 +325,9 @@ def bank(org, make_transcriber):
     from transcriber_tests import actions
 
     bank = actions.do_create_bank(org, name="English", language_label="English")
-    actions.do_add_candidate(bank, make_transcriber("good", "Siobhan, table for four at eight thirty"), confirmed=True)
+    actions.do_add_candidate(
+        bank, make_transcriber("good", "Siobhan, table for four at eight thirty"), confirmed=True
+    )
     actions.do_add_candidate(bank, make_transcriber("bad", "Shivon table for four at 830"), confirmed=True)
     return bank
 

@@ -88,7 +88,9 @@ def text_reply(text: str) -> Reply:
     return Reply(200, {"content": [{"type": "text", "text": text}], "stop_reason": "end_turn"})
 
 
-def error(status: int, message: str | None = None, *, retry_after_ms: int | None = None, headers=None) -> Reply:
+def error(
+    status: int, message: str | None = None, *, retry_after_ms: int | None = None, headers=None
+) -> Reply:
     """An error in the API's shape. 429 and 5xx get `retry-after-ms` (the server's default unless given)."""
     error_type = _ERROR_TYPES.get(status, "api_error")
     body = {
@@ -137,15 +139,25 @@ def judge_responder(body: dict) -> dict:
     name = tool.get("name", "")
     properties = tool.get("input_schema", {}).get("properties", {})
     if name == "record_pick":
-        return {"candidate": properties["candidate"]["enum"][0], "reasoning": "It keeps the caller's wording."}
+        return {
+            "candidate": properties["candidate"]["enum"][0],
+            "reasoning": "It keeps the caller's wording.",
+        }
     if name == "record_label":
         return {"label": "same_meaning", "reasoning": "Both say the same thing."}
     if name == "record_patterns":
         ids = re.findall(r'<line id="([^"]+)">', prompt_text(body))
         if not ids:
             return {"patterns": []}
-        return {"patterns": [{"name": "other differences", "description": "Lines the candidate wrote "
-                              "differently from the caller.", "line_ids": ids}]}
+        return {
+            "patterns": [
+                {
+                    "name": "other differences",
+                    "description": "Lines the candidate wrote differently from the caller.",
+                    "line_ids": ids,
+                }
+            ]
+        }
     if name == "record_verdict":
         return {"verdict": "The candidate would fix some lines and break others."}
     raise AssertionError(f"judge_responder does not know the tool {name!r}")
@@ -201,7 +213,9 @@ class FakeAnthropic(LocalHttpServer):
             try:
                 item = (self.responder or judge_responder)(recorded.json)
             except Exception as exc:  # a broken responder fails the test at once, without SDK retries
-                item = error(400, f"the test's responder failed: {exc!r}", headers={"x-should-retry": "false"})
+                item = error(
+                    400, f"the test's responder failed: {exc!r}", headers={"x-should-retry": "false"}
+                )
         if isinstance(item, dict):
             item = tool_reply(item)
         return self._finish(item, recorded.json)
@@ -242,12 +256,14 @@ class FakeAnthropic(LocalHttpServer):
             "stop_sequence": None,
         }
         if reply.tool_input is not None:
-            message["content"] = [{
-                "type": "tool_use",
-                "id": f"toolu_{uuid.uuid4().hex[:24]}",
-                "name": reply.tool_name or forced_tool(body).get("name"),
-                "input": reply.tool_input,
-            }]
+            message["content"] = [
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_{uuid.uuid4().hex[:24]}",
+                    "name": reply.tool_name or forced_tool(body).get("name"),
+                    "input": reply.tool_input,
+                }
+            ]
         else:
             message.update(reply.body)
         message["usage"] = reply.usage or self._usage(body, message["content"])
@@ -287,9 +303,9 @@ def _body_problem(body: dict) -> str | None:
     if not isinstance(messages, list) or not messages:
         return "messages: at least one message is required"
     if messages[0].get("role") != "user":
-        return "messages: first message must use the \"user\" role"
+        return 'messages: first message must use the "user" role'
     if any(m.get("role") not in ("user", "assistant") for m in messages):
-        return "messages: roles must be \"user\" or \"assistant\""
+        return 'messages: roles must be "user" or "assistant"'
     system = body.get("system")
     if system is not None and not isinstance(system, str):
         if not isinstance(system, list) or any(b.get("type") != "text" for b in system):

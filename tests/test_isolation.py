@@ -19,9 +19,19 @@ pytestmark = pytest.mark.django_db
 # organization's admin may read them; members and anonymous users are still refused).
 PUBLIC = {"login", "logout", "switch_org", "api_errors", "tt:home"}  # home only redirects to the calls page
 GLOBAL_ADMIN = {
-    "bench:runs", "bench:run_start", "bench:run", "bench:run_score", "bench:run_hits",
-    "bench:run_summary", "bench:run_manifest", "bench:compare", "bench:compare_csv",
-    "cs:datasets", "cs:report", "cs:report_csv", "cs:report_json",
+    "bench:runs",
+    "bench:run_start",
+    "bench:run",
+    "bench:run_score",
+    "bench:run_hits",
+    "bench:run_summary",
+    "bench:run_manifest",
+    "bench:compare",
+    "bench:compare_csv",
+    "cs:datasets",
+    "cs:report",
+    "cs:report_csv",
+    "cs:report_json",
 }
 # Pages without an object in the URL: another organization's admin gets their own (empty) page, not ours.
 ORG_LISTS = {"tt:calls", "tt:unbanked_flags", "tt:banks", "tt:bank_new", "api_keys"}
@@ -69,6 +79,7 @@ def dashboard_names():
                     yield from walk(p.url_patterns, f"{p.namespace}:" if p.namespace else namespace)
             elif p.name:
                 yield namespace + p.name
+
     return {n for n in walk(get_resolver().url_patterns) if n not in PUBLIC | GLOBAL_ADMIN}
 
 
@@ -82,9 +93,19 @@ def owned(org, tenant, recorded_call, make_transcriber, admin_user):
     run = run_actions.do_start_run(bank, [recorded_call.pk], candidate=candidate, confirmed=True)
     key, raw = ApiKey.generate(org, name="owner")
     tenant_key = ApiKey.generate(org, tenant=tenant, name="tenant")[1]
-    return {"bank": bank, "candidate": candidate, "call": recorded_call, "line": lines[0], "free_line": lines[2],
-            "flag": flag, "run": run, "run_line": run.lines.first(), "key": key, "raw_key": raw,
-            "tenant_key": tenant_key}
+    return {
+        "bank": bank,
+        "candidate": candidate,
+        "call": recorded_call,
+        "line": lines[0],
+        "free_line": lines[2],
+        "flag": flag,
+        "run": run,
+        "run_line": run.lines.first(),
+        "key": key,
+        "raw_key": raw,
+        "tenant_key": tenant_key,
+    }
 
 
 def test_it_knows_every_dashboard_url():
@@ -141,14 +162,25 @@ def api_operations(client):
     for path, item in schema["paths"].items():
         for method, operation in item.items():
             if method in ("get", "post", "put", "patch", "delete"):
-                required = [p["name"] for p in operation.get("parameters", []) if p["in"] == "query" and p.get("required")]
+                required = [
+                    p["name"]
+                    for p in operation.get("parameters", [])
+                    if p["in"] == "query" and p.get("required")
+                ]
                 yield method, path, required
 
 
 def owner_values(owned):
-    return {"transcriber_id": owned["candidate"].pk, "call_id": owned["call"].pk, "line_id": owned["line"].pk,
-            "flag_id": owned["flag"].pk, "bank_id": owned["bank"].pk, "run_id": owned["run"].pk,
-            "run_line_id": owned["run_line"].pk, "call_ids": owned["call"].pk}
+    return {
+        "transcriber_id": owned["candidate"].pk,
+        "call_id": owned["call"].pk,
+        "line_id": owned["line"].pk,
+        "flag_id": owned["flag"].pk,
+        "bank_id": owned["bank"].pk,
+        "run_id": owned["run"].pk,
+        "run_line_id": owned["run_line"].pk,
+        "call_ids": owned["call"].pk,
+    }
 
 
 def fill(path, required, owned):
@@ -174,7 +206,9 @@ def test_it_refuses_every_api_operation_without_an_organization_key_of_the_owner
         assert send(None).status_code == 401, f"no key {method} {path}"
         assert send(revoked_raw).status_code == 401, f"revoked key {method} {path}"
         refused = send(owned["tenant_key"])
-        assert refused.status_code == 403 and refused.json()["error"]["code"] == "tenant_key_not_allowed", path
+        assert refused.status_code == 403 and refused.json()["error"]["code"] == "tenant_key_not_allowed", (
+            path
+        )
         other = send(other_key)
         if "{" in path and not path.startswith("/api/v1/transcribers"):
             assert other.status_code in (404, 422), f"other org {method} {path}: {other.status_code}"

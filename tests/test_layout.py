@@ -61,7 +61,8 @@ def test_it_lets_the_benchmark_take_only_the_pure_scoring_core_from_transcriber_
         f"{path.relative_to(ROOT)}:{line} imports {module}"
         for path in sources("benchmark")
         for line, module in imports_of(path)
-        if _names(module, "transcriber_tests") and not _names(module, "transcriber_tests.scoring")
+        if _names(module, "transcriber_tests")
+        and not _names(module, "transcriber_tests.scoring")
         and module != "transcriber_tests"
     ]
     assert not broken, "benchmark/ may import only transcriber_tests.scoring:\n" + "\n".join(broken)
@@ -75,8 +76,11 @@ def test_it_keeps_the_pure_modules_free_of_django_and_of_the_database():
         assert path.exists(), f"{relative} is named pure in DESIGN.md: keep it there"
         for line, module in imports_of(path):
             project = any(_names(module, app) for app in APPS)
-            if _names(module, "django") or (project and module not in pure_modules
-                                            and not any(module.startswith(p + ".") for p in pure_modules)):
+            if _names(module, "django") or (
+                project
+                and module not in pure_modules
+                and not any(module.startswith(p + ".") for p in pure_modules)
+            ):
                 broken.append(f"{relative}:{line} imports {module}")
     assert not broken, "pure modules import no Django and no impure project module:\n" + "\n".join(broken)
 

@@ -35,7 +35,9 @@ def live_transcriber_of(call) -> Transcriber | None:
         return None
     if getattr(call, "_live_by_name", (None,))[0] != name:
         found = (
-            Transcriber.objects.filter(Q(display_name__iexact=name) | Q(slug__iexact=name) | Q(model__iexact=name))
+            Transcriber.objects.filter(
+                Q(display_name__iexact=name) | Q(slug__iexact=name) | Q(model__iexact=name)
+            )
             .order_by("id")
             .first()
         )
@@ -62,7 +64,11 @@ def why_not_flaggable(line, *, check_audio: bool = True) -> errors.ActionError |
     if live_transcriber_of(call) is None:
         return errors.LiveTranscriberUnknown(
             f"The transcriber call {call.pk} ran on is unknown"
-            + (f" (no catalogue entry named {call.live_transcriber_name!r})" if call.live_transcriber_name else "")
+            + (
+                f" (no catalogue entry named {call.live_transcriber_name!r})"
+                if call.live_transcriber_name
+                else ""
+            )
             + ", so there is nothing to compare against. Add it to the catalogue or set it on the call."
         )
     if not line.has_timing:
@@ -96,7 +102,10 @@ def _clean_expected(text: str) -> str:
 def _items_on_line(line_id):
     """Flags and control lines whose audio is this line: (flag, control or None, expected text)."""
     items = [(f, None, f.expected_text) for f in Flag.objects.filter(line_id=line_id)]
-    items += [(c.flag, c, c.expected_text) for c in ControlLine.objects.filter(line_id=line_id).select_related("flag")]
+    items += [
+        (c.flag, c, c.expected_text)
+        for c in ControlLine.objects.filter(line_id=line_id).select_related("flag")
+    ]
     return items
 
 
@@ -104,13 +113,30 @@ def write_score(flag, control, transcriber_id, source, hypothesis: str | None, e
     """Score one item for one transcriber; `hypothesis=None` means it produced no text (failed)."""
     values = {"normalizer_version": scoring.NORMALIZER_VERSION}
     if hypothesis is None:
-        values.update(failed=True, hypothesis="", match=False, wer=None, case_or_punctuation_only=False,
-                      substitutions=0, deletions=0, insertions=0, reference_words=0)
+        values.update(
+            failed=True,
+            hypothesis="",
+            match=False,
+            wer=None,
+            case_or_punctuation_only=False,
+            substitutions=0,
+            deletions=0,
+            insertions=0,
+            reference_words=0,
+        )
     else:
         s = scoring.score_line(expected, hypothesis)
-        values.update(failed=False, hypothesis=hypothesis, match=s.match, wer=s.wer,
-                      case_or_punctuation_only=s.case_or_punctuation_only, substitutions=s.substitutions,
-                      deletions=s.deletions, insertions=s.insertions, reference_words=s.reference_words)
+        values.update(
+            failed=False,
+            hypothesis=hypothesis,
+            match=s.match,
+            wer=s.wer,
+            case_or_punctuation_only=s.case_or_punctuation_only,
+            substitutions=s.substitutions,
+            deletions=s.deletions,
+            insertions=s.insertions,
+            reference_words=s.reference_words,
+        )
     score, _ = Score.objects.update_or_create(
         flag=flag, control=control, transcriber_id=transcriber_id, source=source, defaults=values
     )
@@ -146,7 +172,9 @@ def _sample_controls(flag: Flag, count: int, rng: random.Random | None = None) -
     if count <= 0 or flag.controls.exists():
         return list(flag.controls.all())
     pool = list(
-        Line.objects.filter(call_id=flag.line.call_id, speaker=Line.CALLER, start_s__isnull=False, end_s__isnull=False)
+        Line.objects.filter(
+            call_id=flag.line.call_id, speaker=Line.CALLER, start_s__isnull=False, end_s__isnull=False
+        )
         .exclude(pk=flag.line_id)
         .filter(flag__isnull=True)
         .order_by("position")
@@ -215,7 +243,9 @@ def do_flag_line(line, expected_text, *, bank=None, tags=(), note="", user=None,
             if bank is not None:
                 _enter_bank(flag, bank, rng)
     except IntegrityError:
-        raise errors.FlagExists("This line already has a flag; edit that flag instead.", {"line": line.pk}) from None
+        raise errors.FlagExists(
+            "This line already has a flag; edit that flag instead.", {"line": line.pk}
+        ) from None
     return flag
 
 
@@ -257,8 +287,14 @@ def do_edit_flag(flag: Flag, *, expected_text=None, tags=None, note=None) -> Fla
         flag.save(update_fields=fields)
         if rescore:
             for score in flag.scores.filter(control__isnull=True):
-                write_score(flag, None, score.transcriber_id, score.source,
-                            None if score.failed else score.hypothesis, flag.expected_text)
+                write_score(
+                    flag,
+                    None,
+                    score.transcriber_id,
+                    score.source,
+                    None if score.failed else score.hypothesis,
+                    flag.expected_text,
+                )
     return flag
 
 
@@ -275,8 +311,11 @@ def do_create_bank(organization, *, name, language_label="", threshold=0.6, cont
     try:
         with transaction.atomic():
             return Bank.objects.create(
-                organization=organization, name=name.strip(), language_label=language_label.strip(),
-                threshold=threshold, controls_per_flag=controls_per_flag,
+                organization=organization,
+                name=name.strip(),
+                language_label=language_label.strip(),
+                threshold=threshold,
+                controls_per_flag=controls_per_flag,
             )
     except IntegrityError:
         raise errors.BankNameTaken(f"A bank named {name!r} already exists; choose another name.") from None
@@ -293,7 +332,9 @@ def do_update_bank(bank: Bank, **changes) -> Bank:
         with transaction.atomic():
             bank.save(update_fields=fields)
     except IntegrityError:
-        raise errors.BankNameTaken(f"A bank named {bank.name!r} already exists; choose another name.") from None
+        raise errors.BankNameTaken(
+            f"A bank named {bank.name!r} already exists; choose another name."
+        ) from None
     return bank
 
 
@@ -351,14 +392,20 @@ def do_add_candidate(bank: Bank, transcriber: Transcriber, *, confirmed: bool = 
         raise errors.EstimateNotConfirmed(
             f"Adding {transcriber} transcribes {estimate.lines} lines ({estimate.audio_minutes:.1f} audio minutes, "
             f"about ${estimate.cost}). Confirm the estimate to add it.",
-            {"lines": estimate.lines, "audio_minutes": round(estimate.audio_minutes, 3), "cost": str(estimate.cost)},
+            {
+                "lines": estimate.lines,
+                "audio_minutes": round(estimate.audio_minutes, 3),
+                "cost": str(estimate.cost),
+            },
         )
     if estimate.lines:
         jobs.check_capacity(bank.organization_id)
     try:
         with transaction.atomic():
             Bank.objects.select_for_update().get(pk=bank.pk)
-            position = (bank.candidates.aggregate(m=Max("position"))["m"] + 1) if bank.candidates.exists() else 0
+            position = (
+                (bank.candidates.aggregate(m=Max("position"))["m"] + 1) if bank.candidates.exists() else 0
+            )
             candidate = Candidate.objects.create(bank=bank, transcriber=transcriber, position=position)
             results_changed(bank.pk)
             _queue_lines(bank.organization_id, bank_lines(bank), [transcriber.pk])

@@ -72,7 +72,17 @@ class TranscriptionAdmin(ReadOnly, admin.ModelAdmin):
 
 @admin.register(Score)
 class ScoreAdmin(ReadOnly, admin.ModelAdmin):
-    list_display = ["id", "flag", "control", "transcriber", "source", "failed", "match", "wer", "normalizer_version"]
+    list_display = [
+        "id",
+        "flag",
+        "control",
+        "transcriber",
+        "source",
+        "failed",
+        "match",
+        "wer",
+        "normalizer_version",
+    ]
     list_filter = ["source", "match", "failed", "transcriber"]
     raw_id_fields = ["flag", "control"]
 
@@ -99,8 +109,17 @@ class RunAdmin(ReadOnly, admin.ModelAdmin):
 
 @admin.register(RunLine)
 class RunLineAdmin(ReadOnly, admin.ModelAdmin):
-    list_display = ["id", "run", "line", "differs", "label", "label_source", "calibration", "in_review",
-                    "review_agrees"]
+    list_display = [
+        "id",
+        "run",
+        "line",
+        "differs",
+        "label",
+        "label_source",
+        "calibration",
+        "in_review",
+        "review_agrees",
+    ]
     list_filter = ["label", "label_source", "in_review"]
     raw_id_fields = ["run", "line", "flag", "pattern", "reviewed_by"]
 

@@ -13,14 +13,48 @@ from . import queries
 from .models import ControlLine, Flag, JudgePick, Score
 
 RESULTS_COLUMNS = [
-    "bank", "window_days", "row", "position", "transcriber", "provider", "model", "scored", "matches", "failed",
-    "accuracy", "wilson_low", "wilson_high", "mean_wer", "leader", "clears_threshold", "threshold", "audio_cost_usd",
+    "bank",
+    "window_days",
+    "row",
+    "position",
+    "transcriber",
+    "provider",
+    "model",
+    "scored",
+    "matches",
+    "failed",
+    "accuracy",
+    "wilson_low",
+    "wilson_high",
+    "mean_wer",
+    "leader",
+    "clears_threshold",
+    "threshold",
+    "audio_cost_usd",
 ]
 
 TURN_COLUMNS = [
-    "flag_id", "item", "control_id", "call_id", "line_id", "tenant", "call_started_at", "flagged_at", "tags",
-    "expected_text", "live_text", "transcriber", "source", "text", "failed", "match", "wer",
-    "case_or_punctuation_only", "normalizer_version", "judge_pick", "judge_reasoning",
+    "flag_id",
+    "item",
+    "control_id",
+    "call_id",
+    "line_id",
+    "tenant",
+    "call_started_at",
+    "flagged_at",
+    "tags",
+    "expected_text",
+    "live_text",
+    "transcriber",
+    "source",
+    "text",
+    "failed",
+    "match",
+    "wer",
+    "case_or_punctuation_only",
+    "normalizer_version",
+    "judge_pick",
+    "judge_reasoning",
 ]
 
 
@@ -33,15 +67,48 @@ def results_rows(bank, window_days):
     for card in r.cards:
         s, t = card.summary, card.transcriber
         lo, hi = card.interval or (None, None)
-        yield [bank.name, r.window_days, "candidate", card.position + 1, t.display_name, t.provider, t.model,
-               s.scored, s.matches, s.failed, _fmt(s.accuracy), _fmt(lo), _fmt(hi), _fmt(s.mean_wer),
-               "yes" if card.is_leader else "no",
-               ("yes" if r.leader_clears_threshold else "no") if card.is_leader else "",
-               bank.threshold, card.cost]
+        yield [
+            bank.name,
+            r.window_days,
+            "candidate",
+            card.position + 1,
+            t.display_name,
+            t.provider,
+            t.model,
+            s.scored,
+            s.matches,
+            s.failed,
+            _fmt(s.accuracy),
+            _fmt(lo),
+            _fmt(hi),
+            _fmt(s.mean_wer),
+            "yes" if card.is_leader else "no",
+            ("yes" if r.leader_clears_threshold else "no") if card.is_leader else "",
+            bank.threshold,
+            card.cost,
+        ]
     for t, s, interval in r.live_rows:
         lo, hi = interval or (None, None)
-        yield [bank.name, r.window_days, "live (reference)", "", t.display_name, t.provider, t.model, s.scored,
-               s.matches, s.failed, _fmt(s.accuracy), _fmt(lo), _fmt(hi), _fmt(s.mean_wer), "", "", bank.threshold, ""]
+        yield [
+            bank.name,
+            r.window_days,
+            "live (reference)",
+            "",
+            t.display_name,
+            t.provider,
+            t.model,
+            s.scored,
+            s.matches,
+            s.failed,
+            _fmt(s.accuracy),
+            _fmt(lo),
+            _fmt(hi),
+            _fmt(s.mean_wer),
+            "",
+            "",
+            bank.threshold,
+            "",
+        ]
 
 
 def results_csv(bank, window_days):
@@ -51,13 +118,23 @@ def results_csv(bank, window_days):
 FLAG_BATCH = 1000  # flags (with their controls and scores) loaded per round of queries
 
 
-def _item_cells(flag_id, control_id, call_id, line_id, tenant, started_at, flagged_at, tags, expected, live_text):
+def _item_cells(
+    flag_id, control_id, call_id, line_id, tenant, started_at, flagged_at, tags, expected, live_text
+):
     """The cells every row of one item (a flag or one of its controls) starts with, text cells made safe."""
     is_control = control_id is not None
     return [
-        flag_id, "control" if is_control else "flag", control_id if is_control else "", call_id, line_id,
-        safe_cell(tenant), started_at.isoformat(), flagged_at.isoformat(), safe_cell(" ".join(Flag.decode_tags(tags))),
-        safe_cell(expected), safe_cell(live_text),
+        flag_id,
+        "control" if is_control else "flag",
+        control_id if is_control else "",
+        call_id,
+        line_id,
+        safe_cell(tenant),
+        started_at.isoformat(),
+        flagged_at.isoformat(),
+        safe_cell(" ".join(Flag.decode_tags(tags))),
+        safe_cell(expected),
+        safe_cell(live_text),
     ]
 
 
@@ -78,42 +155,93 @@ def turn_csv_rows(bank, window_days):
     flags = (
         Flag.objects.filter(bank=bank, created_at__gte=since)
         .order_by("-created_at", "-id")
-        .values_list("id", "line__call_id", "line_id", "line__call__tenant__name", "line__call__started_at",
-                     "created_at", "tags", "expected_text", "line__text")
+        .values_list(
+            "id",
+            "line__call_id",
+            "line_id",
+            "line__call__tenant__name",
+            "line__call__started_at",
+            "created_at",
+            "tags",
+            "expected_text",
+            "line__text",
+        )
         .iterator(chunk_size=FLAG_BATCH)
     )
     for batch in iter(lambda: list(islice(flags, FLAG_BATCH)), []):
         flag_ids = [f[0] for f in batch]
         controls = {}
-        for control_id, flag_id, line_id, expected, live_text in ControlLine.objects.filter(
-            flag_id__in=flag_ids
-        ).order_by("id").values_list("id", "flag_id", "line_id", "expected_text", "line__text"):
+        for control_id, flag_id, line_id, expected, live_text in (
+            ControlLine.objects.filter(flag_id__in=flag_ids)
+            .order_by("id")
+            .values_list("id", "flag_id", "line_id", "expected_text", "line__text")
+        ):
             controls.setdefault(flag_id, []).append((control_id, line_id, expected, live_text))
         scores = {}
-        for flag_id, control_id, *rest in Score.objects.filter(flag_id__in=flag_ids).filter(
-            Q(source=Score.CANDIDATE, transcriber_id__in=candidate_ids) | Q(source=Score.LIVE)
-        ).values_list("flag_id", "control_id", "source", "transcriber_id", "hypothesis", "failed", "match", "wer",
-                      "case_or_punctuation_only", "normalizer_version"):
+        for flag_id, control_id, *rest in (
+            Score.objects.filter(flag_id__in=flag_ids)
+            .filter(Q(source=Score.CANDIDATE, transcriber_id__in=candidate_ids) | Q(source=Score.LIVE))
+            .values_list(
+                "flag_id",
+                "control_id",
+                "source",
+                "transcriber_id",
+                "hypothesis",
+                "failed",
+                "match",
+                "wer",
+                "case_or_punctuation_only",
+                "normalizer_version",
+            )
+        ):
             scores.setdefault((flag_id, control_id), []).append(rest)
         missing = {r[1] for rows in scores.values() for r in rows} - names.keys()
         if missing:
-            names.update((pk, safe_cell(name)) for pk, name in
-                         Transcriber.objects.filter(pk__in=missing).values_list("id", "display_name"))
+            names.update(
+                (pk, safe_cell(name))
+                for pk, name in Transcriber.objects.filter(pk__in=missing).values_list("id", "display_name")
+            )
         for flag_id, call_id, line_id, tenant, started_at, flagged_at, tags, expected, live_text in batch:
             items = [(None, line_id, expected, live_text), *controls.get(flag_id, ())]
             for control_id, item_line_id, item_expected, item_live_text in items:
                 item_scores = scores.get((flag_id, control_id))
                 if not item_scores:
                     continue
-                cells = _item_cells(flag_id, control_id, call_id, item_line_id, tenant, started_at, flagged_at,
-                                    tags, item_expected, item_live_text)
+                cells = _item_cells(
+                    flag_id,
+                    control_id,
+                    call_id,
+                    item_line_id,
+                    tenant,
+                    started_at,
+                    flagged_at,
+                    tags,
+                    item_expected,
+                    item_live_text,
+                )
                 pick = picks.get((flag_id, control_id), ("", ""))
                 item_scores.sort(key=lambda r: (r[0], r[1]))  # source, then transcriber id
-                for source, transcriber_id, hypothesis, failed, match, wer, noted, normalizer_version in item_scores:
+                for (
+                    source,
+                    transcriber_id,
+                    hypothesis,
+                    failed,
+                    match,
+                    wer,
+                    noted,
+                    normalizer_version,
+                ) in item_scores:
                     yield [
-                        *cells, names[transcriber_id], source, safe_cell(hypothesis), "yes" if failed else "no",
-                        "" if failed else ("yes" if match else "no"), _fmt(wer), "yes" if noted else "no",
-                        normalizer_version, *pick,
+                        *cells,
+                        names[transcriber_id],
+                        source,
+                        safe_cell(hypothesis),
+                        "yes" if failed else "no",
+                        "" if failed else ("yes" if match else "no"),
+                        _fmt(wer),
+                        "yes" if noted else "no",
+                        normalizer_version,
+                        *pick,
                     ]
 
 
@@ -124,10 +252,33 @@ def turns_csv(bank, window_days):
 
 
 RUN_LINE_COLUMNS = [
-    "run_id", "candidate", "bank", "call_id", "tenant", "line_id", "line_position", "start_s", "end_s",
-    "flagged", "expected_text", "live_text", "candidate_text", "candidate_failed", "candidate_error", "differs",
-    "label", "label_source", "reasoning", "pattern", "candidate_wer", "live_wer", "calibration", "replay_text",
-    "replay_matches", "in_review_sample", "review",
+    "run_id",
+    "candidate",
+    "bank",
+    "call_id",
+    "tenant",
+    "line_id",
+    "line_position",
+    "start_s",
+    "end_s",
+    "flagged",
+    "expected_text",
+    "live_text",
+    "candidate_text",
+    "candidate_failed",
+    "candidate_error",
+    "differs",
+    "label",
+    "label_source",
+    "reasoning",
+    "pattern",
+    "candidate_wer",
+    "live_wer",
+    "calibration",
+    "replay_text",
+    "replay_matches",
+    "in_review_sample",
+    "review",
 ]
 
 
@@ -140,15 +291,37 @@ def run_csv_rows(run):
     for rl in lines.iterator(chunk_size=1000):
         line = rl.line
         yield [
-            run.pk, run.candidate.display_name, run.bank_name, line.call_id, line.call.tenant.name, line.pk,
-            line.position, line.start_s, line.end_s, _yes(bool(rl.expected_text)), rl.expected_text, rl.live_text,
-            rl.candidate_text, _yes(rl.candidate_failed) if rl.compared else "", rl.candidate_error,
-            _yes(rl.differs) if rl.compared else "", rl.label, rl.label_source, rl.reasoning,
-            rl.pattern.name if rl.pattern else "", _fmt(rl.candidate_wer), _fmt(rl.live_wer), _yes(rl.calibration),
-            rl.replay_text, _yes(rl.replay_matches), _yes(rl.in_review),
+            run.pk,
+            run.candidate.display_name,
+            run.bank_name,
+            line.call_id,
+            line.call.tenant.name,
+            line.pk,
+            line.position,
+            line.start_s,
+            line.end_s,
+            _yes(bool(rl.expected_text)),
+            rl.expected_text,
+            rl.live_text,
+            rl.candidate_text,
+            _yes(rl.candidate_failed) if rl.compared else "",
+            rl.candidate_error,
+            _yes(rl.differs) if rl.compared else "",
+            rl.label,
+            rl.label_source,
+            rl.reasoning,
+            rl.pattern.name if rl.pattern else "",
+            _fmt(rl.candidate_wer),
+            _fmt(rl.live_wer),
+            _yes(rl.calibration),
+            rl.replay_text,
+            _yes(rl.replay_matches),
+            _yes(rl.in_review),
             {True: "agree", False: "disagree"}.get(rl.review_agrees, ""),
         ]
 
 
 def run_csv(run):
-    return stream_csv(f"run-{run.pk}-{slugify(run.candidate.display_name)}.csv", RUN_LINE_COLUMNS, run_csv_rows(run))
+    return stream_csv(
+        f"run-{run.pk}-{slugify(run.candidate.display_name)}.csv", RUN_LINE_COLUMNS, run_csv_rows(run)
+    )

@@ -11,18 +11,27 @@ class FlagForm(forms.Form):
     `bank-<line>`), so the forms of several lines open on one call page never share an id."""
 
     expected_text = forms.CharField(
-        label="What the caller actually said", widget=forms.Textarea(attrs={"rows": 2, "autofocus": True}),
+        label="What the caller actually said",
+        widget=forms.Textarea(attrs={"rows": 2, "autofocus": True}),
         max_length=5000,
         help_text="Word for word. Write times and numbers the way your team agreed (830 is not eight thirty).",
     )
     tags = forms.MultipleChoiceField(
-        choices=[(t, t) for t in STANDARD_TAGS], required=False, widget=forms.CheckboxSelectMultiple,
+        choices=[(t, t) for t in STANDARD_TAGS],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
         label="Error tags",
     )
-    custom_tags = forms.CharField(required=False, max_length=200, label="Other tags",
-                                  widget=forms.TextInput(attrs={"placeholder": "e.g. accent, menu item"}))
+    custom_tags = forms.CharField(
+        required=False,
+        max_length=200,
+        label="Other tags",
+        widget=forms.TextInput(attrs={"placeholder": "e.g. accent, menu item"}),
+    )
     note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), max_length=2000)
-    bank = forms.ModelChoiceField(queryset=Bank.objects.none(), required=False, empty_label="No bank (decide later)")
+    bank = forms.ModelChoiceField(
+        queryset=Bank.objects.none(), required=False, empty_label="No bank (decide later)"
+    )
 
     def __init__(self, *args, organization, line, **kwargs):
         kwargs.setdefault("auto_id", f"%s-{line.pk}")
@@ -56,26 +65,43 @@ class MoveFlagForm(forms.Form):
 
 class BankForm(forms.Form):
     name = forms.CharField(max_length=100)
-    language_label = forms.CharField(max_length=100, required=False, help_text="Display only, e.g. English + French.")
+    language_label = forms.CharField(
+        max_length=100, required=False, help_text="Display only, e.g. English + French."
+    )
     threshold_pct = forms.DecimalField(
-        label="Accuracy threshold (%)", min_value=0, max_value=100, decimal_places=1, initial=60,
+        label="Accuracy threshold (%)",
+        min_value=0,
+        max_value=100,
+        decimal_places=1,
+        initial=60,
         help_text="A marker for your team; nothing happens automatically when a candidate crosses it.",
     )
     controls_per_flag = forms.TypedChoiceField(
-        choices=[(0, "0"), (1, "1"), (2, "2")], coerce=int, initial=1, label="Control lines per flag",
+        choices=[(0, "0"), (1, "1"), (2, "2")],
+        coerce=int,
+        initial=1,
+        label="Control lines per flag",
         help_text="Unflagged caller lines of the same call scored with each flag. Compare banks only when they "
         "use the same setting.",
     )
 
     def action_kwargs(self) -> dict:
         d = self.cleaned_data
-        return {"name": d["name"], "language_label": d["language_label"],
-                "threshold": float(d["threshold_pct"]) / 100, "controls_per_flag": d["controls_per_flag"]}
+        return {
+            "name": d["name"],
+            "language_label": d["language_label"],
+            "threshold": float(d["threshold_pct"]) / 100,
+            "controls_per_flag": d["controls_per_flag"],
+        }
 
     @staticmethod
     def initial_for(bank) -> dict:
-        return {"name": bank.name, "language_label": bank.language_label,
-                "threshold_pct": round(bank.threshold * 100, 1), "controls_per_flag": bank.controls_per_flag}
+        return {
+            "name": bank.name,
+            "language_label": bank.language_label,
+            "threshold_pct": round(bank.threshold * 100, 1),
+            "controls_per_flag": bank.controls_per_flag,
+        }
 
 
 class AddCandidateForm(forms.Form):
@@ -84,7 +110,9 @@ class AddCandidateForm(forms.Form):
 
     def __init__(self, *args, bank, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["transcriber"].queryset = Transcriber.objects.filter(enabled=True).exclude(candidacies__bank=bank)
+        self.fields["transcriber"].queryset = Transcriber.objects.filter(enabled=True).exclude(
+            candidacies__bank=bank
+        )
 
 
 class CallFilterForm(forms.Form):
@@ -111,8 +139,13 @@ class CallFilterForm(forms.Form):
         if not self.is_valid():
             return {}
         d = self.cleaned_data
-        return {"tenant": d["tenant"], "assistant": d["assistant"], "date_from": d["date_from"],
-                "date_to": d["date_to"], "has_flags": d["has_flags"] or None}
+        return {
+            "tenant": d["tenant"],
+            "assistant": d["assistant"],
+            "date_from": d["date_from"],
+            "date_to": d["date_to"],
+            "has_flags": d["has_flags"] or None,
+        }
 
 
 class CallCheckboxes(forms.CheckboxSelectMultiple):
@@ -125,11 +158,13 @@ class CallCheckboxes(forms.CheckboxSelectMultiple):
 
 
 class RunForm(forms.Form):
-    candidate = forms.ModelChoiceField(queryset=Transcriber.objects.none(), required=False,
-                                       empty_label="The bank's leader")
+    candidate = forms.ModelChoiceField(
+        queryset=Transcriber.objects.none(), required=False, empty_label="The bank's leader"
+    )
     calls = forms.TypedMultipleChoiceField(coerce=int, required=False, widget=CallCheckboxes)
-    more_calls = forms.CharField(required=False, label="Other call ids",
-                                 help_text="Comma separated, for calls not listed above.")
+    more_calls = forms.CharField(
+        required=False, label="Other call ids", help_text="Comma separated, for calls not listed above."
+    )
     confirmed = forms.BooleanField(required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args, bank: Bank, call_choices, **kwargs):

@@ -75,7 +75,9 @@ def queue_status(organization_id: int) -> dict:
 
 
 def free_slots(organization_id: int) -> int:
-    running = Transcription.objects.filter(organization_id=organization_id, status=Transcription.RUNNING).count()
+    running = Transcription.objects.filter(
+        organization_id=organization_id, status=Transcription.RUNNING
+    ).count()
     return _setting("ORG_CONCURRENCY") - running
 
 
@@ -116,15 +118,19 @@ def recover_abandoned() -> int:
     now = timezone.now()
     stale_claim = now - timedelta(seconds=lease_seconds())
     lost_dispatch = now - timedelta(seconds=2 * int(settings.Q_CLUSTER["retry"]))
-    return Transcription.objects.filter(status=Transcription.RUNNING).filter(
-        Q(claimed_at__lt=stale_claim) | Q(claimed_at__isnull=True, updated_at__lt=lost_dispatch)
-    ).update(status=Transcription.QUEUED, claimed_at=None, updated_at=now)
+    return (
+        Transcription.objects.filter(status=Transcription.RUNNING)
+        .filter(Q(claimed_at__lt=stale_claim) | Q(claimed_at__isnull=True, updated_at__lt=lost_dispatch))
+        .update(status=Transcription.QUEUED, claimed_at=None, updated_at=now)
+    )
 
 
 def pump_all() -> int:
     recover_abandoned()
     org_ids = (
-        Transcription.objects.filter(status=Transcription.QUEUED).values_list("organization_id", flat=True).distinct()
+        Transcription.objects.filter(status=Transcription.QUEUED)
+        .values_list("organization_id", flat=True)
+        .distinct()
     )
     return sum(len(pump(org_id)) for org_id in list(org_ids))
 
@@ -197,9 +203,9 @@ def finish(t: Transcription, on_final=None, **fields) -> bool:
 
 def _write_outcome(t: Transcription, fields: dict, on_final) -> bool:
     with transaction.atomic():
-        written = Transcription.objects.filter(pk=t.pk, status=Transcription.RUNNING, claimed_at=t.claimed_at).update(
-            **fields
-        )
+        written = Transcription.objects.filter(
+            pk=t.pk, status=Transcription.RUNNING, claimed_at=t.claimed_at
+        ).update(**fields)
         if written and on_final is not None and fields.get("status") in FINISHED:
             t.refresh_from_db()
             on_final(t)
@@ -214,5 +220,10 @@ def retry_later(t: Transcription, error: str, retry_after: float | None = None) 
     """Queue a row that failed with a retryable error again after its backoff: RETRY_BACKOFF_S, doubled with each
     attempt, and never before the vendor's Retry-After."""
     delay = max(_setting("RETRY_BACKOFF_S") * 2 ** (t.attempts - 1), retry_after or 0)
-    return finish(t, status=Transcription.QUEUED, error=error, claimed_at=None,
-                  not_before=timezone.now() + timedelta(seconds=delay))
+    return finish(
+        t,
+        status=Transcription.QUEUED,
+        error=error,
+        claimed_at=None,
+        not_before=timezone.now() + timedelta(seconds=delay),
+    )

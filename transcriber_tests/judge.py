@@ -54,10 +54,10 @@ _LABEL_TASK = (
 
 _PATTERNS_TASK = (
     "On each line below the live transcript was right and a candidate transcriber was wrong. Group the "
-    "lines into a few failure patterns of the candidate, such as \"drops surnames\" or \"writes times as "
+    'lines into a few failure patterns of the candidate, such as "drops surnames" or "writes times as '
     "words\". A pattern's name is a short lower-case phrase of at most six words saying what the candidate "
     "does wrong; its description is one sentence. Put each line in the one pattern that fits it best; "
-    f"lines that fit no pattern go in a pattern named \"{OTHER_PATTERN}\". Use only the line ids given."
+    f'lines that fit no pattern go in a pattern named "{OTHER_PATTERN}". Use only the line ids given.'
 )
 
 _VERDICT_TASK = (
@@ -178,7 +178,9 @@ def build_pick(*, instructions: str, context_lines, expected: str, versions: dic
     if len(versions) > len(ascii_uppercase):
         raise ValueError(f"pick_best_version takes at most {len(ascii_uppercase)} versions")
     letters = dict(zip(ascii_uppercase, versions, strict=False))
-    shown = "\n".join(f'<version id="{letter}">{versions[name]}</version>' for letter, name in letters.items())
+    shown = "\n".join(
+        f'<version id="{letter}">{versions[name]}</version>' for letter, name in letters.items()
+    )
     prompt = (
         f"<call_context>\n{_context(context_lines)}\n</call_context>\n"
         f"<what_the_caller_said>{expected}</what_the_caller_said>\n"
@@ -191,7 +193,11 @@ def build_pick(*, instructions: str, context_lines, expected: str, versions: dic
         "input_schema": {
             "type": "object",
             "properties": {
-                "candidate": {"type": "string", "enum": list(letters), "description": "The version's letter."},
+                "candidate": {
+                    "type": "string",
+                    "enum": list(letters),
+                    "description": "The version's letter.",
+                },
                 "reasoning": _REASONING,
             },
             "required": ["candidate", "reasoning"],
@@ -266,20 +272,27 @@ def pick_best_version(*, instructions: str, context_lines, expected: str, versio
     letter = call.input.get("candidate")
     if letter not in letters:
         offered = ", ".join(letters)
-        raise LLMError(f"the judge picked {letter!r}, which is not one of the versions offered ({offered})",
-                       retryable=False)
+        raise LLMError(
+            f"the judge picked {letter!r}, which is not one of the versions offered ({offered})",
+            retryable=False,
+        )
     return Pick(candidate=letters[letter], reasoning=_text(call.input, "reasoning"), call=call)
 
 
 def label_line(*, instructions: str, context_lines, live_text: str, candidate_text: str) -> Label:
     """candidate_right, live_right, same_meaning or both_wrong for one caller line that differs."""
     system, prompt, tool = build_label(
-        instructions=instructions, context_lines=context_lines, live_text=live_text, candidate_text=candidate_text
+        instructions=instructions,
+        context_lines=context_lines,
+        live_text=live_text,
+        candidate_text=candidate_text,
     )
     call = llm.call_tool(system=system, prompt=prompt, tool=tool, max_tokens=300)
     label = call.input.get("label")
     if label not in LABELS:
-        raise LLMError(f"the judge answered the label {label!r}, not one of {', '.join(LABELS)}", retryable=False)
+        raise LLMError(
+            f"the judge answered the label {label!r}, not one of {', '.join(LABELS)}", retryable=False
+        )
     return Label(label=label, reasoning=_text(call.input, "reasoning"), call=call)
 
 
@@ -303,8 +316,9 @@ def group_patterns(*, lines: list[dict]) -> Patterns:
         keys = [str(key) for key in item.get("line_ids") or []]
         unknown = [key for key in keys if key not in by_key]
         if unknown:
-            raise LLMError(f"the judge's patterns name lines that were not given: {', '.join(unknown)}",
-                           retryable=False)
+            raise LLMError(
+                f"the judge's patterns name lines that were not given: {', '.join(unknown)}", retryable=False
+            )
         keys = [key for key in dict.fromkeys(keys) if key not in placed]
         name = _text(item, "name").lower() or OTHER_PATTERN
         if not keys:
@@ -320,7 +334,9 @@ def group_patterns(*, lines: list[dict]) -> Patterns:
     if left:
         previous = grouped.get(OTHER_PATTERN)
         description = previous.description if previous else "Lines the judge did not place in a pattern."
-        grouped[OTHER_PATTERN] = Pattern(OTHER_PATTERN, description, (previous.line_ids if previous else []) + left)
+        grouped[OTHER_PATTERN] = Pattern(
+            OTHER_PATTERN, description, (previous.line_ids if previous else []) + left
+        )
     ordered = sorted(grouped.values(), key=lambda pattern: (pattern.name == OTHER_PATTERN, -pattern.count))
     return Patterns(ordered, call)
 
@@ -366,10 +382,15 @@ def estimate_run_tokens(n_lines_to_label: int, n_lines_total: int, *, instructio
     context = [("caller", sample)] * CONTEXT_LINES
 
     def tokens(system, prompt, tool, *rest) -> int:
-        return llm.estimate_tokens(system) + llm.estimate_tokens(prompt) + llm.estimate_tokens(json.dumps(tool))
+        return (
+            llm.estimate_tokens(system) + llm.estimate_tokens(prompt) + llm.estimate_tokens(json.dumps(tool))
+        )
 
-    per_label = tokens(*build_label(instructions=instructions, context_lines=context, live_text=sample,
-                                    candidate_text=sample))
+    per_label = tokens(
+        *build_label(
+            instructions=instructions, context_lines=context, live_text=sample, candidate_text=sample
+        )
+    )
     lines = [{"line_id": 10_000 + i, "live_text": sample, "candidate_text": sample} for i in range(n_label)]
     grouping = tokens(*build_patterns(lines=lines))
     examples = [{"live_text": sample, "candidate_text": sample, "label": "live_right"}] * EXAMPLES_IN_VERDICT
@@ -378,7 +399,8 @@ def estimate_run_tokens(n_lines_to_label: int, n_lines_total: int, *, instructio
     input_tokens = n_label * per_label + grouping + verdict
     output_tokens = (
         n_label * LABEL_OUTPUT_TOKENS
-        + PATTERNS_OUTPUT_TOKENS + n_label * PATTERN_OUTPUT_TOKENS_PER_LINE
+        + PATTERNS_OUTPUT_TOKENS
+        + n_label * PATTERN_OUTPUT_TOKENS_PER_LINE
         + VERDICT_OUTPUT_TOKENS
     )
     return input_tokens, output_tokens

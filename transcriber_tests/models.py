@@ -13,7 +13,9 @@ class Bank(models.Model):
 
     organization = models.ForeignKey("accounts.Organization", on_delete=models.CASCADE, related_name="banks")
     name = models.CharField(max_length=100)
-    language_label = models.CharField(max_length=100, blank=True, help_text="Display only, e.g. 'English + French'.")
+    language_label = models.CharField(
+        max_length=100, blank=True, help_text="Display only, e.g. 'English + French'."
+    )
     threshold = models.FloatField(default=0.6, help_text="Accuracy marker, a fraction 0..1.")
     controls_per_flag = models.PositiveSmallIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -24,7 +26,9 @@ class Bank(models.Model):
         ordering = ["name"]
         constraints = [
             models.UniqueConstraint(fields=["organization", "name"], name="bank_name_unique_in_org"),
-            models.CheckConstraint(condition=Q(threshold__gte=0) & Q(threshold__lte=1), name="bank_threshold_0_1"),
+            models.CheckConstraint(
+                condition=Q(threshold__gte=0) & Q(threshold__lte=1), name="bank_threshold_0_1"
+            ),
             models.CheckConstraint(condition=Q(controls_per_flag__lte=2), name="bank_controls_0_2"),
         ]
 
@@ -36,7 +40,9 @@ class Candidate(models.Model):
     """A transcriber in a bank. Position 0..7 and unique per bank: the database holds at most 8."""
 
     bank = models.ForeignKey(Bank, on_delete=models.CASCADE, related_name="candidates")
-    transcriber = models.ForeignKey("transcribers.Transcriber", on_delete=models.PROTECT, related_name="candidacies")
+    transcriber = models.ForeignKey(
+        "transcribers.Transcriber", on_delete=models.PROTECT, related_name="candidacies"
+    )
     position = models.PositiveSmallIntegerField()
     added_at = models.DateTimeField(auto_now_add=True)
 
@@ -141,7 +147,8 @@ class Transcription(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["line", "transcriber"], name="transcription_once_per_line"),
             models.CheckConstraint(
-                condition=Q(status__in=["queued", "running", "done", "failed"]), name="transcription_status_valid"
+                condition=Q(status__in=["queued", "running", "done", "failed"]),
+                name="transcription_status_valid",
             ),
         ]
         indexes = [models.Index(fields=["organization", "status"])]
@@ -162,8 +169,12 @@ class Score(models.Model):
     SOURCES = [(CANDIDATE, "Candidate"), (LIVE, "Live")]
 
     flag = models.ForeignKey(Flag, on_delete=models.CASCADE, related_name="scores")
-    control = models.ForeignKey(ControlLine, on_delete=models.CASCADE, null=True, blank=True, related_name="scores")
-    transcriber = models.ForeignKey("transcribers.Transcriber", on_delete=models.PROTECT, related_name="scores")
+    control = models.ForeignKey(
+        ControlLine, on_delete=models.CASCADE, null=True, blank=True, related_name="scores"
+    )
+    transcriber = models.ForeignKey(
+        "transcribers.Transcriber", on_delete=models.PROTECT, related_name="scores"
+    )
     source = models.CharField(max_length=10, choices=SOURCES, default=CANDIDATE)
     failed = models.BooleanField(default=False)
     hypothesis = models.TextField(blank=True)
@@ -193,10 +204,16 @@ class Score(models.Model):
         ]
         # Covering indexes (PostgreSQL): the results page aggregates and pairs scores with index-only scans.
         indexes = [
-            models.Index(fields=["flag"], include=["source", "transcriber", "failed", "match", "wer"],
-                         name="score_by_flag_covering"),
-            models.Index(fields=["transcriber", "source", "flag"], include=["control", "failed", "match"],
-                         name="score_by_transcriber_covering"),
+            models.Index(
+                fields=["flag"],
+                include=["source", "transcriber", "failed", "match", "wer"],
+                name="score_by_flag_covering",
+            ),
+            models.Index(
+                fields=["transcriber", "source", "flag"],
+                include=["control", "failed", "match"],
+                name="score_by_transcriber_covering",
+            ),
         ]
 
     def __str__(self):
@@ -215,7 +232,9 @@ class JudgePick(models.Model):
     longer match the current scores is asked again. `chosen` is empty when the judge failed (`error` says why)."""
 
     flag = models.ForeignKey(Flag, on_delete=models.CASCADE, related_name="picks")
-    control = models.ForeignKey(ControlLine, on_delete=models.CASCADE, null=True, blank=True, related_name="picks")
+    control = models.ForeignKey(
+        ControlLine, on_delete=models.CASCADE, null=True, blank=True, related_name="picks"
+    )
     chosen = models.ForeignKey(
         "transcribers.Transcriber", on_delete=models.PROTECT, null=True, blank=True, related_name="picks"
     )
@@ -232,7 +251,9 @@ class JudgePick(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["flag"], condition=Q(control__isnull=True), name="pick_once_per_flag"),
+            models.UniqueConstraint(
+                fields=["flag"], condition=Q(control__isnull=True), name="pick_once_per_flag"
+            ),
             models.UniqueConstraint(
                 fields=["control"], condition=Q(control__isnull=False), name="pick_once_per_control"
             ),
@@ -256,8 +277,12 @@ class Run(models.Model):
     CANCELLED = "cancelled"
     FAILED = "failed"
     STATUSES = [
-        (QUEUED, "Queued"), (TRANSCRIBING, "Transcribing"), (JUDGING, "Judging"), (DONE, "Done"),
-        (CANCELLED, "Cancelled"), (FAILED, "Failed"),
+        (QUEUED, "Queued"),
+        (TRANSCRIBING, "Transcribing"),
+        (JUDGING, "Judging"),
+        (DONE, "Done"),
+        (CANCELLED, "Cancelled"),
+        (FAILED, "Failed"),
     ]
     ACTIVE = (QUEUED, TRANSCRIBING, JUDGING)
 
@@ -268,8 +293,11 @@ class Run(models.Model):
     JUDGE_FAILED = "failed"
     JUDGE_SKIPPED = "skipped"
     JUDGE_STATUSES = [
-        (JUDGE_PENDING, "Pending"), (JUDGE_DONE, "Done"), (JUDGE_NOT_CONFIGURED, "Judge not configured"),
-        (JUDGE_FAILED, "Failed"), (JUDGE_SKIPPED, "Skipped"),
+        (JUDGE_PENDING, "Pending"),
+        (JUDGE_DONE, "Done"),
+        (JUDGE_NOT_CONFIGURED, "Judge not configured"),
+        (JUDGE_FAILED, "Failed"),
+        (JUDGE_SKIPPED, "Skipped"),
     ]
 
     organization = models.ForeignKey("accounts.Organization", on_delete=models.CASCADE, related_name="runs")
@@ -364,7 +392,9 @@ class RunLine(models.Model):
     SAME_MEANING = scoring.SAME_MEANING
     BOTH_WRONG = scoring.BOTH_WRONG
     LABELS = [
-        (CANDIDATE_RIGHT, "Candidate right"), (LIVE_RIGHT, "Live right"), (SAME_MEANING, "Same meaning"),
+        (CANDIDATE_RIGHT, "Candidate right"),
+        (LIVE_RIGHT, "Live right"),
+        (SAME_MEANING, "Same meaning"),
         (BOTH_WRONG, "Both wrong"),
     ]
     BY_FLAG = "flag"
@@ -390,7 +420,9 @@ class RunLine(models.Model):
     label = models.CharField(max_length=16, choices=LABELS, blank=True)
     label_source = models.CharField(max_length=8, choices=LABEL_SOURCES, blank=True)
     reasoning = models.TextField(blank=True)
-    pattern = models.ForeignKey(RunPattern, on_delete=models.SET_NULL, null=True, blank=True, related_name="lines")
+    pattern = models.ForeignKey(
+        RunPattern, on_delete=models.SET_NULL, null=True, blank=True, related_name="lines"
+    )
     # Calibration: the live transcriber itself run again over the recording.
     calibration = models.BooleanField(default=False)
     replay_transcriber = models.ForeignKey(

@@ -52,9 +52,7 @@ def _context(line: Line) -> list[tuple[str, str]]:
         position__gte=line.position - CONTEXT_EACH_SIDE,
         position__lte=line.position + CONTEXT_EACH_SIDE,
     ).order_by("position")
-    return [
-        (ln.speaker, "[the line being judged]" if ln.pk == line.pk else ln.text) for ln in around
-    ]
+    return [(ln.speaker, "[the line being judged]" if ln.pk == line.pk else ln.text) for ln in around]
 
 
 def _item(flag_id: int, control_id: int | None):
@@ -77,7 +75,9 @@ def maybe_pick(flag_id: int, control_id: int | None = None) -> JudgePick | None:
         return None
     candidate_ids = list(flag.bank.candidates.order_by("position").values_list("transcriber_id", flat=True))
     scores = Score.objects.filter(
-        flag=flag, source=Score.CANDIDATE, transcriber_id__in=candidate_ids,
+        flag=flag,
+        source=Score.CANDIDATE,
+        transcriber_id__in=candidate_ids,
         **({"control": control} if control else {"control__isnull": True}),
     )
     versions = versions_of(candidate_ids, scores)
@@ -107,9 +107,14 @@ def maybe_pick(flag_id: int, control_id: int | None = None) -> JudgePick | None:
     else:
         c = pick.call
         values.update(
-            chosen_id=int(pick.candidate), chosen_text=versions[pick.candidate], reasoning=pick.reasoning, error="",
-            model=c.model, input_tokens=c.input_tokens + c.cache_read_tokens + c.cache_write_tokens,
-            output_tokens=c.output_tokens, cost=c.cost,
+            chosen_id=int(pick.candidate),
+            chosen_text=versions[pick.candidate],
+            reasoning=pick.reasoning,
+            error="",
+            model=c.model,
+            input_tokens=c.input_tokens + c.cache_read_tokens + c.cache_write_tokens,
+            output_tokens=c.output_tokens,
+            cost=c.cost,
         )
     try:
         with transaction.atomic():
@@ -124,9 +129,9 @@ def maybe_pick_line(line_id: int) -> int:
     picked = 0
     for flag_id in Flag.objects.filter(line_id=line_id, bank__isnull=False).values_list("pk", flat=True):
         picked += maybe_pick(flag_id) is not None
-    for flag_id, control_id in ControlLine.objects.filter(line_id=line_id, flag__bank__isnull=False).values_list(
-        "flag_id", "pk"
-    ):
+    for flag_id, control_id in ControlLine.objects.filter(
+        line_id=line_id, flag__bank__isnull=False
+    ).values_list("flag_id", "pk"):
         picked += maybe_pick(flag_id, control_id) is not None
     return picked
 

@@ -38,23 +38,32 @@ LIVE_REASON = (
 
 def _where(qs, **lookups):
     """The queryset filtered on each lookup that has a value (None and "" stand for no filter; False is one)."""
-    return qs.filter(**{lookup: value for lookup, value in lookups.items() if value is not None and value != ""})
+    return qs.filter(
+        **{lookup: value for lookup, value in lookups.items() if value is not None and value != ""}
+    )
 
 
 def calls_of(organization):
     """The organization's calls, with their tenant, assistant and live transcriber."""
-    return Call.objects.filter(tenant__organization=organization).select_related("tenant", "assistant",
-                                                                                "live_transcriber")
+    return Call.objects.filter(tenant__organization=organization).select_related(
+        "tenant", "assistant", "live_transcriber"
+    )
 
 
 def calls_list(organization, *, tenant=None, assistant=None, date_from=None, date_to=None, has_flags=None):
     """The organization's calls, newest first, each with its number of lines and of flagged lines. Filters: a
     tenant or assistant id, the days it started between, and has_flags (True: only calls with a flagged line;
     False: only without; None: both)."""
-    qs = calls_of(organization).annotate(n_lines=Count("lines", distinct=True),
-                                         n_flags=Count("lines__flag", distinct=True))
-    qs = _where(qs, tenant_id=tenant, assistant_id=assistant, started_at__date__gte=date_from,
-                started_at__date__lte=date_to)
+    qs = calls_of(organization).annotate(
+        n_lines=Count("lines", distinct=True), n_flags=Count("lines__flag", distinct=True)
+    )
+    qs = _where(
+        qs,
+        tenant_id=tenant,
+        assistant_id=assistant,
+        started_at__date__gte=date_from,
+        started_at__date__lte=date_to,
+    )
     if has_flags is not None:
         flagged = Exists(Flag.objects.filter(line__call=OuterRef("pk")))
         qs = qs.filter(flagged if has_flags else ~flagged)
@@ -128,16 +137,25 @@ def flags_list(organization, *, bank=None, unbanked=None, tag="", call=None, dat
     """The organization's flags, newest first, with their line, call and tenant. Filters: a bank id, unbanked
     (True: only flags in no bank; False: only flags in a bank), a tag, a call id, the days they were made between."""
     qs = Flag.objects.filter(organization=organization).select_related("line__call__tenant")
-    qs = _where(qs, bank_id=bank, bank__isnull=unbanked, tags__contains=f",{' '.join(tag.split()).lower()}," if tag else None,
-                line__call_id=call, created_at__date__gte=date_from, created_at__date__lte=date_to)
+    qs = _where(
+        qs,
+        bank_id=bank,
+        bank__isnull=unbanked,
+        tags__contains=f",{' '.join(tag.split()).lower()}," if tag else None,
+        line__call_id=call,
+        created_at__date__gte=date_from,
+        created_at__date__lte=date_to,
+    )
     return qs.order_by("-created_at", "-id")
 
 
 def banks_list(organization):
     """The organization's banks by name, each with its number of flags and of candidates."""
-    return Bank.objects.filter(organization=organization).annotate(
-        n_flags=Count("flags", distinct=True), n_candidates=Count("candidates", distinct=True)
-    ).order_by("name", "id")
+    return (
+        Bank.objects.filter(organization=organization)
+        .annotate(n_flags=Count("flags", distinct=True), n_candidates=Count("candidates", distinct=True))
+        .order_by("name", "id")
+    )
 
 
 def candidates_of(bank: Bank):
@@ -187,7 +205,9 @@ def _summaries(scores) -> dict[tuple[str, int], scoring.CandidateSummary]:
 
 
 def _empty(tid) -> scoring.CandidateSummary:
-    return scoring.CandidateSummary(candidate=tid, scored=0, matches=0, failed=0, accuracy=None, mean_wer=None)
+    return scoring.CandidateSummary(
+        candidate=tid, scored=0, matches=0, failed=0, accuracy=None, mean_wer=None
+    )
 
 
 _PAIRS = """
@@ -217,8 +237,9 @@ def lead_test(bank: Bank, since, leader_id: int, runner_up_id: int) -> scoring.L
         cursor.execute(LEAD_SQL, params + params)
         both, b, c = (int(x) for x in cursor.fetchone())
     p = scoring.mcnemar_exact(b, c)
-    return scoring.LeadTest(both_scored=both, leader_only_right=b, runner_up_only_right=c, p_value=p,
-                            clear=p < 0.05 and b > c)
+    return scoring.LeadTest(
+        both_scored=both, leader_only_right=b, runner_up_only_right=c, p_value=p, clear=p < 0.05 and b > c
+    )
 
 
 @dataclass(frozen=True)
@@ -255,8 +276,9 @@ def _on_bank_lines(bank: Bank) -> Q:
 def candidate_costs(bank: Bank, transcriber_ids) -> dict[int, Decimal]:
     """Audio cost so far of each candidate on the bank's lines (flags and controls, any date)."""
     rows = (
-        Transcription.objects.filter(_on_bank_lines(bank), transcriber_id__in=transcriber_ids,
-                                     status=Transcription.DONE)
+        Transcription.objects.filter(
+            _on_bank_lines(bank), transcriber_id__in=transcriber_ids, status=Transcription.DONE
+        )
         .values("transcriber_id")
         .annotate(total=Sum("cost"))
     )
@@ -265,7 +287,9 @@ def candidate_costs(bank: Bank, transcriber_ids) -> dict[int, Decimal]:
 
 def pending_for_bank(bank: Bank, transcriber_ids) -> int:
     return Transcription.objects.filter(
-        _on_bank_lines(bank), organization_id=bank.organization_id, status__in=jobs.ACTIVE,
+        _on_bank_lines(bank),
+        organization_id=bank.organization_id,
+        status__in=jobs.ACTIVE,
         transcriber_id__in=transcriber_ids,
     ).count()
 
@@ -298,20 +322,38 @@ def _compute_bank_results(bank: Bank, window_days: int) -> BankResults:
     cards = []
     for c in candidates:
         s = candidate[c.transcriber_id]
-        cards.append(Card(c.transcriber, c.position, s, scoring.wilson_interval(s.matches, s.scored),
-                          costs.get(c.transcriber_id, Decimal(0)), ranked.leader == c.transcriber_id))
+        cards.append(
+            Card(
+                c.transcriber,
+                c.position,
+                s,
+                scoring.wilson_interval(s.matches, s.scored),
+                costs.get(c.transcriber_id, Decimal(0)),
+                ranked.leader == c.transcriber_id,
+            )
+        )
     by_id = {card.transcriber.pk: card for card in cards}
     leader = by_id.get(ranked.leader)
     runner_up_id = ranked.runner_up
-    lead = lead_test(bank, since, ranked.leader, runner_up_id) if leader and runner_up_id is not None else None
+    lead = (
+        lead_test(bank, since, ranked.leader, runner_up_id) if leader and runner_up_id is not None else None
+    )
 
     live = {t: s for (source, t), s in summaries.items() if source == Score.LIVE}
-    live_rows = [(t, live[t.pk], scoring.wilson_interval(live[t.pk].matches, live[t.pk].scored))
-                 for t in Transcriber.objects.filter(pk__in=live)]
+    live_rows = [
+        (t, live[t.pk], scoring.wilson_interval(live[t.pk].matches, live[t.pk].scored))
+        for t in Transcriber.objects.filter(pk__in=live)
+    ]
     return BankResults(
-        bank=bank, window_days=window_days, cards=cards, live_rows=live_rows, leader=leader,
-        leader_clears_threshold=ranked.leader_clears_threshold, lead=lead,
-        runner_up=by_id.get(runner_up_id), pending=0,
+        bank=bank,
+        window_days=window_days,
+        cards=cards,
+        live_rows=live_rows,
+        leader=leader,
+        leader_clears_threshold=ranked.leader_clears_threshold,
+        lead=lead,
+        runner_up=by_id.get(runner_up_id),
+        pending=0,
     )
 
 
@@ -333,8 +375,12 @@ def bank_language_wer(bank: Bank, window_days: int, transcriber_id: int | None =
             return {}
         transcriber_id = leader.transcriber.pk
     scores = Score.objects.filter(
-        flag__bank=bank, flag__created_at__gte=window_start(window_days), control__isnull=True,
-        source=Score.CANDIDATE, transcriber_id=transcriber_id, failed=False,
+        flag__bank=bank,
+        flag__created_at__gte=window_start(window_days),
+        control__isnull=True,
+        source=Score.CANDIDATE,
+        transcriber_id=transcriber_id,
+        failed=False,
     ).values_list("flag__expected_text", "hypothesis")
     return language_wer(bank.language_label, scores)
 
@@ -347,7 +393,11 @@ def _disagreeing(bank: Bank, since) -> Q:
     Grouped once per item kind, then used as IN subqueries (fast on large banks, unlike per-row EXISTS)."""
     ids = bank.candidates.values("transcriber_id")
     scored = Score.objects.filter(
-        source=Score.CANDIDATE, failed=False, transcriber_id__in=ids, flag__bank=bank, flag__created_at__gte=since
+        source=Score.CANDIDATE,
+        failed=False,
+        transcriber_id__in=ids,
+        flag__bank=bank,
+        flag__created_at__gte=since,
     )
     as_int = Cast("match", IntegerField())
 
@@ -373,7 +423,9 @@ def turn_items(bank: Bank, window_days: int, *, kind: str = "", tag: str = "", d
         items = items.filter(flag__tags__contains=f",{tag.strip().lower()},")
     if disagree:
         items = items.filter(_disagreeing(bank, since))
-    return items.order_by("-flag__created_at", "-flag_id", F("control_id").asc(nulls_first=True)).values_list("id", flat=True)
+    return items.order_by("-flag__created_at", "-flag_id", F("control_id").asc(nulls_first=True)).values_list(
+        "id", flat=True
+    )
 
 
 @dataclass(frozen=True)
@@ -409,7 +461,10 @@ def turn_rows(bank: Bank, item_ids, candidates) -> list[TurnRow]:
     by_key = {(s.flag_id, s.control_id, s.transcriber_id): s for s in scores}
     picks = picks_by_item(items)
     return [
-        TurnRow(item, [(t, by_key.get((item.flag_id, item.control_id, t.pk))) for t in transcribers],
-                picks.get((item.flag_id, item.control_id)))
+        TurnRow(
+            item,
+            [(t, by_key.get((item.flag_id, item.control_id, t.pk))) for t in transcribers],
+            picks.get((item.flag_id, item.control_id)),
+        )
         for item in items
     ]

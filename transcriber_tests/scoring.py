@@ -324,5 +324,6 @@ def compare_line(live_text: str, candidate_text: str, expected: str | None = Non
         return LineComparison(differs=differs, label="")
     cand = score_line(expected, candidate_text)
     live = score_line(expected, live_text)
-    return LineComparison(differs, mechanical_label(cand.match, live.match), cand.match, live.match, cand.wer,
-                          live.wer)
+    return LineComparison(
+        differs, mechanical_label(cand.match, live.match), cand.match, live.match, cand.wer, live.wer
+    )

@@ -13,8 +13,10 @@ from oncore.transcribers.models import Transcriber
 from . import scoring
 from .models import Bank, Candidate, ControlLine, Flag, Score, Transcription
 
-WORDS = ("table for four at eight thirty siobhan niamh saoirse booking tuesday account number ticket "
-         "please confirm the address one two three main street dental cleaning appointment").split()
+WORDS = (
+    "table for four at eight thirty siobhan niamh saoirse booking tuesday account number ticket "
+    "please confirm the address one two three main street dental cleaning appointment"
+).split()
 
 
 def _sentence(rng):
@@ -35,37 +37,76 @@ def fill_bank(organization, *, flags: int, candidates: int = 8, name="Synthetic"
     and by every candidate. Returns the bank."""
     rng = random.Random(seed)
     tenant = organization.tenants.first() or organization.tenants.create(name="Synthetic", slug="synthetic")
-    live = Transcriber.objects.create(slug=f"{name.lower()}-live-{seed}", provider=Transcriber.GENERIC,
-                                      model="live", display_name=f"{name} live")
+    live = Transcriber.objects.create(
+        slug=f"{name.lower()}-live-{seed}",
+        provider=Transcriber.GENERIC,
+        model="live",
+        display_name=f"{name} live",
+    )
     transcribers = [
-        Transcriber.objects.create(slug=f"{name.lower()}-{seed}-{i}", provider=Transcriber.GENERIC, model=f"m{i}",
-                                   display_name=f"{name} candidate {i}", price_per_minute="0.0043")
+        Transcriber.objects.create(
+            slug=f"{name.lower()}-{seed}-{i}",
+            provider=Transcriber.GENERIC,
+            model=f"m{i}",
+            display_name=f"{name} candidate {i}",
+            price_per_minute="0.0043",
+        )
         for i in range(candidates)
     ]
     bank = Bank.objects.create(organization=organization, name=f"{name} {seed}")
-    Candidate.objects.bulk_create([Candidate(bank=bank, transcriber=t, position=i) for i, t in enumerate(transcribers)])
+    Candidate.objects.bulk_create(
+        [Candidate(bank=bank, transcriber=t, position=i) for i, t in enumerate(transcribers)]
+    )
     assistant = Assistant.objects.create(tenant=tenant, name=f"{name} assistant")
     now = timezone.now()
     n_calls = (2 * flags + lines_per_call - 1) // lines_per_call
-    calls = Call.objects.bulk_create([
-        Call(tenant=tenant, assistant=assistant, started_at=now - timedelta(minutes=i), recorded=True,
-             recording=f"recordings/synthetic-{seed}.flac", live_transcriber=live)
-        for i in range(n_calls)
-    ])
-    lines = Line.objects.bulk_create([
-        Line(call=call, position=p, speaker="caller", text=_sentence(rng), start_s=p * 3.0, end_s=p * 3.0 + 2.5)
-        for call in calls for p in range(lines_per_call)
-    ][: 2 * flags])
+    calls = Call.objects.bulk_create(
+        [
+            Call(
+                tenant=tenant,
+                assistant=assistant,
+                started_at=now - timedelta(minutes=i),
+                recorded=True,
+                recording=f"recordings/synthetic-{seed}.flac",
+                live_transcriber=live,
+            )
+            for i in range(n_calls)
+        ]
+    )
+    lines = Line.objects.bulk_create(
+        [
+            Line(
+                call=call,
+                position=p,
+                speaker="caller",
+                text=_sentence(rng),
+                start_s=p * 3.0,
+                end_s=p * 3.0 + 2.5,
+            )
+            for call in calls
+            for p in range(lines_per_call)
+        ][: 2 * flags]
+    )
     truth = {line.pk: _garble(rng, line.text) for line in lines}
-    flag_rows = Flag.objects.bulk_create([
-        Flag(organization=organization, line=lines[2 * i], bank=bank, expected_text=truth[lines[2 * i].pk],
-             tags=",name," if i % 3 == 0 else ",time,")
-        for i in range(flags)
-    ])
+    flag_rows = Flag.objects.bulk_create(
+        [
+            Flag(
+                organization=organization,
+                line=lines[2 * i],
+                bank=bank,
+                expected_text=truth[lines[2 * i].pk],
+                tags=",name," if i % 3 == 0 else ",time,",
+            )
+            for i in range(flags)
+        ]
+    )
     Flag.objects.filter(pk__in=[f.pk for f in flag_rows]).update(created_at=now - timedelta(hours=1))
-    controls = ControlLine.objects.bulk_create([
-        ControlLine(flag=f, line=lines[2 * i + 1], expected_text=lines[2 * i + 1].text) for i, f in enumerate(flag_rows)
-    ])
+    controls = ControlLine.objects.bulk_create(
+        [
+            ControlLine(flag=f, line=lines[2 * i + 1], expected_text=lines[2 * i + 1].text)
+            for i, f in enumerate(flag_rows)
+        ]
+    )
     scores, transcriptions = [], []
     items = [(f, None, f.expected_text, f.line) for f in flag_rows]
     items += [(c.flag, c, c.expected_text, c.line) for c in controls]
@@ -73,15 +114,35 @@ def fill_bank(organization, *, flags: int, candidates: int = 8, name="Synthetic"
         for source, transcriber in [("live", live)] + [("candidate", t) for t in transcribers]:
             hypothesis = line.text if source == "live" else _garble(rng, expected)
             s = scoring.score_line(expected, hypothesis)
-            scores.append(Score(flag=flag, control=control, transcriber=transcriber, source=source,
-                                hypothesis=hypothesis, match=s.match, wer=s.wer,
-                                case_or_punctuation_only=s.case_or_punctuation_only, substitutions=s.substitutions,
-                                deletions=s.deletions, insertions=s.insertions, reference_words=s.reference_words,
-                                normalizer_version=scoring.NORMALIZER_VERSION))
+            scores.append(
+                Score(
+                    flag=flag,
+                    control=control,
+                    transcriber=transcriber,
+                    source=source,
+                    hypothesis=hypothesis,
+                    match=s.match,
+                    wer=s.wer,
+                    case_or_punctuation_only=s.case_or_punctuation_only,
+                    substitutions=s.substitutions,
+                    deletions=s.deletions,
+                    insertions=s.insertions,
+                    reference_words=s.reference_words,
+                    normalizer_version=scoring.NORMALIZER_VERSION,
+                )
+            )
             if source == "candidate":
-                transcriptions.append(Transcription(organization=organization, line=line, transcriber=transcriber,
-                                                    status=Transcription.DONE, text=hypothesis, audio_seconds=3.1,
-                                                    cost="0.000222"))
+                transcriptions.append(
+                    Transcription(
+                        organization=organization,
+                        line=line,
+                        transcriber=transcriber,
+                        status=Transcription.DONE,
+                        text=hypothesis,
+                        audio_seconds=3.1,
+                        cost="0.000222",
+                    )
+                )
     Score.objects.bulk_create(scores, batch_size=5000)
     Transcription.objects.bulk_create(transcriptions, batch_size=5000)
     if connection.vendor == "postgresql":

@@ -33,7 +33,9 @@ def _transcribe_claimed(t: Transcription) -> str:
     pk = t.pk
     line = t.line
     try:
-        clips = audio.cut_line(line.call.recording.path, line.start_s, line.end_s, label=f"call {line.call_id}")
+        clips = audio.cut_line(
+            line.call.recording.path, line.start_s, line.end_s, label=f"call {line.call_id}"
+        )
         result = get_engine(t.transcriber).transcribe(clips.candidate_wav)
     except audio.AudioError as exc:
         outcome, written = "failed", _finish(t, status=Transcription.FAILED, error=str(exc))
@@ -44,13 +46,25 @@ def _transcribe_claimed(t: Transcription) -> str:
             outcome, written = "failed", _finish(t, status=Transcription.FAILED, error=str(exc))
     except Exception as exc:  # an engine bug must not leave the row running forever
         log.exception("transcription %s crashed", pk)
-        outcome, written = "failed", _finish(
-            t, status=Transcription.FAILED, error=f"Unexpected error: {exc.__class__.__name__}: {exc}"
+        outcome, written = (
+            "failed",
+            _finish(
+                t, status=Transcription.FAILED, error=f"Unexpected error: {exc.__class__.__name__}: {exc}"
+            ),
         )
     else:
-        outcome, written = "done", _finish(t, status=Transcription.DONE, text=result.text, error="",
-                                           audio_seconds=result.audio_seconds, cost=result.cost,
-                                           latency_s=result.latency_s)
+        outcome, written = (
+            "done",
+            _finish(
+                t,
+                status=Transcription.DONE,
+                text=result.text,
+                error="",
+                audio_seconds=result.audio_seconds,
+                cost=result.cost,
+                latency_s=result.latency_s,
+            ),
+        )
     if written and outcome != "retry":
         _after_final(t, outcome)
     return outcome
@@ -68,7 +82,9 @@ def _after_final(t: Transcription, outcome: str) -> None:
         transaction.on_commit(lambda: jobs.enqueue("transcriber_tests.tasks.pick_line", t.line_id))
     if Run.objects.filter(organization_id=t.organization_id, status=Run.TRANSCRIBING).exists():
         # A full-call run waiting for this line compares as soon as its last line is in.
-        transaction.on_commit(lambda: jobs.enqueue("transcriber_tests.runs.tasks.transcription_finished", t.pk))
+        transaction.on_commit(
+            lambda: jobs.enqueue("transcriber_tests.runs.tasks.transcription_finished", t.pk)
+        )
 
 
 def pick_line(line_id: int) -> int:

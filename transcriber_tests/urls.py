@@ -20,7 +20,11 @@ tt_patterns = [
     path("banks/<int:pk>/delete/", views.bank_delete, name="bank_delete"),
     path("banks/<int:pk>/candidates/", views.bank_candidates, name="bank_candidates"),
     path("banks/<int:pk>/candidates/<int:transcriber_pk>/move/", views.candidate_move, name="candidate_move"),
-    path("banks/<int:pk>/candidates/<int:transcriber_pk>/remove/", views.candidate_remove, name="candidate_remove"),
+    path(
+        "banks/<int:pk>/candidates/<int:transcriber_pk>/remove/",
+        views.candidate_remove,
+        name="candidate_remove",
+    ),
     path("banks/<int:pk>/turns/", views.turn_table, name="turn_table"),
     path("banks/<int:pk>/results.csv", views.export_results, name="export_results"),
     path("banks/<int:pk>/turns.csv", views.export_turns, name="export_turns"),

@@ -27,12 +27,17 @@ def _get_call_for_admin(request, pk) -> Call:
 
 
 def _get_line_for_admin(request, pk) -> Line:
-    return get_object_or_404(Line.objects.select_related("call__tenant", "call__live_transcriber"),
-                             pk=pk, call__tenant__organization=request.org)
+    return get_object_or_404(
+        Line.objects.select_related("call__tenant", "call__live_transcriber"),
+        pk=pk,
+        call__tenant__organization=request.org,
+    )
 
 
 def _get_flag_for_admin(request, pk) -> Flag:
-    return get_object_or_404(Flag.objects.select_related("line__call", "bank"), pk=pk, organization=request.org)
+    return get_object_or_404(
+        Flag.objects.select_related("line__call", "bank"), pk=pk, organization=request.org
+    )
 
 
 def _get_bank_for_admin(request, pk) -> Bank:
@@ -59,9 +64,15 @@ def calls(request):
     form = CallFilterForm(request.GET or None, organization=request.org)
     qs = queries.calls_list(request.org, **form.filters())
     page = Paginator(qs, PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "transcriber_tests/calls.html", {
-        "page": page, "form": form, "query": _query_without_page(request),
-    })
+    return render(
+        request,
+        "transcriber_tests/calls.html",
+        {
+            "page": page,
+            "form": form,
+            "query": _query_without_page(request),
+        },
+    )
 
 
 def _query_without_page(request) -> str:
@@ -76,9 +87,15 @@ def _query_without_page(request) -> str:
 @admin_required
 def call_page(request, pk):
     call = _get_call_for_admin(request, pk)
-    return render(request, "transcriber_tests/call.html", {
-        "call": call, "rows": queries.line_rows(call), "live": actions.live_transcriber_of(call),
-    })
+    return render(
+        request,
+        "transcriber_tests/call.html",
+        {
+            "call": call,
+            "rows": queries.line_rows(call),
+            "live": actions.live_transcriber_of(call),
+        },
+    )
 
 
 @require_GET
@@ -105,8 +122,12 @@ def _line_fragment(request, line, form=None, status=200):
     """Re-render one line of the call page (after a flag change, or with a form open)."""
     line = Line.objects.select_related("call__tenant", "call__live_transcriber", "flag__bank").get(pk=line.pk)
     row = queries.line_rows(line.call, [line])[0]
-    return render(request, "transcriber_tests/_line_row.html", {"row": row, "form": form, "call": line.call},
-                  status=status)
+    return render(
+        request,
+        "transcriber_tests/_line_row.html",
+        {"row": row, "form": form, "call": line.call},
+        status=status,
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -115,12 +136,20 @@ def flag_line(request, pk):
     """GET: the inline flag form. POST: flag the line."""
     line = _get_line_for_admin(request, pk)
     if request.method == "GET":
-        return _form(request, line, FlagForm(organization=request.org, line=line, initial={"expected_text": line.text}))
+        return _form(
+            request, line, FlagForm(organization=request.org, line=line, initial={"expected_text": line.text})
+        )
     form = FlagForm(request.POST, organization=request.org, line=line)
     if form.is_valid():
         try:
-            actions.do_flag_line(line, form.cleaned_data["expected_text"], bank=form.cleaned_data["bank"],
-                                 tags=form.all_tags(), note=form.cleaned_data["note"], user=request.user)
+            actions.do_flag_line(
+                line,
+                form.cleaned_data["expected_text"],
+                bank=form.cleaned_data["bank"],
+                tags=form.all_tags(),
+                note=form.cleaned_data["note"],
+                user=request.user,
+            )
         except ActionError as exc:
             form.add_error(None, exc.message)
     if form.errors:
@@ -135,8 +164,12 @@ def _form(request, line, form, flag=None, status=200):
     """The flag form: inline in the line's row for htmx, else on a page of its own."""
     if request.htmx:
         return _line_fragment(request, line, form, status=status)
-    return render(request, "transcriber_tests/flag_form_page.html", {"form": form, "line": line, "flag": flag},
-                  status=status)
+    return render(
+        request,
+        "transcriber_tests/flag_form_page.html",
+        {"form": form, "line": line, "flag": flag},
+        status=status,
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -144,13 +177,21 @@ def _form(request, line, form, flag=None, status=200):
 def edit_flag(request, pk):
     flag = _get_flag_for_admin(request, pk)
     if request.method == "GET":
-        return _form(request, flag.line,
-                     FlagForm(organization=request.org, line=flag.line, initial=FlagForm.initial_for(flag)), flag)
+        return _form(
+            request,
+            flag.line,
+            FlagForm(organization=request.org, line=flag.line, initial=FlagForm.initial_for(flag)),
+            flag,
+        )
     form = FlagForm(request.POST, organization=request.org, line=flag.line)
     if form.is_valid():
         try:
-            actions.do_edit_flag(flag, expected_text=form.cleaned_data["expected_text"], tags=form.all_tags(),
-                                 note=form.cleaned_data["note"])
+            actions.do_edit_flag(
+                flag,
+                expected_text=form.cleaned_data["expected_text"],
+                tags=form.all_tags(),
+                note=form.cleaned_data["note"],
+            )
             if form.cleaned_data["bank"] != flag.bank:
                 actions.do_move_flag(flag, form.cleaned_data["bank"])
         except ActionError as exc:
@@ -196,9 +237,14 @@ def delete_flag(request, pk):
 def unbanked_flags(request):
     flags = queries.flags_list(request.org, unbanked=True)
     page = Paginator(flags, PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "transcriber_tests/unbanked.html", {
-        "page": page, "banks": Bank.objects.filter(organization=request.org),
-    })
+    return render(
+        request,
+        "transcriber_tests/unbanked.html",
+        {
+            "page": page,
+            "banks": Bank.objects.filter(organization=request.org),
+        },
+    )
 
 
 # ---------------------------------------------------------------- banks
@@ -222,7 +268,9 @@ def bank_new(request):
         else:
             messages.success(request, f"Bank {bank.name} created. Add candidates to compare.")
             return redirect("tt:bank_candidates", bank.pk)
-    return render(request, "transcriber_tests/bank_form.html", {"form": form}, status=422 if form.errors else 200)
+    return render(
+        request, "transcriber_tests/bank_form.html", {"form": form}, status=422 if form.errors else 200
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -238,8 +286,12 @@ def bank_edit(request, pk):
         else:
             messages.success(request, "Bank saved.")
             return redirect("tt:bank", bank.pk)
-    return render(request, "transcriber_tests/bank_form.html", {"form": form, "bank": bank},
-                  status=422 if form.errors else 200)
+    return render(
+        request,
+        "transcriber_tests/bank_form.html",
+        {"form": form, "bank": bank},
+        status=422 if form.errors else 200,
+    )
 
 
 @require_POST
@@ -271,11 +323,19 @@ def bank_candidates(request, pk):
             messages.success(request, f"{transcriber} added; it is transcribing the bank's lines.")
             return redirect("tt:bank_candidates", bank.pk)
     candidates = queries.candidates_of(bank)
-    return render(request, "transcriber_tests/bank_candidates.html", {
-        "bank": bank, "candidates": candidates, "form": form, "estimate": estimate,
-        "chosen": form.cleaned_data.get("transcriber") if form.is_bound and form.is_valid() else None,
-        "full": len(candidates) >= 8,
-    }, status=422 if form.errors else 200)
+    return render(
+        request,
+        "transcriber_tests/bank_candidates.html",
+        {
+            "bank": bank,
+            "candidates": candidates,
+            "form": form,
+            "estimate": estimate,
+            "chosen": form.cleaned_data.get("transcriber") if form.is_bound and form.is_valid() else None,
+            "full": len(candidates) >= 8,
+        },
+        status=422 if form.errors else 200,
+    )
 
 
 @require_POST
@@ -316,13 +376,25 @@ def bank_results(request, pk):
     # A bank whose label names several languages: the leader's per-language WER on its flagged lines.
     language_wer = None
     if results.leader is not None:
-        language_wer = queries.bank_language_wer(bank, results.window_days,
-                                                 transcriber_id=results.leader.transcriber.pk)
-    context = {"bank": bank, "r": results, "windows": [7, 14, 30, 60, 90], "queue": jobs.queue_status(request.org.pk),
-               "entity": entity, "language_wer": language_wer}
+        language_wer = queries.bank_language_wer(
+            bank, results.window_days, transcriber_id=results.leader.transcriber.pk
+        )
+    context = {
+        "bank": bank,
+        "r": results,
+        "windows": [7, 14, 30, 60, 90],
+        "queue": jobs.queue_status(request.org.pk),
+        "entity": entity,
+        "language_wer": language_wer,
+    }
     if request.htmx and request.GET.get("fragment") == "progress":
         # Polls stop (HTMX_STOP_POLLING) once nothing for this bank is waiting.
-        return render(request, "transcriber_tests/_results_body.html", context, status=HTMX_STOP_POLLING if not results.pending else 200)
+        return render(
+            request,
+            "transcriber_tests/_results_body.html",
+            context,
+            status=HTMX_STOP_POLLING if not results.pending else 200,
+        )
     return render(request, "transcriber_tests/results.html", context)
 
 
@@ -338,11 +410,22 @@ def turn_table(request, pk):
     page = Paginator(items, PAGE_SIZE).get_page(request.GET.get("page"))
     candidates = list(queries.candidates_of(bank))
     rows = queries.turn_rows(bank, page.object_list, candidates)
-    return render(request, "transcriber_tests/turns.html", {
-        "bank": bank, "page": page, "rows": rows, "candidates": candidates, "window": window, "kind": kind,
-        "tag": tag, "disagree": disagree, "query": _query_without_page(request),
-        "windows": [7, 14, 30, 60, 90],
-    })
+    return render(
+        request,
+        "transcriber_tests/turns.html",
+        {
+            "bank": bank,
+            "page": page,
+            "rows": rows,
+            "candidates": candidates,
+            "window": window,
+            "kind": kind,
+            "tag": tag,
+            "disagree": disagree,
+            "query": _query_without_page(request),
+            "windows": [7, 14, 30, 60, 90],
+        },
+    )
 
 
 @require_GET
@@ -357,4 +440,3 @@ def export_results(request, pk):
 def export_turns(request, pk):
     bank = _get_bank_for_admin(request, pk)
     return exports.turns_csv(bank, _window(request))
-

@@ -127,7 +127,10 @@ def run_list(request):
     if request.htmx and request.GET.get("fragment") == "progress":
         # Polls stop (HTMX_STOP_POLLING) once no run is queued or running.
         return render(
-            request, "benchmark/_runs_table.html", context, status=200 if context["running"] else HTMX_STOP_POLLING
+            request,
+            "benchmark/_runs_table.html",
+            context,
+            status=200 if context["running"] else HTMX_STOP_POLLING,
         )
     context["form"] = StartRunForm()
     return render(request, "benchmark/runs.html", context)

@@ -7,169 +7,358 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('transcribers', '0001_initial'),
+        ("transcribers", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Dataset',
+            name="Dataset",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('version', models.CharField(default='unknown', max_length=100)),
-                ('revision', models.CharField(default='unknown', help_text='Commit of the annotations, if known.', max_length=100)),
-                ('source_files', models.JSONField(default=list, help_text='[{name, sha256, bytes, rows}] in the order read.')),
-                ('clip_count', models.PositiveIntegerField(default=0)),
-                ('span_count', models.PositiveIntegerField(default=0)),
-                ('excluded_count', models.PositiveIntegerField(default=0, help_text='Rows left out because they broke the contract.')),
-                ('imported_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                ("version", models.CharField(default="unknown", max_length=100)),
+                (
+                    "revision",
+                    models.CharField(
+                        default="unknown", help_text="Commit of the annotations, if known.", max_length=100
+                    ),
+                ),
+                (
+                    "source_files",
+                    models.JSONField(
+                        default=list, help_text="[{name, sha256, bytes, rows}] in the order read."
+                    ),
+                ),
+                ("clip_count", models.PositiveIntegerField(default=0)),
+                ("span_count", models.PositiveIntegerField(default=0)),
+                (
+                    "excluded_count",
+                    models.PositiveIntegerField(
+                        default=0, help_text="Rows left out because they broke the contract."
+                    ),
+                ),
+                ("imported_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['name', '-imported_at'],
-                'constraints': [models.UniqueConstraint(fields=('name', 'version', 'revision'), name='benchmark_dataset_unique_version')],
+                "ordering": ["name", "-imported_at"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("name", "version", "revision"), name="benchmark_dataset_unique_version"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Clip',
+            name="Clip",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('clip_id', models.CharField(max_length=300)),
-                ('subset', models.CharField(max_length=100)),
-                ('transcript', models.TextField()),
-                ('duration_s', models.FloatField()),
-                ('audio', models.FileField(help_text="The clip's audio as published.", max_length=300, upload_to='benchmark/')),
-                ('audio_sha256', models.CharField(max_length=64)),
-                ('source_file', models.CharField(blank=True, max_length=300)),
-                ('source_row', models.PositiveIntegerField(default=0)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='clips', to='benchmark.dataset')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("clip_id", models.CharField(max_length=300)),
+                ("subset", models.CharField(max_length=100)),
+                ("transcript", models.TextField()),
+                ("duration_s", models.FloatField()),
+                (
+                    "audio",
+                    models.FileField(
+                        help_text="The clip's audio as published.", max_length=300, upload_to="benchmark/"
+                    ),
+                ),
+                ("audio_sha256", models.CharField(max_length=64)),
+                ("source_file", models.CharField(blank=True, max_length=300)),
+                ("source_row", models.PositiveIntegerField(default=0)),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="clips",
+                        to="benchmark.dataset",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['dataset', 'id'],
+                "ordering": ["dataset", "id"],
             },
         ),
         migrations.CreateModel(
-            name='BenchmarkRun',
+            name="BenchmarkRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('source', models.CharField(choices=[('catalogue', 'Transcribed here'), ('imported', 'Imported hypotheses')], default='catalogue', max_length=16)),
-                ('system_name', models.CharField(max_length=200)),
-                ('model', models.CharField(blank=True, help_text="The vendor's model string.", max_length=200)),
-                ('formatting', models.BooleanField(blank=True, help_text='Formatting layer on/off; empty when unstated.', null=True)),
-                ('source_sha256', models.CharField(blank=True, help_text='sha256 of an imported hypotheses file.', max_length=64)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('stopped', 'Stopped'), ('done', 'Done')], default='queued', max_length=16)),
-                ('concurrency', models.PositiveSmallIntegerField(default=2, help_text='Clips sent to the transcriber at once.')),
-                ('clips_total', models.PositiveIntegerField(default=0)),
-                ('clips_done', models.PositiveIntegerField(default=0)),
-                ('clips_failed', models.PositiveIntegerField(default=0)),
-                ('cost', models.DecimalField(decimal_places=6, default=Decimal('0'), max_digits=12)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('scored_at', models.DateTimeField(blank=True, null=True)),
-                ('matcher_version', models.CharField(blank=True, max_length=50)),
-                ('summary', models.JSONField(blank=True, default=dict, help_text="The last scoring's summary.")),
-                ('manifest', models.JSONField(blank=True, default=dict, help_text="The last scoring's run manifest.")),
-                ('transcriber', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='benchmark_runs', to='transcribers.transcriber')),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='runs', to='benchmark.dataset')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[("catalogue", "Transcribed here"), ("imported", "Imported hypotheses")],
+                        default="catalogue",
+                        max_length=16,
+                    ),
+                ),
+                ("system_name", models.CharField(max_length=200)),
+                (
+                    "model",
+                    models.CharField(blank=True, help_text="The vendor's model string.", max_length=200),
+                ),
+                (
+                    "formatting",
+                    models.BooleanField(
+                        blank=True, help_text="Formatting layer on/off; empty when unstated.", null=True
+                    ),
+                ),
+                (
+                    "source_sha256",
+                    models.CharField(
+                        blank=True, help_text="sha256 of an imported hypotheses file.", max_length=64
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("stopped", "Stopped"),
+                            ("done", "Done"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "concurrency",
+                    models.PositiveSmallIntegerField(
+                        default=2, help_text="Clips sent to the transcriber at once."
+                    ),
+                ),
+                ("clips_total", models.PositiveIntegerField(default=0)),
+                ("clips_done", models.PositiveIntegerField(default=0)),
+                ("clips_failed", models.PositiveIntegerField(default=0)),
+                ("cost", models.DecimalField(decimal_places=6, default=Decimal("0"), max_digits=12)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("scored_at", models.DateTimeField(blank=True, null=True)),
+                ("matcher_version", models.CharField(blank=True, max_length=50)),
+                (
+                    "summary",
+                    models.JSONField(blank=True, default=dict, help_text="The last scoring's summary."),
+                ),
+                (
+                    "manifest",
+                    models.JSONField(blank=True, default=dict, help_text="The last scoring's run manifest."),
+                ),
+                (
+                    "transcriber",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="benchmark_runs",
+                        to="transcribers.transcriber",
+                    ),
+                ),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="runs",
+                        to="benchmark.dataset",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='EntitySpan',
+            name="EntitySpan",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('index', models.PositiveSmallIntegerField()),
-                ('text', models.CharField(max_length=500)),
-                ('type', models.CharField(max_length=50)),
-                ('tier', models.CharField(max_length=1)),
-                ('start', models.PositiveIntegerField(blank=True, null=True)),
-                ('end', models.PositiveIntegerField(blank=True, null=True)),
-                ('clip', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='spans', to='benchmark.clip')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("index", models.PositiveSmallIntegerField()),
+                ("text", models.CharField(max_length=500)),
+                ("type", models.CharField(max_length=50)),
+                ("tier", models.CharField(max_length=1)),
+                ("start", models.PositiveIntegerField(blank=True, null=True)),
+                ("end", models.PositiveIntegerField(blank=True, null=True)),
+                (
+                    "clip",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="spans", to="benchmark.clip"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['clip', 'index'],
+                "ordering": ["clip", "index"],
             },
         ),
         migrations.CreateModel(
-            name='Hypothesis',
+            name="Hypothesis",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('text', models.TextField(blank=True)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed')], default='queued', max_length=16)),
-                ('error', models.TextField(blank=True)),
-                ('attempts', models.PositiveSmallIntegerField(default=0)),
-                ('cost', models.DecimalField(decimal_places=6, default=Decimal('0'), max_digits=12)),
-                ('latency_s', models.FloatField(blank=True, null=True)),
-                ('claimed_at', models.DateTimeField(blank=True, null=True)),
-                ('not_before', models.DateTimeField(blank=True, help_text='A retry waits until then.', null=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('clip', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='hypotheses', to='benchmark.clip')),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='hypotheses', to='benchmark.benchmarkrun')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("text", models.TextField(blank=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("done", "Done"),
+                            ("failed", "Failed"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("error", models.TextField(blank=True)),
+                ("attempts", models.PositiveSmallIntegerField(default=0)),
+                ("cost", models.DecimalField(decimal_places=6, default=Decimal("0"), max_digits=12)),
+                ("latency_s", models.FloatField(blank=True, null=True)),
+                ("claimed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "not_before",
+                    models.DateTimeField(blank=True, help_text="A retry waits until then.", null=True),
+                ),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "clip",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="hypotheses",
+                        to="benchmark.clip",
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="hypotheses",
+                        to="benchmark.benchmarkrun",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['run', 'clip'],
+                "ordering": ["run", "clip"],
             },
         ),
         migrations.CreateModel(
-            name='ImportProblem',
+            name="ImportProblem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('clip_id', models.CharField(max_length=300)),
-                ('source_file', models.CharField(blank=True, max_length=300)),
-                ('source_row', models.PositiveIntegerField(default=0)),
-                ('reason', models.TextField()),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='problems', to='benchmark.dataset')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("clip_id", models.CharField(max_length=300)),
+                ("source_file", models.CharField(blank=True, max_length=300)),
+                ("source_row", models.PositiveIntegerField(default=0)),
+                ("reason", models.TextField()),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="problems",
+                        to="benchmark.dataset",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['dataset', 'id'],
+                "ordering": ["dataset", "id"],
             },
         ),
         migrations.CreateModel(
-            name='SpanHit',
+            name="SpanHit",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('found', models.BooleanField()),
-                ('matcher_version', models.CharField(max_length=50)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='hits', to='benchmark.benchmarkrun')),
-                ('span', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='hits', to='benchmark.entityspan')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("found", models.BooleanField()),
+                ("matcher_version", models.CharField(max_length=50)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="hits",
+                        to="benchmark.benchmarkrun",
+                    ),
+                ),
+                (
+                    "span",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="hits",
+                        to="benchmark.entityspan",
+                    ),
+                ),
             ],
         ),
         migrations.AddIndex(
-            model_name='clip',
-            index=models.Index(fields=['dataset', 'subset'], name='benchmark_clip_subset'),
+            model_name="clip",
+            index=models.Index(fields=["dataset", "subset"], name="benchmark_clip_subset"),
         ),
         migrations.AddConstraint(
-            model_name='clip',
-            constraint=models.UniqueConstraint(fields=('dataset', 'clip_id'), name='benchmark_clip_unique_id'),
+            model_name="clip",
+            constraint=models.UniqueConstraint(
+                fields=("dataset", "clip_id"), name="benchmark_clip_unique_id"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='benchmarkrun',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['queued', 'running', 'stopped', 'done'])), name='benchmark_run_status_valid'),
+            model_name="benchmarkrun",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("status__in", ["queued", "running", "stopped", "done"])),
+                name="benchmark_run_status_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='entityspan',
-            constraint=models.UniqueConstraint(fields=('clip', 'index'), name='benchmark_span_unique_index'),
+            model_name="entityspan",
+            constraint=models.UniqueConstraint(fields=("clip", "index"), name="benchmark_span_unique_index"),
         ),
         migrations.AddIndex(
-            model_name='hypothesis',
-            index=models.Index(fields=['run', 'status'], name='benchmark_hyp_run_status'),
+            model_name="hypothesis",
+            index=models.Index(fields=["run", "status"], name="benchmark_hyp_run_status"),
         ),
         migrations.AddConstraint(
-            model_name='hypothesis',
-            constraint=models.UniqueConstraint(fields=('run', 'clip'), name='benchmark_hypothesis_once_per_clip'),
+            model_name="hypothesis",
+            constraint=models.UniqueConstraint(
+                fields=("run", "clip"), name="benchmark_hypothesis_once_per_clip"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='hypothesis',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['queued', 'running', 'done', 'failed'])), name='benchmark_hypothesis_status_valid'),
+            model_name="hypothesis",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("status__in", ["queued", "running", "done", "failed"])),
+                name="benchmark_hypothesis_status_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='spanhit',
-            constraint=models.UniqueConstraint(fields=('run', 'span'), name='benchmark_hit_once_per_span'),
+            model_name="spanhit",
+            constraint=models.UniqueConstraint(fields=("run", "span"), name="benchmark_hit_once_per_span"),
         ),
     ]

@@ -11,7 +11,9 @@ ORG_SESSION_KEY = "org_id"
 
 
 def memberships_of(user):
-    return list(Membership.objects.filter(user=user).select_related("organization").order_by("organization__name"))
+    return list(
+        Membership.objects.filter(user=user).select_related("organization").order_by("organization__name")
+    )
 
 
 def current_membership(request) -> Membership | None:
@@ -39,7 +41,9 @@ def admin_required(view):
     def wrapper(request, *args, **kwargs):
         membership = current_membership(request)
         if membership is None:
-            return forbidden(request, "Your account is not in any organization. Ask an organization admin to add you.")
+            return forbidden(
+                request, "Your account is not in any organization. Ask an organization admin to add you."
+            )
         if not membership.is_admin:
             return forbidden(
                 request,

@@ -15,7 +15,9 @@ from .models import ApiKey, Tenant
 class ApiKeyForm(forms.Form):
     name = forms.CharField(max_length=100, help_text="What the key is for, e.g. 'Support portal'.")
     tenant = forms.ModelChoiceField(
-        queryset=Tenant.objects.none(), required=False, empty_label="Whole organization",
+        queryset=Tenant.objects.none(),
+        required=False,
+        empty_label="Whole organization",
         help_text="The transcriber testing API takes organization keys only; a tenant key is refused there.",
     )
 
@@ -31,13 +33,21 @@ def api_keys(request):
     form = ApiKeyForm(request.POST or None, organization=request.org)
     new_key = None
     if request.method == "POST" and form.is_valid():
-        key, raw = ApiKey.generate(request.org, tenant=form.cleaned_data["tenant"], name=form.cleaned_data["name"],
-                                   created_by=request.user)
+        key, raw = ApiKey.generate(
+            request.org,
+            tenant=form.cleaned_data["tenant"],
+            name=form.cleaned_data["name"],
+            created_by=request.user,
+        )
         new_key = {"key": key, "raw": raw}
         form = ApiKeyForm(organization=request.org)
     keys = request.org.api_keys.select_related("tenant", "created_by").order_by("-created_at", "-id")
-    return render(request, "accounts/api_keys.html", {"form": form, "keys": keys, "new_key": new_key},
-                  status=422 if form.errors else 200)
+    return render(
+        request,
+        "accounts/api_keys.html",
+        {"form": form, "keys": keys, "new_key": new_key},
+        status=422 if form.errors else 200,
+    )
 
 
 @require_POST

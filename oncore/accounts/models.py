@@ -27,7 +27,9 @@ class Tenant(models.Model):
 
     class Meta:
         ordering = ["name"]
-        constraints = [models.UniqueConstraint(fields=["organization", "slug"], name="tenant_slug_unique_in_org")]
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "slug"], name="tenant_slug_unique_in_org")
+        ]
 
     def __str__(self):
         return self.name
@@ -70,7 +72,9 @@ class ApiKey(models.Model):
     Scope: organization-wide when `tenant` is empty, else limited to that tenant."""
 
     organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="api_keys")
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, null=True, blank=True, related_name="api_keys")
+    tenant = models.ForeignKey(
+        Tenant, on_delete=models.CASCADE, null=True, blank=True, related_name="api_keys"
+    )
     name = models.CharField(max_length=100, blank=True)
     prefix = models.CharField(max_length=16, help_text="The first characters of the key, for recognising it.")
     hashed_key = models.CharField(max_length=64, unique=True, editable=False)

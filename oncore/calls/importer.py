@@ -37,7 +37,9 @@ def _transcriber(ref, where):
         lookup = {"slug": ref["slug"]} if "slug" in ref else {"pk": ref["id"]}
         found = Transcriber.objects.filter(**lookup).first()
         if found is None:
-            raise ImportFormatError(f"{where}: no catalogue transcriber {lookup}; see the catalogue for valid ids.")
+            raise ImportFormatError(
+                f"{where}: no catalogue transcriber {lookup}; see the catalogue for valid ids."
+            )
         return found, ""
     if "name" in ref:
         return None, str(ref["name"])
@@ -72,7 +74,9 @@ def import_calls(path, organization, *, shift_to=None) -> dict:
         for spec in data.get("tenants", []):
             slug = _require(spec, "slug", "tenant")
             if slug not in tenants:
-                tenants[slug] = Tenant.objects.create(organization=organization, slug=slug, name=spec.get("name", slug))
+                tenants[slug] = Tenant.objects.create(
+                    organization=organization, slug=slug, name=spec.get("name", slug)
+                )
                 counts["tenants"] += 1
         assistants = {}
         for spec in data.get("assistants", []):
@@ -82,7 +86,8 @@ def import_calls(path, organization, *, shift_to=None) -> dict:
                 raise ImportFormatError(f"{where}: tenant {spec['tenant']!r} is not listed under 'tenants'.")
             transcriber, _ = _transcriber(spec.get("transcriber"), where)
             assistant, created = Assistant.objects.get_or_create(
-                tenant=tenant, name=_require(spec, "name", where),
+                tenant=tenant,
+                name=_require(spec, "name", where),
                 defaults={"instructions": spec.get("instructions", ""), "transcriber": transcriber},
             )
             assistants[(tenant.slug, assistant.name)] = assistant
@@ -90,9 +95,10 @@ def import_calls(path, organization, *, shift_to=None) -> dict:
 
         for i, spec in enumerate(_require(data, "calls", path.name)):
             where = f"call {spec.get('external_id') or i + 1}"
-            tenant = tenants.get(_require(spec, "tenant", where)) or organization.tenants.filter(
-                slug=spec["tenant"]
-            ).first()
+            tenant = (
+                tenants.get(_require(spec, "tenant", where))
+                or organization.tenants.filter(slug=spec["tenant"]).first()
+            )
             if tenant is None:
                 raise ImportFormatError(f"{where}: tenant {spec['tenant']!r} is not in this organization.")
             external_id = str(spec.get("external_id") or "")
@@ -101,23 +107,29 @@ def import_calls(path, organization, *, shift_to=None) -> dict:
                 continue
             assistant = None
             if spec.get("assistant"):
-                assistant = assistants.get((tenant.slug, spec["assistant"])) or Assistant.objects.filter(
-                    tenant=tenant, name=spec["assistant"]
-                ).first()
+                assistant = (
+                    assistants.get((tenant.slug, spec["assistant"]))
+                    or Assistant.objects.filter(tenant=tenant, name=spec["assistant"]).first()
+                )
                 if assistant is None:
                     raise ImportFormatError(f"{where}: assistant {spec['assistant']!r} is not listed.")
             live, live_name = _transcriber(spec.get("live_transcriber"), where)
             call = Call(
-                tenant=tenant, assistant=assistant, external_id=external_id,
+                tenant=tenant,
+                assistant=assistant,
+                external_id=external_id,
                 started_at=_parse_time(_require(spec, "started_at", where), where) + shift,
                 recorded=bool(spec.get("recorded", bool(spec.get("recording")))),
-                live_transcriber=live, live_transcriber_name=live_name,
+                live_transcriber=live,
+                live_transcriber_name=live_name,
             )
             recording = spec.get("recording")
             if recording:
                 file_path = (path.parent / recording).resolve()
                 if not file_path.is_file():
-                    raise ImportFormatError(f"{where}: recording {recording!r} not found next to {path.name}.")
+                    raise ImportFormatError(
+                        f"{where}: recording {recording!r} not found next to {path.name}."
+                    )
                 audio.probe(file_path, label=where)  # refuses files that are not audio, with a clear message
                 with file_path.open("rb") as fh:
                     call.recording.save(file_path.name, File(fh), save=False)
@@ -127,12 +139,24 @@ def import_calls(path, organization, *, shift_to=None) -> dict:
                 lwhere = f"{where}, line {position + 1}"
                 speaker = _require(ln, "speaker", lwhere)
                 if speaker not in (Line.CALLER, Line.ASSISTANT):
-                    raise ImportFormatError(f"{lwhere}: speaker must be 'caller' or 'assistant', not {speaker!r}.")
+                    raise ImportFormatError(
+                        f"{lwhere}: speaker must be 'caller' or 'assistant', not {speaker!r}."
+                    )
                 start, end = ln.get("start_s"), ln.get("end_s")
                 if (start is None) != (end is None) or (start is not None and float(end) <= float(start)):
-                    raise ImportFormatError(f"{lwhere}: give both start_s and end_s, with end_s after start_s.")
-                lines.append(Line(call=call, position=position, speaker=speaker, text=ln.get("text", ""),
-                                  start_s=start, end_s=end))
+                    raise ImportFormatError(
+                        f"{lwhere}: give both start_s and end_s, with end_s after start_s."
+                    )
+                lines.append(
+                    Line(
+                        call=call,
+                        position=position,
+                        speaker=speaker,
+                        text=ln.get("text", ""),
+                        start_s=start,
+                        end_s=end,
+                    )
+                )
             Line.objects.bulk_create(lines)
             counts["calls"] += 1
             counts["lines"] += len(lines)

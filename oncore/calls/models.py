@@ -19,8 +19,12 @@ class Assistant(models.Model):
 
 class Call(models.Model):
     tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="calls")
-    assistant = models.ForeignKey(Assistant, on_delete=models.SET_NULL, null=True, blank=True, related_name="calls")
-    external_id = models.CharField(max_length=200, blank=True, help_text="The caller system's id, for re-imports.")
+    assistant = models.ForeignKey(
+        Assistant, on_delete=models.SET_NULL, null=True, blank=True, related_name="calls"
+    )
+    external_id = models.CharField(
+        max_length=200, blank=True, help_text="The caller system's id, for re-imports."
+    )
     started_at = models.DateTimeField()
     recording = models.FileField(upload_to="recordings/%Y/%m/", blank=True)
     recorded = models.BooleanField(default=False)
@@ -33,7 +37,9 @@ class Call(models.Model):
         help_text="The transcriber this call actually ran on.",
     )
     live_transcriber_name = models.CharField(
-        max_length=200, blank=True, help_text="The live transcriber's name, for older calls where only it is known."
+        max_length=200,
+        blank=True,
+        help_text="The live transcriber's name, for older calls where only it is known.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -72,7 +78,9 @@ class Line(models.Model):
         ordering = ["call", "position"]
         constraints = [
             models.UniqueConstraint(fields=["call", "position"], name="line_position_unique"),
-            models.CheckConstraint(condition=Q(speaker__in=["caller", "assistant"]), name="line_speaker_valid"),
+            models.CheckConstraint(
+                condition=Q(speaker__in=["caller", "assistant"]), name="line_speaker_valid"
+            ),
             models.CheckConstraint(
                 condition=Q(start_s__isnull=True) | Q(end_s__isnull=True) | Q(end_s__gt=models.F("start_s")),
                 name="line_end_after_start",

@@ -102,7 +102,9 @@ def test_it_serves_an_error_guide_with_every_code_and_what_to_do(client):
     assert response.status_code == 200
     html = response.content.decode()
     for code in ERRORS.values():
-        assert f'id="{code.code}"' in html and code.what_to_do.split("`")[0][:30] in html.replace("&#x27;", "'")
+        assert f'id="{code.code}"' in html and code.what_to_do.split("`")[0][:30] in html.replace(
+            "&#x27;", "'"
+        )
 
 
 def test_it_serves_the_schema_and_a_reference_that_needs_no_network(client):

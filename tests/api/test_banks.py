@@ -23,7 +23,9 @@ def test_it_creates_lists_edits_and_deletes_banks(api, org, django_assert_max_nu
         listed = api.get("/banks").json()
     assert [b["name"] for b in listed["items"]] == ["English", "French"] and listed["count"] == 2
     edited = api.patch(f"/banks/{body['id']}", {"language_label": "Français"}).json()
-    assert edited["language_label"] == "Français" and edited["name"] == "French" and edited["threshold"] == 0.75
+    assert (
+        edited["language_label"] == "Français" and edited["name"] == "French" and edited["threshold"] == 0.75
+    )
     assert api.get(f"/banks/{body['id']}").json()["language_label"] == "Français"
     assert api.delete(f"/banks/{body['id']}").status_code == 204
     assert list(Bank.objects.values_list("name", flat=True)) == ["English"]
@@ -42,16 +44,24 @@ def test_it_refuses_a_taken_name_and_bad_settings(api, org):
 def test_it_estimates_then_adds_a_candidate_only_when_confirmed(api, bank, flag, make_transcriber):
     third = make_transcriber("third", "Siobhan, table for four at eight thirty", price="0.012")
     estimate = api.get(f"/banks/{bank.pk}/candidates/estimate", {"transcriber_id": third.pk}).json()
-    assert estimate["lines"] == 2 and estimate["already_transcribed"] == 0 and estimate["price_per_minute"] == "0.01200"
+    assert (
+        estimate["lines"] == 2
+        and estimate["already_transcribed"] == 0
+        and estimate["price_per_minute"] == "0.01200"
+    )
     assert float(estimate["cost"]) > 0
-    error = assert_error(api.post(f"/banks/{bank.pk}/candidates", {"transcriber_id": third.pk}), 409,
-                         "estimate_not_confirmed")
+    error = assert_error(
+        api.post(f"/banks/{bank.pk}/candidates", {"transcriber_id": third.pk}), 409, "estimate_not_confirmed"
+    )
     assert error["detail"]["lines"] == 2 and error["detail"]["cost"] == estimate["cost"]
     assert not Candidate.objects.filter(transcriber=third).exists()
     added = api.post(f"/banks/{bank.pk}/candidates", {"transcriber_id": third.pk, "confirm": True})
     assert added.status_code == 201 and added.json()["position"] == 2
-    assert_error(api.post(f"/banks/{bank.pk}/candidates", {"transcriber_id": third.pk, "confirm": True}), 409,
-                 "candidate_exists")
+    assert_error(
+        api.post(f"/banks/{bank.pk}/candidates", {"transcriber_id": third.pk, "confirm": True}),
+        409,
+        "candidate_exists",
+    )
     tasks.drain()
     listed = api.get(f"/banks/{bank.pk}/candidates").json()
     assert [c["transcriber"]["slug"] for c in listed["items"]] == ["test-good", "test-bad", "test-third"]
@@ -62,29 +72,44 @@ def test_it_refuses_a_disabled_transcriber_and_a_ninth_candidate(api, org, make_
     off = make_transcriber("off")
     off.enabled = False
     off.save()
-    assert_error(api.post(f"/banks/{bank.pk}/candidates", {"transcriber_id": off.pk, "confirm": True}), 409,
-                 "transcriber_disabled")
+    assert_error(
+        api.post(f"/banks/{bank.pk}/candidates", {"transcriber_id": off.pk, "confirm": True}),
+        409,
+        "transcriber_disabled",
+    )
     for i in range(8):
         actions.do_add_candidate(bank, make_transcriber(f"t{i}"), confirmed=True)
-    assert_error(api.post(f"/banks/{bank.pk}/candidates", {"transcriber_id": make_transcriber("ninth").pk,
-                                                             "confirm": True}), 409, "bank_full")
-    assert_error(api.post(f"/banks/{bank.pk}/candidates", {"transcriber_id": 10**9, "confirm": True}), 404,
-                 "not_found")
+    assert_error(
+        api.post(
+            f"/banks/{bank.pk}/candidates", {"transcriber_id": make_transcriber("ninth").pk, "confirm": True}
+        ),
+        409,
+        "bank_full",
+    )
+    assert_error(
+        api.post(f"/banks/{bank.pk}/candidates", {"transcriber_id": 10**9, "confirm": True}), 404, "not_found"
+    )
 
 
 def test_it_refuses_backfills_while_the_queue_is_full(api, bank, flag, make_transcriber, settings):
     settings.ONCORE = {**settings.ONCORE, "ORG_QUEUE_LIMIT": 1}
     actions.do_flag_line(flag.line.call.lines.get(position=4), "my number is 087", bank=bank)
-    assert_error(api.post(f"/banks/{bank.pk}/candidates", {"transcriber_id": make_transcriber("late").pk,
-                                                             "confirm": True}), 429, "queue_full")
+    assert_error(
+        api.post(
+            f"/banks/{bank.pk}/candidates", {"transcriber_id": make_transcriber("late").pk, "confirm": True}
+        ),
+        429,
+        "queue_full",
+    )
 
 
 def test_it_reorders_and_removes_candidates(api, bank):
     good, bad = [c.transcriber_id for c in bank.candidates.order_by("position")]
     body = api.put(f"/banks/{bank.pk}/candidates/order", {"transcriber_ids": [bad, good]}).json()
     assert [c["transcriber"]["id"] for c in body["items"]] == [bad, good]
-    error = assert_error(api.put(f"/banks/{bank.pk}/candidates/order", {"transcriber_ids": [bad]}), 400,
-                         "invalid_request")
+    error = assert_error(
+        api.put(f"/banks/{bank.pk}/candidates/order", {"transcriber_ids": [bad]}), 400, "invalid_request"
+    )
     assert error["detail"]["current"] == sorted([good, bad])
     assert api.delete(f"/banks/{bank.pk}/candidates/{bad}").status_code == 204
     assert [c["transcriber"]["id"] for c in api.get(f"/banks/{bank.pk}/candidates").json()["items"]] == [good]
@@ -124,9 +149,16 @@ def test_it_pages_the_turn_table_with_filters(api, bank, flag, django_assert_max
     assert api.get(f"/banks/{bank.pk}/turns", {"disagree": "true"}).json()["count"] == 1
     assert len(api.get(f"/banks/{bank.pk}/turns", {"limit": 1, "offset": 1}).json()["items"]) == 1
     good_id = body["candidates"][0]["id"]
-    JudgePick.objects.create(flag=flag, chosen_id=good_id, chosen_text="Siobhan", reasoning="Spelled as booked.")
+    JudgePick.objects.create(
+        flag=flag, chosen_id=good_id, chosen_text="Siobhan", reasoning="Spelled as booked."
+    )
     pick = api.get(f"/banks/{bank.pk}/turns", {"kind": "flags"}).json()["items"][0]["judge_pick"]
-    assert pick == {"transcriber_id": good_id, "text": "Siobhan", "reasoning": "Spelled as booked.", "error": ""}
+    assert pick == {
+        "transcriber_id": good_id,
+        "text": "Siobhan",
+        "reasoning": "Spelled as booked.",
+        "error": "",
+    }
     assert_error(api.get(f"/banks/{bank.pk}/turns", {"kind": "both"}), 422, "validation_error")
 
 
@@ -150,14 +182,18 @@ def test_it_hides_another_organizations_banks(other_api, bank, flag):
     assert other_api.get("/banks").json()["count"] == 0
     transcriber_id = bank.candidates.first().transcriber_id
     for response in (
-        other_api.get(f"/banks/{bank.pk}"), other_api.patch(f"/banks/{bank.pk}", {"name": "Mine"}),
-        other_api.delete(f"/banks/{bank.pk}"), other_api.get(f"/banks/{bank.pk}/candidates"),
+        other_api.get(f"/banks/{bank.pk}"),
+        other_api.patch(f"/banks/{bank.pk}", {"name": "Mine"}),
+        other_api.delete(f"/banks/{bank.pk}"),
+        other_api.get(f"/banks/{bank.pk}/candidates"),
         other_api.get(f"/banks/{bank.pk}/candidates/estimate", {"transcriber_id": transcriber_id}),
         other_api.post(f"/banks/{bank.pk}/candidates", {"transcriber_id": transcriber_id, "confirm": True}),
         other_api.put(f"/banks/{bank.pk}/candidates/order", {"transcriber_ids": [transcriber_id]}),
         other_api.delete(f"/banks/{bank.pk}/candidates/{transcriber_id}"),
-        other_api.get(f"/banks/{bank.pk}/results"), other_api.get(f"/banks/{bank.pk}/turns"),
-        other_api.get(f"/banks/{bank.pk}/results.csv"), other_api.get(f"/banks/{bank.pk}/turns.csv"),
+        other_api.get(f"/banks/{bank.pk}/results"),
+        other_api.get(f"/banks/{bank.pk}/turns"),
+        other_api.get(f"/banks/{bank.pk}/results.csv"),
+        other_api.get(f"/banks/{bank.pk}/turns.csv"),
     ):
         assert_error(response, 404, "not_found")
     assert Bank.objects.filter(pk=bank.pk, name="English").exists()

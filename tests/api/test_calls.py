@@ -28,19 +28,24 @@ def test_it_lists_the_catalogue_with_filters(api, make_transcriber):
     assert [t["id"] for t in enabled] == [a.pk]
     everything = api.get("/transcribers", {"limit": 200}).json()
     assert everything["count"] >= 2 and [t["display_name"] for t in everything["items"]] == sorted(
-        t["display_name"] for t in everything["items"])
+        t["display_name"] for t in everything["items"]
+    )
     assert api.get(f"/transcribers/{b.pk}").json()["enabled"] is False
     assert_error(api.get("/transcribers/999999"), 404, "not_found")
 
 
 def test_it_describes_the_organization_and_its_assistants(api, org, recorded_call, tenant):
     body = api.get("/organization").json()
-    assert body["slug"] == "acme" and body["tenants"] == [{"id": tenant.pk, "slug": "bistro", "name": "Bistro"}]
+    assert body["slug"] == "acme" and body["tenants"] == [
+        {"id": tenant.pk, "slug": "bistro", "name": "Bistro"}
+    ]
     assistants = api.get("/assistants", {"tenant": tenant.pk}).json()
     assert assistants["count"] == 1 and assistants["items"][0]["name"] == "Bookings"
 
 
-def test_it_lists_calls_newest_first_with_filters(api, tenant, live_transcriber, recorded_call, tmp_path, bank):
+def test_it_lists_calls_newest_first_with_filters(
+    api, tenant, live_transcriber, recorded_call, tmp_path, bank
+):
     older = make_call(tenant, live_transcriber, caller_texts=["hello"])
     Call.objects.filter(pk=older.pk).update(started_at=datetime(2024, 1, 5, 9, 30, tzinfo=UTC))
     actions.do_flag_line(recorded_call.lines.get(position=0), "Siobhan", bank=None)
@@ -55,14 +60,18 @@ def test_it_lists_calls_newest_first_with_filters(api, tenant, live_transcriber,
     assert [c["id"] for c in api.get("/calls", {"has_flags": "true"}).json()["items"]] == [recorded_call.pk]
     assert [c["id"] for c in api.get("/calls", {"has_flags": "false"}).json()["items"]] == [older.pk]
     assert [c["id"] for c in api.get("/calls", {"date_to": "2024-01-05"}).json()["items"]] == [older.pk]
-    assert [c["id"] for c in api.get("/calls", {"date_from": "2024-01-06"}).json()["items"]] == [recorded_call.pk]
+    assert [c["id"] for c in api.get("/calls", {"date_from": "2024-01-06"}).json()["items"]] == [
+        recorded_call.pk
+    ]
     assert api.get("/calls", {"tenant": tenant.pk + 1000}).json()["count"] == 0
     assert api.get("/calls", {"assistant": older.assistant_id}).json()["count"] == 1
     paged = api.get("/calls", {"limit": 1, "offset": 1}).json()
     assert paged["count"] == 2 and [c["id"] for c in paged["items"]] == [older.pk]
 
 
-def test_it_keeps_list_queries_fixed_as_calls_grow(api, tenant, live_transcriber, tmp_path, django_assert_max_num_queries):
+def test_it_keeps_list_queries_fixed_as_calls_grow(
+    api, tenant, live_transcriber, tmp_path, django_assert_max_num_queries
+):
     for _ in range(5):
         make_call(tenant, live_transcriber, caller_texts=["hi", "bye"], recorded=False)
     with django_assert_max_num_queries(4):  # key, (touch), count, page
@@ -83,7 +92,9 @@ def test_it_shows_each_line_with_whether_it_can_be_flagged_and_why_not(api, reco
     assert body["live_transcriber_known"] is True and body["flags"] == 1
 
 
-def test_it_says_why_lines_of_unrecorded_and_unknown_calls_cannot_be_flagged(api, tenant, live_transcriber, tmp_path):
+def test_it_says_why_lines_of_unrecorded_and_unknown_calls_cannot_be_flagged(
+    api, tenant, live_transcriber, tmp_path
+):
     unrecorded = make_call(tenant, live_transcriber, caller_texts=["hi"], recorded=False)
     line = api.get(f"/calls/{unrecorded.pk}").json()["line_items"][0]
     assert line["not_flaggable"]["code"] == "line_not_recorded" and line["audio_url"] is None
@@ -114,14 +125,19 @@ def test_it_hides_another_organizations_calls_and_lines(other_api, recorded_call
 def test_it_serves_a_lines_audio_with_ranges(api, recorded_call):
     line = recorded_call.lines.get(position=0)
     whole = api.get(f"/lines/{line.pk}/audio")
-    assert whole.status_code == 200 and whole["Content-Type"] == "audio/wav" and whole["Accept-Ranges"] == "bytes"
+    assert (
+        whole.status_code == 200
+        and whole["Content-Type"] == "audio/wav"
+        and whole["Accept-Ranges"] == "bytes"
+    )
     data = whole.content
     assert data[:4] == b"RIFF"
     part = api.get(f"/lines/{line.pk}/audio", Range="bytes=0-99")
     assert part.status_code == 206 and part.content == data[:100]
     assert part["Content-Range"] == f"bytes 0-99/{len(data)}"
-    error = assert_error(api.get(f"/lines/{line.pk}/audio", Range=f"bytes={len(data) + 10}-"), 416,
-                         "range_not_satisfiable")
+    error = assert_error(
+        api.get(f"/lines/{line.pk}/audio", Range=f"bytes={len(data) + 10}-"), 416, "range_not_satisfiable"
+    )
     assert error["detail"]["length"] == len(data)
 
 
@@ -138,8 +154,12 @@ def test_it_says_why_a_line_has_no_audio(api, tenant, live_transcriber, recorded
 
 def _calls_file(**call_changes):
     call = {
-        "external_id": "ext-1", "tenant": "bistro", "assistant": "Front desk", "started_at": "2025-03-01T18:00:00+01:00",
-        "recording": "ext-1.flac", "live_transcriber": {"name": "Some STT"},
+        "external_id": "ext-1",
+        "tenant": "bistro",
+        "assistant": "Front desk",
+        "started_at": "2025-03-01T18:00:00+01:00",
+        "recording": "ext-1.flac",
+        "live_transcriber": {"name": "Some STT"},
         "lines": [
             {"speaker": "assistant", "text": "Hello, Bistro.", "start_s": 0.1, "end_s": 0.9},
             {"speaker": "caller", "text": "Table for two.", "start_s": 1.0, "end_s": 1.8},
@@ -167,7 +187,12 @@ def test_it_imports_calls_with_their_uploaded_recordings_once(api, org, tenant, 
     assert response.status_code == 200, response.content
     assert response.json() == {"tenants": 0, "assistants": 1, "calls": 1, "lines": 2, "skipped": 0}
     call = Call.objects.get(external_id="ext-1")
-    assert call.tenant == tenant and call.recorded and call.recording and call.live_transcriber_name == "Some STT"
+    assert (
+        call.tenant == tenant
+        and call.recorded
+        and call.recording
+        and call.live_transcriber_name == "Some STT"
+    )
     again = api.upload("/calls/import", {"file": _calls_file(), "recordings": [_flac(tmp_path)]})
     assert again.json()["skipped"] == 1 and Call.objects.count() == 1
 
@@ -177,7 +202,9 @@ def test_it_refuses_an_import_that_breaks_the_format_or_misses_a_recording(api, 
     assert error["detail"]["missing"] == "ext-1.flac"
     bad_json = SimpleUploadedFile("calls.json", b"{not json")
     assert_error(api.upload("/calls/import", {"file": bad_json}), 400, "import_format_error")
-    error = assert_error(api.upload("/calls/import", {"file": _calls_file(lines=None)}), 400, "import_format_error")
+    error = assert_error(
+        api.upload("/calls/import", {"file": _calls_file(lines=None)}), 400, "import_format_error"
+    )
     assert "lines" in error["message"]
     sneaky = _calls_file(recording="../../etc/passwd")
     assert_error(api.upload("/calls/import", {"file": sneaky}), 400, "import_format_error")
@@ -185,7 +212,10 @@ def test_it_refuses_an_import_that_breaks_the_format_or_misses_a_recording(api, 
     error = assert_error(api.upload("/calls/import", {"file": wrong_speaker}), 400, "import_format_error")
     assert "speaker" in error["message"] and "calls-" not in error["message"]
     not_audio = SimpleUploadedFile("ext-1.flac", b"this is not audio")
-    assert_error(api.upload("/calls/import", {"file": _calls_file(), "recordings": [not_audio]}), 400,
-                 "import_format_error")
+    assert_error(
+        api.upload("/calls/import", {"file": _calls_file(), "recordings": [not_audio]}),
+        400,
+        "import_format_error",
+    )
     assert Call.objects.count() == 0
     assert_error(api.upload("/calls/import", {}), 422, "validation_error")

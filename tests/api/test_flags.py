@@ -15,8 +15,16 @@ def _line(call, position):
 
 def test_it_flags_a_line_into_a_bank_and_scores_it(api, bank, recorded_call):
     line = _line(recorded_call, 0)
-    response = api.post("/flags", {"line_id": line.pk, "expected_text": "Siobhan, table for four at eight thirty",
-                                   "bank_id": bank.pk, "tags": ["name", "Time"], "note": "caller spelled it"})
+    response = api.post(
+        "/flags",
+        {
+            "line_id": line.pk,
+            "expected_text": "Siobhan, table for four at eight thirty",
+            "bank_id": bank.pk,
+            "tags": ["name", "Time"],
+            "note": "caller spelled it",
+        },
+    )
     assert response.status_code == 201, response.content
     body = response.json()
     assert body["line_id"] == line.pk and body["bank_id"] == bank.pk and body["tags"] == ["name", "time"]
@@ -28,48 +36,78 @@ def test_it_flags_a_line_into_a_bank_and_scores_it(api, bank, recorded_call):
 
 
 def test_it_flags_a_line_into_no_bank(api, recorded_call):
-    body = api.post("/flags", {"line_id": _line(recorded_call, 2).pk, "expected_text": "my number is 087"}).json()
+    body = api.post(
+        "/flags", {"line_id": _line(recorded_call, 2).pk, "expected_text": "my number is 087"}
+    ).json()
     assert body["bank_id"] is None and body["controls"] == []
     assert not Score.objects.exists()
 
 
 def test_it_refuses_each_unflaggable_line_with_its_code(api, tenant, bank, recorded_call, tmp_path):
     line = _line(recorded_call, 0)
-    assert_error(api.post("/flags", {"line_id": _line(recorded_call, 1).pk, "expected_text": "Sure"}), 409,
-                 "line_not_caller")
+    assert_error(
+        api.post("/flags", {"line_id": _line(recorded_call, 1).pk, "expected_text": "Sure"}),
+        409,
+        "line_not_caller",
+    )
     assert_error(api.post("/flags", {"line_id": line.pk, "expected_text": " , "}), 400, "expected_text_empty")
     api.post("/flags", {"line_id": line.pk, "expected_text": "Siobhan"})
-    error = assert_error(api.post("/flags", {"line_id": line.pk, "expected_text": "Again"}), 409, "flag_exists")
+    error = assert_error(
+        api.post("/flags", {"line_id": line.pk, "expected_text": "Again"}), 409, "flag_exists"
+    )
     assert error["detail"] == {"line": line.pk}
     no_timing = _line(recorded_call, 2)
     no_timing.start_s = no_timing.end_s = None
     no_timing.save()
-    assert_error(api.post("/flags", {"line_id": no_timing.pk, "expected_text": "x"}), 409, "line_has_no_timing")
+    assert_error(
+        api.post("/flags", {"line_id": no_timing.pk, "expected_text": "x"}), 409, "line_has_no_timing"
+    )
     unrecorded = make_call(tenant, recorded_call.live_transcriber, caller_texts=["hi"], recorded=False)
-    assert_error(api.post("/flags", {"line_id": _line(unrecorded, 0).pk, "expected_text": "hi"}), 409,
-                 "line_not_recorded")
+    assert_error(
+        api.post("/flags", {"line_id": _line(unrecorded, 0).pk, "expected_text": "hi"}),
+        409,
+        "line_not_recorded",
+    )
     unknown = make_call(tenant, None, caller_texts=["hi"])
-    assert_error(api.post("/flags", {"line_id": _line(unknown, 0).pk, "expected_text": "hi"}), 409,
-                 "live_transcriber_unknown")
+    assert_error(
+        api.post("/flags", {"line_id": _line(unknown, 0).pk, "expected_text": "hi"}),
+        409,
+        "live_transcriber_unknown",
+    )
     missing = make_call(tenant, recorded_call.live_transcriber, caller_texts=["hi"])
     missing.recording.storage.delete(missing.recording.name)
-    assert_error(api.post("/flags", {"line_id": _line(missing, 0).pk, "expected_text": "hi"}), 409,
-                 "recording_unavailable")
+    assert_error(
+        api.post("/flags", {"line_id": _line(missing, 0).pk, "expected_text": "hi"}),
+        409,
+        "recording_unavailable",
+    )
     assert_error(api.post("/flags", {"line_id": 10**9, "expected_text": "hi"}), 404, "not_found")
-    assert_error(api.post("/flags", {"line_id": line.pk, "expected_text": "hi", "bank_id": 10**9}), 404, "not_found")
+    assert_error(
+        api.post("/flags", {"line_id": line.pk, "expected_text": "hi", "bank_id": 10**9}), 404, "not_found"
+    )
     assert_error(api.post("/flags", {"line_id": line.pk}), 422, "validation_error")
     assert_error(api.post("/flags", {"line_id": line.pk, "expected_text": "a\x00b"}), 422, "validation_error")
-    assert_error(api.post("/flags", {"line_id": line.pk, "expected_text": "x", "tags": ["t" * 51]}), 422,
-                 "validation_error")
+    assert_error(
+        api.post("/flags", {"line_id": line.pk, "expected_text": "x", "tags": ["t" * 51]}),
+        422,
+        "validation_error",
+    )
 
 
 def test_it_refuses_flags_into_a_bank_while_the_queue_is_full(api, bank, recorded_call, settings):
     settings.ONCORE = {**settings.ONCORE, "ORG_QUEUE_LIMIT": 1}
-    api.post("/flags", {"line_id": _line(recorded_call, 0).pk, "expected_text": "Siobhan", "bank_id": bank.pk})
-    error = assert_error(api.post("/flags", {"line_id": _line(recorded_call, 2).pk, "expected_text": "x",
-                                             "bank_id": bank.pk}), 429, "queue_full")
+    api.post(
+        "/flags", {"line_id": _line(recorded_call, 0).pk, "expected_text": "Siobhan", "bank_id": bank.pk}
+    )
+    error = assert_error(
+        api.post("/flags", {"line_id": _line(recorded_call, 2).pk, "expected_text": "x", "bank_id": bank.pk}),
+        429,
+        "queue_full",
+    )
     assert error["detail"]["limit"] == 1
-    assert api.post("/flags", {"line_id": _line(recorded_call, 2).pk, "expected_text": "x"}).status_code == 201
+    assert (
+        api.post("/flags", {"line_id": _line(recorded_call, 2).pk, "expected_text": "x"}).status_code == 201
+    )
 
 
 def test_it_lists_flags_with_filters(api, bank, recorded_call, django_assert_max_num_queries):
@@ -90,7 +128,9 @@ def test_it_lists_flags_with_filters(api, bank, recorded_call, django_assert_max
 
 
 def test_it_edits_a_flag_and_rescores_it(api, flag):
-    body = api.patch(f"/flags/{flag.pk}", {"expected_text": "Shivon table for four at 830", "note": "n"}).json()
+    body = api.patch(
+        f"/flags/{flag.pk}", {"expected_text": "Shivon table for four at 830", "note": "n"}
+    ).json()
     assert body["expected_text"] == "Shivon table for four at 830" and body["note"] == "n"
     assert body["tags"] == ["name"]
     bad = flag.scores.get(control=None, source=Score.CANDIDATE, transcriber__slug="test-bad")
@@ -117,8 +157,10 @@ def test_it_hides_another_organizations_flags_and_lines(other_api, other_org, fl
     other_bank = actions.do_create_bank(other_org, name="Theirs")
     assert other_api.get("/flags").json()["count"] == 0
     for response in (
-        other_api.get(f"/flags/{flag.pk}"), other_api.patch(f"/flags/{flag.pk}", {"note": "x"}),
-        other_api.post(f"/flags/{flag.pk}/move", {"bank_id": other_bank.pk}), other_api.delete(f"/flags/{flag.pk}"),
+        other_api.get(f"/flags/{flag.pk}"),
+        other_api.patch(f"/flags/{flag.pk}", {"note": "x"}),
+        other_api.post(f"/flags/{flag.pk}/move", {"bank_id": other_bank.pk}),
+        other_api.delete(f"/flags/{flag.pk}"),
         other_api.post("/flags", {"line_id": _line(recorded_call, 2).pk, "expected_text": "x"}),
     ):
         assert_error(response, 404, "not_found")

@@ -22,7 +22,11 @@ def _start(api, bank, calls, **body):
 def test_it_estimates_and_starts_a_run_only_when_confirmed(api, run_setup, no_judge):
     bank, cand, call_a, call_b = run_setup
     estimate = api.post(f"/banks/{bank.pk}/runs/estimate", {"call_ids": [call_a.pk, call_b.pk]}).json()
-    assert estimate["candidate_id"] == cand.pk and estimate["lines"] == 7 and estimate["already_transcribed"] == 1
+    assert (
+        estimate["candidate_id"] == cand.pk
+        and estimate["lines"] == 7
+        and estimate["already_transcribed"] == 1
+    )
     assert estimate["judge_configured"] is False and float(estimate["total_cost"]) > 0
     error = assert_error(_start(api, bank, [call_a, call_b]), 409, "estimate_not_confirmed")
     assert error["detail"]["lines"] == 7 and error["detail"]["total_cost"] == estimate["total_cost"]
@@ -38,12 +42,20 @@ def test_it_estimates_and_starts_a_run_only_when_confirmed(api, run_setup, no_ju
 
 def test_it_refuses_runs_it_cannot_start(api, org, run_setup, world, no_judge):
     bank, cand, call_a, call_b = run_setup
-    assert_error(api.post(f"/banks/{bank.pk}/runs", {"call_ids": [], "confirm": True}), 422, "validation_error")
-    assert_error(api.post(f"/banks/{bank.pk}/runs", {"call_ids": list(range(1, 12)), "confirm": True}), 422,
-                 "validation_error")
+    assert_error(
+        api.post(f"/banks/{bank.pk}/runs", {"call_ids": [], "confirm": True}), 422, "validation_error"
+    )
+    assert_error(
+        api.post(f"/banks/{bank.pk}/runs", {"call_ids": list(range(1, 12)), "confirm": True}),
+        422,
+        "validation_error",
+    )
     assert_error(_start(api, bank, [call_a], candidate_id=world.live.pk, confirm=True), 404, "not_found")
-    error = assert_error(api.post(f"/banks/{bank.pk}/runs", {"call_ids": [call_a.pk, 10**9], "confirm": True}),
-                         404, "not_found")
+    error = assert_error(
+        api.post(f"/banks/{bank.pk}/runs", {"call_ids": [call_a.pk, 10**9], "confirm": True}),
+        404,
+        "not_found",
+    )
     assert error["detail"]["calls"] == [10**9]
     unrecorded = world.call([Say("hello")], recorded=False)
     assert_error(_start(api, bank, [unrecorded], confirm=True), 409, "line_not_recorded")
@@ -63,7 +75,9 @@ def test_it_reads_a_finished_run_its_lines_and_review_and_takes_a_review(api, ru
     assert run["status"] == "done" and run["judge"]["status"] == "done" and run["finished_at"]
     assert (run["counts"]["fixes"], run["counts"]["breaks"], run["counts"]["same_meaning"]) == (2, 2, 1)
     assert run["calibration"]["sampled"] == 7 and run["calibration"]["matched"] == 6
-    assert run["calibration"]["audio_path_agreement"] == pytest.approx(6 / 7) and not run["calibration"]["low"]
+    assert (
+        run["calibration"]["audio_path_agreement"] == pytest.approx(6 / 7) and not run["calibration"]["low"]
+    )
     assert run["patterns"][0]["name"] == "drops digits" and run["verdict"].startswith("It would fix")
     assert run["review"]["sample"] == 4 and run["review"]["reviewed"] == 0
 
@@ -82,9 +96,15 @@ def test_it_reads_a_finished_run_its_lines_and_review_and_takes_a_review(api, ru
     reviewed = api.post(f"/runs/{run_id}/review/{sample['items'][0]['id']}", {"agrees": False}).json()
     assert reviewed["review_agrees"] is False and reviewed["reviewed_at"]
     assert api.get(f"/runs/{run_id}/review", {"show": "todo"}).json()["count"] == 3
-    assert api.get(f"/runs/{run_id}").json()["review"] == {"sample": 4, "reviewed": 1, "agrees": 0,
-                                                           "judge_human_agreement": 0.0}
-    assert_error(api.post(f"/runs/{run_id}/review/{first['id']}", {"agrees": True}), 409, "not_in_review_sample")
+    assert api.get(f"/runs/{run_id}").json()["review"] == {
+        "sample": 4,
+        "reviewed": 1,
+        "agrees": 0,
+        "judge_human_agreement": 0.0,
+    }
+    assert_error(
+        api.post(f"/runs/{run_id}/review/{first['id']}", {"agrees": True}), 409, "not_in_review_sample"
+    )
     assert_error(api.post(f"/runs/{run_id}/cancel"), 409, "run_not_active")
     assert_error(api.post(f"/runs/{run_id}/retry-judge"), 409, "judge_not_failed")
 
@@ -114,12 +134,15 @@ def test_it_hides_another_organizations_runs(api, other_api, run_setup, no_judge
     run_id = _start(api, bank, [call_a], confirm=True).json()["id"]
     line_id = Run.objects.get(pk=run_id).lines.first().pk
     for response in (
-        other_api.get(f"/banks/{bank.pk}/runs"), other_api.post(f"/banks/{bank.pk}/runs/estimate",
-                                                                {"call_ids": [call_a.pk]}),
+        other_api.get(f"/banks/{bank.pk}/runs"),
+        other_api.post(f"/banks/{bank.pk}/runs/estimate", {"call_ids": [call_a.pk]}),
         other_api.post(f"/banks/{bank.pk}/runs", {"call_ids": [call_a.pk], "confirm": True}),
-        other_api.get(f"/runs/{run_id}"), other_api.post(f"/runs/{run_id}/cancel"),
-        other_api.post(f"/runs/{run_id}/retry-judge"), other_api.get(f"/runs/{run_id}/lines"),
-        other_api.get(f"/runs/{run_id}/review"), other_api.post(f"/runs/{run_id}/review/{line_id}", {"agrees": True}),
+        other_api.get(f"/runs/{run_id}"),
+        other_api.post(f"/runs/{run_id}/cancel"),
+        other_api.post(f"/runs/{run_id}/retry-judge"),
+        other_api.get(f"/runs/{run_id}/lines"),
+        other_api.get(f"/runs/{run_id}/review"),
+        other_api.post(f"/runs/{run_id}/review/{line_id}", {"agrees": True}),
         other_api.get(f"/runs/{run_id}/lines.csv"),
     ):
         assert_error(response, 404, "not_found")

@@ -43,14 +43,25 @@ def test_it_answers_every_generated_request_within_the_schema(wsgi_app, org_key,
     schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", wsgi_app)
     headers = {"Authorization": f"Bearer {org_key}"}
     run = run_actions.do_start_run(flag.bank, [recorded_call.pk], confirmed=True)
-    real_ids = {"bank_id": flag.bank_id, "flag_id": flag.pk, "call_id": recorded_call.pk, "line_id": flag.line_id,
-                "transcriber_id": flag.bank.candidates.first().transcriber_id, "run_id": run.pk,
-                "run_line_id": run.lines.first().pk}
+    real_ids = {
+        "bank_id": flag.bank_id,
+        "flag_id": flag.pk,
+        "call_id": recorded_call.pk,
+        "line_id": flag.line_id,
+        "transcriber_id": flag.bank.candidates.first().transcriber_id,
+        "run_id": run.pk,
+        "run_line_id": run.lines.first().pk,
+    }
     failures = []
     operations = [result.ok() for result in schema.get_all_operations()]
     assert len(operations) >= 25
     # Deletes last (the deepest path first), so the real objects stay there for every other operation.
-    operations.sort(key=lambda op: (op.method.upper() == "DELETE", -op.path.count("/") if op.method.upper() == "DELETE" else 0))
+    operations.sort(
+        key=lambda op: (
+            op.method.upper() == "DELETE",
+            -op.path.count("/") if op.method.upper() == "DELETE" else 0,
+        )
+    )
     for operation in operations:
         names = {p.name for p in operation.path_parameters}
         kinds = [("generated ids", GenerationMode.POSITIVE, None), ("invalid", GenerationMode.NEGATIVE, None)]
@@ -58,8 +69,13 @@ def test_it_answers_every_generated_request_within_the_schema(wsgi_app, org_key,
             kinds.insert(0, ("real ids", GenerationMode.POSITIVE, {n: real_ids[n] for n in names}))
         for label, mode, path_parameters in kinds:
 
-            @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-                      suppress_health_check=list(HealthCheck))
+            @settings(
+                max_examples=EXAMPLES,
+                deadline=None,
+                derandomize=True,
+                database=None,
+                suppress_health_check=list(HealthCheck),
+            )
             @given(case=operation.as_strategy(generation_mode=mode, path_parameters=path_parameters))
             def run(case):
                 case.call_and_validate(headers=headers, checks=CHECKS)

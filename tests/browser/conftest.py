@@ -8,8 +8,15 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-quic"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -18,7 +25,9 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 @pytest.fixture(scope="session")
 def browser():
     if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
-        message = f"Chromium not found at {CHROMIUM}: install Debian's chromium package (apt-get install chromium)."
+        message = (
+            f"Chromium not found at {CHROMIUM}: install Debian's chromium package (apt-get install chromium)."
+        )
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)

@@ -35,8 +35,11 @@ def said(line) -> str:
 
 def flaggable_line():
     """The first caller line the live transcriber got wrong that can be flagged."""
-    for line in Line.objects.filter(speaker="caller", flag__isnull=True).select_related("call").order_by("call_id",
-                                                                                                        "position"):
+    for line in (
+        Line.objects.filter(speaker="caller", flag__isnull=True)
+        .select_related("call")
+        .order_by("call_id", "position")
+    ):
         if actions.why_not_flaggable(line) is None and not scoring.score_line(said(line), line.text).match:
             return line
     raise AssertionError("the demo has no flaggable caller line that the live transcriber got wrong")

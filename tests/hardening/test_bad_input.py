@@ -40,11 +40,17 @@ def calls_file(recording="ext-1.flac"):
         "format": "oncore-calls/1",
         "tenants": [{"slug": "bistro", "name": "Bistro"}],
         "assistants": [{"tenant": "bistro", "name": "Front desk"}],
-        "calls": [{
-            "external_id": "ext-1", "tenant": "bistro", "assistant": "Front desk",
-            "started_at": "2025-03-01T18:00:00+01:00", "recording": recording, "live_transcriber": {"name": "Old STT"},
-            "lines": [{"speaker": "caller", "text": "Table for two.", "start_s": 0.2, "end_s": 1.4}],
-        }],
+        "calls": [
+            {
+                "external_id": "ext-1",
+                "tenant": "bistro",
+                "assistant": "Front desk",
+                "started_at": "2025-03-01T18:00:00+01:00",
+                "recording": recording,
+                "live_transcriber": {"name": "Old STT"},
+                "lines": [{"speaker": "caller", "text": "Table for two.", "start_s": 0.2, "end_s": 1.4}],
+            }
+        ],
     }
     return json.dumps(data).encode()
 
@@ -57,7 +63,10 @@ def flac_bytes(tmp_path, seconds=3.0) -> bytes:
 
 
 BAD_RECORDINGS = {
-    "not-audio": (lambda tmp: b"%PDF-1.4 this is a scanned invoice, not a recording\n" * 20, "not readable audio"),
+    "not-audio": (
+        lambda tmp: b"%PDF-1.4 this is a scanned invoice, not a recording\n" * 20,
+        "not readable audio",
+    ),
     "truncated-flac": (lambda tmp: flac_bytes(tmp)[: len(flac_bytes(tmp)) // 2], "truncated"),
     "zero-length": (lambda tmp: b"", "0 bytes"),
 }
@@ -68,11 +77,14 @@ def nothing_imported():
 
 
 @pytest.mark.parametrize("kind", BAD_RECORDINGS)
-def test_it_refuses_an_api_import_whose_recording_is_not_usable_audio_and_imports_nothing(api, org, tmp_path, kind):
+def test_it_refuses_an_api_import_whose_recording_is_not_usable_audio_and_imports_nothing(
+    api, org, tmp_path, kind
+):
     make, reason = BAD_RECORDINGS[kind]
     recording = SimpleUploadedFile("ext-1.flac", make(tmp_path), content_type="audio/flac")
-    response = api.upload("/calls/import", {"file": SimpleUploadedFile("calls.json", calls_file()),
-                                            "recordings": [recording]})
+    response = api.upload(
+        "/calls/import", {"file": SimpleUploadedFile("calls.json", calls_file()), "recordings": [recording]}
+    )
     error = assert_error(response, 400, "import_format_error")
     assert "ext-1" in error["message"] and reason in error["message"], error["message"]
     assert nothing_imported() and not org.tenants.filter(slug="bistro").exists()
@@ -95,21 +107,28 @@ def test_it_refuses_a_command_line_import_whose_recording_is_not_usable_audio(or
 
 
 def test_it_says_a_line_timed_outside_its_recording_cannot_be_flagged(admin_client, api, recorded_call):
-    outside = Line.objects.create(call=recorded_call, position=99, speaker="caller", text="hello?",
-                                  start_s=60.0, end_s=62.5)
+    outside = Line.objects.create(
+        call=recorded_call, position=99, speaker="caller", text="hello?", start_s=60.0, end_s=62.5
+    )
 
     page = admin_client.get(reverse("tt:call", args=[recorded_call.pk])).content.decode()
-    row = page[page.index(f'id="line-{outside.pk}"'):]
+    row = page[page.index(f'id="line-{outside.pk}"') :]
     row = row[: row.index("</li>")]
     assert "Cannot be flagged: Its timing lies outside the recording." in row and "Flag this line" not in row
 
     detail = api.get(f"/calls/{recorded_call.pk}").json()
-    found = next(ln for key in detail if isinstance(detail[key], list) for ln in detail[key]
-                 if isinstance(ln, dict) and ln.get("id") == outside.pk)
+    found = next(
+        ln
+        for key in detail
+        if isinstance(detail[key], list)
+        for ln in detail[key]
+        if isinstance(ln, dict) and ln.get("id") == outside.pk
+    )
     assert found["flaggable"] is False and found["not_flaggable"]["code"] == "recording_unavailable"
 
-    error = assert_error(api.post("/flags", {"line_id": outside.pk, "expected_text": "hello"}), 409,
-                         "recording_unavailable")
+    error = assert_error(
+        api.post("/flags", {"line_id": outside.pk, "expected_text": "hello"}), 409, "recording_unavailable"
+    )
     assert "60.00–62.50 s lies outside the recording" in error["message"]
     response = admin_client.post(reverse("tt:flag_line", args=[outside.pk]), {"expected_text": "hello"})
     assert response.status_code == 422 and "lies outside the recording" in response.content.decode()
@@ -124,7 +143,9 @@ def test_it_refuses_a_100_kb_expected_text_with_a_clear_message_and_scores_one_a
 ):
     huge = ("table for four at eight thirty " * 3500)[:100_000]
     line = recorded_call.lines.get(position=0)
-    error = assert_error(api.post("/flags", {"line_id": line.pk, "expected_text": huge}), 422, "validation_error")
+    error = assert_error(
+        api.post("/flags", {"line_id": line.pk, "expected_text": huge}), 422, "validation_error"
+    )
     assert "expected_text" in error["message"] and "5000" in error["message"]
     page = admin_client.post(reverse("tt:flag_line", args=[line.pk]), {"expected_text": huge})
     assert page.status_code == 422
@@ -145,13 +166,19 @@ def test_it_refuses_a_100_kb_expected_text_with_a_clear_message_and_scores_one_a
 
 # ---------------------------------------------------------------- control characters and right-to-left text
 
-ODD_EXPECTED = "Siobhan\x07 table for \u202efour\u202c at eight thirty, \u05e9\u05d5\u05dc\u05d7\u05df \u200f<b>8</b>"
+ODD_EXPECTED = (
+    "Siobhan\x07 table for \u202efour\u202c at eight thirty, \u05e9\u05d5\u05dc\u05d7\u05df \u200f<b>8</b>"
+)
 ODD_NOTE = "caller said \u05e9\u05dc\u05d5\u05dd\x1b[31m <script>alert(1)</script>"
 ODD_TAGS = ["\u05e2\u05d1\u05e8\u05d9\u05ea", "rtl\u202eevil", "<i>x</i>"]
 
 
 def csv_rows(response) -> list[list[str]]:
-    content = b"".join(response.streaming_content).decode("utf-8") if response.streaming else response.content.decode()
+    content = (
+        b"".join(response.streaming_content).decode("utf-8")
+        if response.streaming
+        else response.content.decode()
+    )
     assert content.startswith("\ufeff")
     return list(csv.reader(io.StringIO(content[1:])))
 
@@ -160,14 +187,30 @@ def test_it_stores_scores_shows_escaped_and_exports_control_characters_and_right
     admin_client, api, org, recorded_call, make_transcriber
 ):
     bank = actions.do_create_bank(org, name="\u05e2\u05d1\u05e8\u05d9\u05ea RTL", controls_per_flag=0)
-    actions.do_add_candidate(bank, make_transcriber("good", "Siobhan table for four at eight thirty"), confirmed=True)
+    actions.do_add_candidate(
+        bank, make_transcriber("good", "Siobhan table for four at eight thirty"), confirmed=True
+    )
     line, other = recorded_call.lines.get(position=0), recorded_call.lines.get(position=2)
-    response = admin_client.post(reverse("tt:flag_line", args=[line.pk]), {
-        "expected_text": ODD_EXPECTED, "note": ODD_NOTE, "custom_tags": ", ".join(ODD_TAGS), "bank": bank.pk,
-    })
+    response = admin_client.post(
+        reverse("tt:flag_line", args=[line.pk]),
+        {
+            "expected_text": ODD_EXPECTED,
+            "note": ODD_NOTE,
+            "custom_tags": ", ".join(ODD_TAGS),
+            "bank": bank.pk,
+        },
+    )
     assert response.status_code == 302, response.content.decode()[:2000]
-    created = api.post("/flags", {"line_id": other.pk, "expected_text": ODD_EXPECTED, "note": ODD_NOTE,
-                                  "tags": ODD_TAGS, "bank_id": bank.pk})
+    created = api.post(
+        "/flags",
+        {
+            "line_id": other.pk,
+            "expected_text": ODD_EXPECTED,
+            "note": ODD_NOTE,
+            "tags": ODD_TAGS,
+            "bank_id": bank.pk,
+        },
+    )
     assert created.status_code == 201, created.content
     assert created.json()["expected_text"] == ODD_EXPECTED and created.json()["note"] == ODD_NOTE
     tasks.drain()
@@ -178,9 +221,11 @@ def test_it_stores_scores_shows_escaped_and_exports_control_characters_and_right
         scores = flag.scores.filter(source=Score.CANDIDATE)
         assert scores.count() == 1 and not scores.get().failed and scores.get().wer is not None  # scored
 
-    pages = [admin_client.get(reverse("tt:call", args=[recorded_call.pk])),
-             admin_client.get(reverse("tt:turn_table", args=[bank.pk])),
-             admin_client.get(reverse("tt:bank", args=[bank.pk]))]
+    pages = [
+        admin_client.get(reverse("tt:call", args=[recorded_call.pk])),
+        admin_client.get(reverse("tt:turn_table", args=[bank.pk])),
+        admin_client.get(reverse("tt:bank", args=[bank.pk])),
+    ]
     for page in pages:
         assert page.status_code == 200
         html = page.content.decode()
@@ -189,11 +234,16 @@ def test_it_stores_scores_shows_escaped_and_exports_control_characters_and_right
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in call_page and "&lt;b&gt;8&lt;/b&gt;" in call_page
     assert "\u05e9\u05d5\u05dc\u05d7\u05df" in call_page and "&lt;i&gt;x&lt;/i&gt;" in call_page
 
-    for export in (admin_client.get(reverse("tt:export_turns", args=[bank.pk])), api.get(f"/banks/{bank.pk}/turns.csv")):
+    for export in (
+        admin_client.get(reverse("tt:export_turns", args=[bank.pk])),
+        api.get(f"/banks/{bank.pk}/turns.csv"),
+    ):
         rows = csv_rows(export)
         header, body = rows[0], rows[1:]
         flagged = [dict(zip(header, r, strict=True)) for r in body if r[header.index("item")] == "flag"]
-        assert {r["expected_text"] for r in flagged} == {ODD_EXPECTED}  # exported as stored, control chars too
+        assert {r["expected_text"] for r in flagged} == {
+            ODD_EXPECTED
+        }  # exported as stored, control chars too
         assert all("\u05e2\u05d1\u05e8\u05d9\u05ea" in r["tags"] for r in flagged)
     assert csv_rows(admin_client.get(reverse("tt:export_results", args=[bank.pk])))[1][0] == bank.name
 
@@ -201,10 +251,10 @@ def test_it_stores_scores_shows_escaped_and_exports_control_characters_and_right
 # ---------------------------------------------------------------- CSV formula injection
 
 FORMULAS = {
-    "live": ["=HYPERLINK(\"http://evil.example\",\"x\")", "+44 20 7946 0000", "-1+1 cmd", "@SUM(A1:A9)"],
+    "live": ['=HYPERLINK("http://evil.example","x")', "+44 20 7946 0000", "-1+1 cmd", "@SUM(A1:A9)"],
     "candidate": "=cmd|' /C calc'!A0 table",
     "expected": "@SUM(1+1) table for four",
-    "bank": "=IMPORTXML(\"http://evil.example\")",
+    "bank": '=IMPORTXML("http://evil.example")',
     "transcriber": "+Evil STT",
 }
 
@@ -220,14 +270,21 @@ def test_it_neutralizes_formula_cells_in_the_results_turn_table_and_run_line_exp
 ):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     live = Transcriber.objects.create(
-        slug="live", provider=Transcriber.GENERIC, model="live", display_name="-Live STT",
-        api_key_env="ONCORE_TEST_STT_KEY", options={"url": f"{stt_server.url}/stt/live", "auth": "bearer",
-                                                    "json_path": "result.transcript"},
+        slug="live",
+        provider=Transcriber.GENERIC,
+        model="live",
+        display_name="-Live STT",
+        api_key_env="ONCORE_TEST_STT_KEY",
+        options={"url": f"{stt_server.url}/stt/live", "auth": "bearer", "json_path": "result.transcript"},
     )
     stt_server.texts["live"] = "@live replay"
     evil = Transcriber.objects.create(
-        slug="evil", provider=Transcriber.GENERIC, model="evil", display_name=FORMULAS["transcriber"],
-        price_per_minute="0.006", api_key_env="ONCORE_TEST_STT_KEY",
+        slug="evil",
+        provider=Transcriber.GENERIC,
+        model="evil",
+        display_name=FORMULAS["transcriber"],
+        price_per_minute="0.006",
+        api_key_env="ONCORE_TEST_STT_KEY",
         options={"url": f"{stt_server.url}/stt/evil", "auth": "bearer", "json_path": "result.transcript"},
     )
     stt_server.texts["evil"] = FORMULAS["candidate"]
@@ -255,8 +312,12 @@ def test_it_neutralizes_formula_cells_in_the_results_turn_table_and_run_line_exp
         if where.startswith("results"):
             assert {"'" + FORMULAS["bank"], "'" + FORMULAS["transcriber"]} <= cells
         if where.startswith("turns"):
-            assert {"'" + FORMULAS["expected"], "'" + FORMULAS["candidate"], "'=tag",
-                    "'" + FORMULAS["live"][0]} <= cells
+            assert {
+                "'" + FORMULAS["expected"],
+                "'" + FORMULAS["candidate"],
+                "'=tag",
+                "'" + FORMULAS["live"][0],
+            } <= cells
         if where.startswith("run lines"):
             assert {"'" + FORMULAS["candidate"]} | {"'" + text for text in FORMULAS["live"]} <= cells
     # Only the export is defused: the stored text and the pages keep what was typed.
@@ -277,12 +338,24 @@ def fuzz_target(org, recorded_call):
     return SimpleNamespace(bank=bank, line=recorded_call.lines.get(position=0))
 
 
-@hypothesis_settings(max_examples=60, deadline=None, database=None,
-                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@hypothesis_settings(
+    max_examples=60,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(expected=TEXT, note=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=50))
 def test_it_never_answers_5xx_to_an_arbitrary_expected_text(api, fuzz_target, expected, note):
-    response = api.post("/flags", {"line_id": fuzz_target.line.pk, "expected_text": expected,
-                                   "bank_id": fuzz_target.bank.pk, "note": note, "tags": [note[:50]]})
+    response = api.post(
+        "/flags",
+        {
+            "line_id": fuzz_target.line.pk,
+            "expected_text": expected,
+            "bank_id": fuzz_target.bank.pk,
+            "note": note,
+            "tags": [note[:50]],
+        },
+    )
     assert response.status_code < 500, (expected, response.content)
     if response.status_code == 201:
         flag = Flag.objects.get(pk=response.json()["id"])

@@ -36,8 +36,12 @@ def faulty(monkeypatch):
 
 def vendor_transcriber(server, **options) -> Transcriber:
     return Transcriber.objects.create(
-        slug="faulty", provider=Transcriber.GENERIC, model="faulty", display_name="Faulty vendor",
-        price_per_minute="0.006", api_key_env=VENDOR_ENV,
+        slug="faulty",
+        provider=Transcriber.GENERIC,
+        model="faulty",
+        display_name="Faulty vendor",
+        price_per_minute="0.006",
+        api_key_env=VENDOR_ENV,
         options={"url": f"{server.base_url}/transcribe", "json_path": "result.transcript", **options},
     )
 
@@ -57,7 +61,9 @@ def items_of(flags):
 
 def assert_every_item_scored_once(flags, transcriber, *, failed):
     for flag, control in items_of(flags):
-        scores = Score.objects.filter(flag=flag, control=control, transcriber=transcriber, source=Score.CANDIDATE)
+        scores = Score.objects.filter(
+            flag=flag, control=control, transcriber=transcriber, source=Score.CANDIDATE
+        )
         assert scores.count() == 1, (flag, control)
         assert scores.get().failed is failed
 
@@ -100,9 +106,7 @@ def test_it_ends_every_line_failed_and_every_item_scored_failed_when_a_vendor_ke
 
 
 @pytest.mark.django_db
-def test_it_waits_what_a_429_asks_then_finishes_the_line_when_the_vendor_recovers(
-    org, recorded_call, faulty
-):
+def test_it_waits_what_a_429_asks_then_finishes_the_line_when_the_vendor_recovers(org, recorded_call, faulty):
     faulty.scenario, faulty.retry_after = "429", "7"
     bad = vendor_transcriber(faulty)
     _, flags = flag_with_controls(org, recorded_call, [bad])
@@ -277,8 +281,14 @@ def _terminate_other_backends() -> int:
     import psycopg
 
     s = connection.settings_dict
-    with psycopg.connect(host=s["HOST"] or None, port=s["PORT"] or None, user=s["USER"] or None,
-                         password=s["PASSWORD"] or None, dbname=s["NAME"], autocommit=True) as admin:
+    with psycopg.connect(
+        host=s["HOST"] or None,
+        port=s["PORT"] or None,
+        user=s["USER"] or None,
+        password=s["PASSWORD"] or None,
+        dbname=s["NAME"],
+        autocommit=True,
+    ) as admin:
         rows = admin.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
             "WHERE datname = current_database() AND pid <> pg_backend_pid()"
@@ -319,4 +329,6 @@ def test_it_resumes_the_queue_after_the_database_drops_its_connections(
     assert set(Transcription.objects.values_list("status", flat=True)) == {Transcription.DONE}
     for t in (one, two):
         assert_every_item_scored_once(flags, t, failed=False)
-    assert len(sent) == 8  # no line sent to a vendor twice: the result in hand when the connection died was kept
+    assert (
+        len(sent) == 8
+    )  # no line sent to a vendor twice: the result in hand when the connection died was kept

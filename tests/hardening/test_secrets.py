@@ -36,7 +36,17 @@ ANTHROPIC_KEY = "sk-ant-hardening-a7d2b8c41f-LLM-SECRET"
 # A distinctive piece of each key too, so a truncated or partly masked key is caught as well.
 NEEDLES = (VENDOR_KEY, ANTHROPIC_KEY, "5e1f0c93d7", "a7d2b8c41f")
 SAID = "Siobhan, table for four at eight thirty"
-LOGGERS = ("", "httpx", "httpcore", "anthropic", "django", "django_q", "transcriber_tests", "oncore", "benchmark")
+LOGGERS = (
+    "",
+    "httpx",
+    "httpcore",
+    "anthropic",
+    "django",
+    "django_q",
+    "transcriber_tests",
+    "oncore",
+    "benchmark",
+)
 SETTINGS_FILE = Path(settings.BASE_DIR) / "oncore" / "settings.py"
 
 
@@ -98,8 +108,13 @@ def anthropic(monkeypatch):
 
 def vendor_transcriber(server, slug) -> Transcriber:
     return Transcriber.objects.create(
-        slug=slug, provider=Transcriber.GENERIC, model=slug, display_name=f"Vendor {slug}", price_per_minute="0.006",
-        api_key_env=VENDOR_ENV, options={"url": f"{server.base_url}/transcribe", "json_path": "result.transcript"},
+        slug=slug,
+        provider=Transcriber.GENERIC,
+        model=slug,
+        display_name=f"Vendor {slug}",
+        price_per_minute="0.006",
+        api_key_env=VENDOR_ENV,
+        options={"url": f"{server.base_url}/transcribe", "json_path": "result.transcript"},
     )
 
 
@@ -176,8 +191,10 @@ def test_it_keeps_vendor_and_anthropic_keys_out_of_the_database_logs_pages_api_a
         assert 400 <= response.status_code < 500 and "error" in response.json()
         assert_no_secret(body(response), f"the API error body of {response.wsgi_request.path}")
     for t in (echo, rejecting):
-        assert_no_secret(body(admin_client.get(reverse("admin:transcribers_transcriber_change", args=[t.pk]))),
-                         "the admin's transcriber page")
+        assert_no_secret(
+            body(admin_client.get(reverse("admin:transcribers_transcriber_change", args=[t.pk]))),
+            "the admin's transcriber page",
+        )
 
     assert debug_logs.records, "DEBUG logging was not captured"
     assert_no_secret(logged(debug_logs), "the logs")
@@ -253,7 +270,12 @@ def test_it_stores_api_keys_only_as_hashes_and_compares_them_in_constant_time(
 
 @pytest.mark.parametrize(
     ("env", "secure"),
-    [({"DEBUG": "0"}, True), ({}, True), ({"DEBUG": "1"}, False), ({"DEBUG": "0", "SECURE_COOKIES": "0"}, False)],
+    [
+        ({"DEBUG": "0"}, True),
+        ({}, True),
+        ({"DEBUG": "1"}, False),
+        ({"DEBUG": "0", "SECURE_COOKIES": "0"}, False),
+    ],
     ids=["debug-off", "debug-unset", "debug-on", "debug-off-opted-out"],
 )
 def test_it_makes_session_and_csrf_cookies_secure_unless_debugging(monkeypatch, env, secure):
@@ -266,7 +288,9 @@ def test_it_makes_session_and_csrf_cookies_secure_unless_debugging(monkeypatch, 
     assert loaded["SESSION_COOKIE_HTTPONLY"] is True
 
 
-def test_it_sends_the_session_and_csrf_cookies_secure_and_http_only_after_logging_in(client, admin_user, settings):
+def test_it_sends_the_session_and_csrf_cookies_secure_and_http_only_after_logging_in(
+    client, admin_user, settings
+):
     settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = True
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     admin_user.set_password("pw-for-tests-1")

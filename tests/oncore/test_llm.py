@@ -1,6 +1,5 @@
 """The one Anthropic client, through the real SDK against a local Messages API server."""
 
-
 import logging
 import socket
 from decimal import Decimal
@@ -35,15 +34,25 @@ def ask(prompt="Is 'Siobhan' a name?"):
 
 
 def test_it_returns_the_forced_tools_input_with_tokens_and_cost(server):
-    server.queue(tool_reply({"answer": "yes"}, usage={
-        "input_tokens": 1000, "output_tokens": 200,
-        "cache_creation_input_tokens": 3000, "cache_read_input_tokens": 0,
-    }))
+    server.queue(
+        tool_reply(
+            {"answer": "yes"},
+            usage={
+                "input_tokens": 1000,
+                "output_tokens": 200,
+                "cache_creation_input_tokens": 3000,
+                "cache_read_input_tokens": 0,
+            },
+        )
+    )
     call = ask()
     assert call.name == "record_answer"
     assert call.input == {"answer": "yes"}
     assert (call.input_tokens, call.output_tokens, call.cache_write_tokens, call.cache_read_tokens) == (
-        1000, 200, 3000, 0
+        1000,
+        200,
+        3000,
+        0,
     )
     # $3/M in, $15/M out, cache writes at 1.25x input: 0.003 + 0.01125 + 0.003
     assert call.cost == Decimal("0.017250")
@@ -69,7 +78,9 @@ def test_it_sends_the_key_only_in_the_auth_header(server):
     recorded = server.requests[0]
     auth_headers = {"x-api-key", "authorization"}
     assert any(server.key in value for name, value in recorded.headers.items() if name in auth_headers)
-    assert not any(server.key in value for name, value in recorded.headers.items() if name not in auth_headers)
+    assert not any(
+        server.key in value for name, value in recorded.headers.items() if name not in auth_headers
+    )
     assert server.key.encode() not in recorded.body
     assert recorded.path == "/v1/messages"
 
@@ -184,9 +195,9 @@ def test_it_reports_an_unreachable_api_as_retryable(monkeypatch):
 
 def test_it_prices_cache_reads_and_writes_from_the_input_price():
     # 1M fresh input at $3, 1M cache writes at $3.75, 1M cache reads at $0.30, 1M output at $15
-    assert llm.cost(1_000_000, 1_000_000, cache_read_tokens=1_000_000, cache_write_tokens=1_000_000) == Decimal(
-        "22.050000"
-    )
+    assert llm.cost(
+        1_000_000, 1_000_000, cache_read_tokens=1_000_000, cache_write_tokens=1_000_000
+    ) == Decimal("22.050000")
 
 
 def test_it_reads_prices_from_the_environment(monkeypatch):

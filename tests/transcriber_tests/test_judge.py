@@ -1,6 +1,5 @@
 """The judge's prompts and calls, through the real SDK against the local Messages API server."""
 
-
 import re
 
 import pytest
@@ -51,7 +50,9 @@ def test_it_refuses_a_pick_naming_an_unknown_version(llm_server):
     llm_server.queue({"candidate": "Z", "reasoning": "Made up."})
     with pytest.raises(llm.LLMError, match="not one of the versions offered") as caught:
         judge.pick_best_version(
-            instructions=INSTRUCTIONS, context_lines=CONTEXT, expected="Siobhan",
+            instructions=INSTRUCTIONS,
+            context_lines=CONTEXT,
+            expected="Siobhan",
             versions={"a": "Siobhan", "b": "siobhan."},
         )
     assert caught.value.retryable is False
@@ -64,16 +65,23 @@ def test_it_needs_two_versions_to_pick():
 
 def test_it_labels_lines_from_what_the_judge_answers(llm_server):
     def candidate_right_on_names(body):
-        candidate = re.search(r"<candidate_transcript>(.*)</candidate_transcript>", prompt_text(body)).group(1)
+        candidate = re.search(r"<candidate_transcript>(.*)</candidate_transcript>", prompt_text(body)).group(
+            1
+        )
         if "Siobhan" in candidate:
             return {"label": "candidate_right", "reasoning": "The assistant confirmed Siobhan."}
         return {"label": "live_right", "reasoning": "The candidate lost the time."}
 
     llm_server.responder = candidate_right_on_names
-    fixed = judge.label_line(instructions=INSTRUCTIONS, context_lines=CONTEXT,
-                             live_text="It's shin wong.", candidate_text="It's Siobhan.")
-    broken = judge.label_line(instructions=INSTRUCTIONS, context_lines=CONTEXT,
-                              live_text="At 8:30.", candidate_text="At eight.")
+    fixed = judge.label_line(
+        instructions=INSTRUCTIONS,
+        context_lines=CONTEXT,
+        live_text="It's shin wong.",
+        candidate_text="It's Siobhan.",
+    )
+    broken = judge.label_line(
+        instructions=INSTRUCTIONS, context_lines=CONTEXT, live_text="At 8:30.", candidate_text="At eight."
+    )
     assert (fixed.label, fixed.reasoning) == ("candidate_right", "The assistant confirmed Siobhan.")
     assert broken.label == "live_right"
     first, second = llm_server.bodies
@@ -98,10 +106,18 @@ BREAKS = [
 
 
 def test_it_groups_broken_lines_into_patterns_largest_first(llm_server):
-    llm_server.queue({"patterns": [
-        {"name": "Writes times as words", "description": "Digits become words.", "line_ids": ["13"]},
-        {"name": "drops surnames", "description": "The surname is lost.", "line_ids": ["11", "12", "12"]},
-    ]})
+    llm_server.queue(
+        {
+            "patterns": [
+                {"name": "Writes times as words", "description": "Digits become words.", "line_ids": ["13"]},
+                {
+                    "name": "drops surnames",
+                    "description": "The surname is lost.",
+                    "line_ids": ["11", "12", "12"],
+                },
+            ]
+        }
+    )
     patterns = judge.group_patterns(lines=BREAKS)
     assert [(p.name, p.line_ids, p.count) for p in patterns] == [
         ("drops surnames", [11, 12], 2),
@@ -146,9 +162,15 @@ def test_it_refuses_an_empty_verdict(llm_server):
 
 
 def test_it_answers_every_judge_call_with_the_default_responder(llm_server):
-    pick = judge.pick_best_version(instructions=INSTRUCTIONS, context_lines=CONTEXT, expected="x",
-                                   versions={"first": "x", "second": "X."})
-    label = judge.label_line(instructions=INSTRUCTIONS, context_lines=CONTEXT, live_text="a", candidate_text="b")
+    pick = judge.pick_best_version(
+        instructions=INSTRUCTIONS,
+        context_lines=CONTEXT,
+        expected="x",
+        versions={"first": "x", "second": "X."},
+    )
+    label = judge.label_line(
+        instructions=INSTRUCTIONS, context_lines=CONTEXT, live_text="a", candidate_text="b"
+    )
     patterns = judge.group_patterns(lines=BREAKS)
     verdict = judge.write_verdict(fixes=1, breaks=4, patterns=patterns, examples=BREAKS[:2])
     assert pick.candidate == "first"
@@ -169,8 +191,9 @@ def test_it_estimates_a_runs_tokens_from_its_line_counts():
     large_in, large_out = judge.estimate_run_tokens(100, 200)
     assert 10 * 500 < small_in < 10 * 2000  # a label call carries the instructions and a few lines
     assert large_in > small_in and large_out > small_out
-    assert judge.estimate_run_tokens(500, 200) == judge.estimate_run_tokens(200, 200)  # never more than transcribed
+    assert judge.estimate_run_tokens(500, 200) == judge.estimate_run_tokens(
+        200, 200
+    )  # never more than transcribed
     longer, _ = judge.estimate_run_tokens(10, 200, instructions="x" * 20_000)
     assert longer > small_in
     assert llm.estimate_cost(large_in, large_out) > llm.estimate_cost(small_in, small_out)
-

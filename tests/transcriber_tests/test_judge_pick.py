@@ -1,6 +1,5 @@
 """The judge's pick on flagged and control lines where several candidates matched but wrote it differently."""
 
-
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -17,8 +16,11 @@ SAID = "Mary-Kate, table for two"
 @pytest.fixture
 def bank(org, make_transcriber):
     bank = actions.do_create_bank(org, name="Names", controls_per_flag=0)
-    for name, text in [("hyphen", "Mary-Kate, table for two"), ("lower", "mary kate table for two"),
-                       ("wrong", "Marie Kate table for two")]:
+    for name, text in [
+        ("hyphen", "Mary-Kate, table for two"),
+        ("lower", "mary kate table for two"),
+        ("wrong", "Marie Kate table for two"),
+    ]:
         actions.do_add_candidate(bank, make_transcriber(name, text), confirmed=True)
     return bank
 
@@ -44,8 +46,10 @@ def test_it_picks_among_matching_versions_with_the_assistants_instructions_and_n
 
     assert pick.chosen.slug == "test-lower" and pick.chosen_text == "mary kate table for two"
     assert pick.reasoning == "The booking system stores names in lower case."
-    assert pick.versions == {str(bank.candidates.get(position=0).transcriber_id): "Mary-Kate, table for two",
-                             str(bank.candidates.get(position=1).transcriber_id): "mary kate table for two"}
+    assert pick.versions == {
+        str(bank.candidates.get(position=0).transcriber_id): "Mary-Kate, table for two",
+        str(bank.candidates.get(position=1).transcriber_id): "mary kate table for two",
+    }
     assert pick.prompt_version == judge.JUDGE_PROMPT_VERSION and pick.input_tokens > 0 and pick.cost > 0
     body = llm_server.bodies[0]
     assert "Take bookings." in body["system"][0]["text"]
@@ -53,11 +57,14 @@ def test_it_picks_among_matching_versions_with_the_assistants_instructions_and_n
     assert "Marie Kate" not in prompt_text(body)  # only versions that matched
     assert scores_of(flag) == before  # the judge never changes a score
 
-    assert picks.maybe_pick(flag.pk) == pick and len(llm_server.requests) == 1  # same versions: not asked again
+    assert (
+        picks.maybe_pick(flag.pk) == pick and len(llm_server.requests) == 1
+    )  # same versions: not asked again
 
 
-def test_it_asks_nothing_when_the_matching_candidates_wrote_it_the_same(org, make_transcriber, recorded_call,
-                                                                        llm_server):
+def test_it_asks_nothing_when_the_matching_candidates_wrote_it_the_same(
+    org, make_transcriber, recorded_call, llm_server
+):
     bank = actions.do_create_bank(org, name="Same", controls_per_flag=0)
     for name in ("one", "two"):
         actions.do_add_candidate(bank, make_transcriber(name, SAID), confirmed=True)
@@ -123,7 +130,9 @@ def test_it_drops_a_pick_once_the_item_no_longer_has_two_versions(bank, recorded
     assert not JudgePick.objects.exists()
 
 
-def test_it_reads_the_picks_of_a_page_in_one_query(bank, recorded_call, llm_server, django_assert_num_queries):
+def test_it_reads_the_picks_of_a_page_in_one_query(
+    bank, recorded_call, llm_server, django_assert_num_queries
+):
     flag = flag_first_line(bank, recorded_call)
     tasks.drain()
     picks.maybe_pick(flag.pk)

@@ -14,7 +14,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def bank(org, make_transcriber):
     bank = actions.do_create_bank(org, name="English")
-    actions.do_add_candidate(bank, make_transcriber("good", "Siobhan, table for four at eight thirty"), confirmed=True)
+    actions.do_add_candidate(
+        bank, make_transcriber("good", "Siobhan, table for four at eight thirty"), confirmed=True
+    )
     actions.do_add_candidate(bank, make_transcriber("bad", "Shivon table for four at 830"), confirmed=True)
     return bank
 
@@ -27,8 +29,12 @@ def outcomes_for(bank):
     names = [c.transcriber.slug for c in bank.candidates.select_related("transcriber")]
     result = []
     for s in Score.objects.filter(flag__bank=bank, source=Score.CANDIDATE).select_related("transcriber"):
-        line_score = None if s.failed else scoring.score_line(
-            s.control.expected_text if s.control_id else s.flag.expected_text, s.hypothesis
+        line_score = (
+            None
+            if s.failed
+            else scoring.score_line(
+                s.control.expected_text if s.control_id else s.flag.expected_text, s.hypothesis
+            )
         )
         result.append(scoring.Outcome(s.transcriber.slug, (s.flag_id, s.control_id), line_score))
     return scoring.summarize(result, names, bank.threshold)
@@ -36,7 +42,9 @@ def outcomes_for(bank):
 
 def test_it_scores_a_flag_with_every_candidate_and_the_live_transcript(bank, recorded_call):
     line = caller_lines(recorded_call)[0]
-    flag = actions.do_flag_line(line, "Siobhan, table for four at eight thirty", bank=bank, tags=["name", "time"])
+    flag = actions.do_flag_line(
+        line, "Siobhan, table for four at eight thirty", bank=bank, tags=["name", "time"]
+    )
 
     live = Score.objects.get(flag=flag, control=None, source=Score.LIVE)
     assert (live.match, live.wer) == (False, pytest.approx(4 / 7))
@@ -45,7 +53,9 @@ def test_it_scores_a_flag_with_every_candidate_and_the_live_transcript(bank, rec
 
     tasks.drain()
 
-    scores = {s.transcriber.slug: s for s in Score.objects.filter(flag=flag, control=None, source=Score.CANDIDATE)}
+    scores = {
+        s.transcriber.slug: s for s in Score.objects.filter(flag=flag, control=None, source=Score.CANDIDATE)
+    }
     assert scores["test-good"].match is True
     assert scores["test-bad"].match is False
     assert scores["test-bad"].wer == pytest.approx(3 / 7)
@@ -57,15 +67,21 @@ def test_it_scores_a_flag_with_every_candidate_and_the_live_transcript(bank, rec
 
 def test_it_marks_a_match_that_differs_only_in_capitals_or_punctuation(org, make_transcriber, recorded_call):
     bank = actions.do_create_bank(org, name="Notes", controls_per_flag=0)
-    actions.do_add_candidate(bank, make_transcriber("caps", "siobhan table for four at eight thirty"), confirmed=True)
-    flag = actions.do_flag_line(caller_lines(recorded_call)[0], "Siobhan, table for four at eight thirty", bank=bank)
+    actions.do_add_candidate(
+        bank, make_transcriber("caps", "siobhan table for four at eight thirty"), confirmed=True
+    )
+    flag = actions.do_flag_line(
+        caller_lines(recorded_call)[0], "Siobhan, table for four at eight thirty", bank=bank
+    )
     tasks.drain()
     score = Score.objects.get(flag=flag, source=Score.CANDIDATE)
     assert score.match and score.case_or_punctuation_only
 
 
 @pytest.mark.parametrize("controls", [0, 1, 2])
-def test_it_samples_the_banks_number_of_controls_from_other_caller_lines(org, make_transcriber, recorded_call, controls):
+def test_it_samples_the_banks_number_of_controls_from_other_caller_lines(
+    org, make_transcriber, recorded_call, controls
+):
     bank = actions.do_create_bank(org, name="B", controls_per_flag=controls)
     actions.do_add_candidate(bank, make_transcriber("x", "hello"), confirmed=True)
     lines = caller_lines(recorded_call)
@@ -77,10 +93,15 @@ def test_it_samples_the_banks_number_of_controls_from_other_caller_lines(org, ma
         assert control.expected_text == control.line.text
     tasks.drain()
     assert Score.objects.filter(flag=flag, control__isnull=False, source=Score.CANDIDATE).count() == controls
-    assert Score.objects.filter(flag=flag, control__isnull=False, source=Score.LIVE, match=True).count() == controls
+    assert (
+        Score.objects.filter(flag=flag, control__isnull=False, source=Score.LIVE, match=True).count()
+        == controls
+    )
 
 
-def test_it_gives_fewer_controls_when_the_call_has_fewer_lines(org, tenant, live_transcriber, make_transcriber, tmp_path):
+def test_it_gives_fewer_controls_when_the_call_has_fewer_lines(
+    org, tenant, live_transcriber, make_transcriber, tmp_path
+):
     call = make_call(tenant, live_transcriber, caller_texts=["one line", "another"])
     bank = actions.do_create_bank(org, name="B", controls_per_flag=2)
     flag = actions.do_flag_line(caller_lines(call)[0], "one line", bank=bank)
@@ -140,7 +161,9 @@ def test_it_finds_an_older_calls_live_transcriber_by_name(org, tenant, bank, liv
 
 
 def test_it_gives_the_same_rows_when_tasks_run_twice(bank, recorded_call):
-    flag = actions.do_flag_line(caller_lines(recorded_call)[0], "Siobhan, table for four at eight thirty", bank=bank)
+    flag = actions.do_flag_line(
+        caller_lines(recorded_call)[0], "Siobhan, table for four at eight thirty", bank=bank
+    )
     jobs.pump(flag.organization_id)
     dispatched = list(Transcription.objects.filter(status=Transcription.RUNNING).values_list("id", flat=True))
     assert dispatched
@@ -148,10 +171,14 @@ def test_it_gives_the_same_rows_when_tasks_run_twice(bank, recorded_call):
         assert tasks.transcribe(pk) == "done"
         assert tasks.transcribe(pk) == "skipped"
     tasks.drain()
-    before = sorted(Score.objects.values_list("flag_id", "control_id", "transcriber_id", "source", "match"), key=str)
+    before = sorted(
+        Score.objects.values_list("flag_id", "control_id", "transcriber_id", "source", "match"), key=str
+    )
     for pk in Transcription.objects.values_list("id", flat=True):
         tasks.transcribe(pk)
-    after = sorted(Score.objects.values_list("flag_id", "control_id", "transcriber_id", "source", "match"), key=str)
+    after = sorted(
+        Score.objects.values_list("flag_id", "control_id", "transcriber_id", "source", "match"), key=str
+    )
     assert before == after
     assert Score.objects.count() == len(set(before))
 
@@ -160,7 +187,9 @@ def test_it_marks_a_vendor_that_keeps_failing_as_failed_and_leaves_it_out_of_the
     bank, recorded_call, stt_server
 ):
     stt_server.statuses["bad"] = 500
-    flag = actions.do_flag_line(caller_lines(recorded_call)[0], "Siobhan, table for four at eight thirty", bank=bank)
+    flag = actions.do_flag_line(
+        caller_lines(recorded_call)[0], "Siobhan, table for four at eight thirty", bank=bank
+    )
     tasks.drain()
     failed = Transcription.objects.get(line=flag.line, transcriber__slug="test-bad")
     assert failed.status == Transcription.FAILED
@@ -184,7 +213,9 @@ def test_it_fails_a_rejected_key_at_once_without_retrying(bank, recorded_call, m
 def test_it_keeps_an_unbanked_flag_unscored_until_it_moves_into_a_bank(bank, recorded_call):
     flag = actions.do_flag_line(caller_lines(recorded_call)[0], "Siobhan, table for four at eight thirty")
     assert flag.bank is None
-    assert not Score.objects.exists() and not Transcription.objects.exists() and not ControlLine.objects.exists()
+    assert (
+        not Score.objects.exists() and not Transcription.objects.exists() and not ControlLine.objects.exists()
+    )
     actions.do_move_flag(flag, bank)
     tasks.drain()
     assert Score.objects.filter(flag=flag, control=None, source=Score.CANDIDATE).count() == 2
@@ -301,7 +332,15 @@ def test_it_keeps_flags_when_their_bank_is_deleted(bank, recorded_call):
 
 
 def test_a_worker_goes_straight_on_with_its_organizations_next_rows_within_its_concurrency(
-    settings, bank, recorded_call, other_org, other_tenant, make_transcriber, live_transcriber, tmp_path, monkeypatch
+    settings,
+    bank,
+    recorded_call,
+    other_org,
+    other_tenant,
+    make_transcriber,
+    live_transcriber,
+    tmp_path,
+    monkeypatch,
 ):
     from datetime import timedelta
 
@@ -330,7 +369,9 @@ def test_a_worker_goes_straight_on_with_its_organizations_next_rows_within_its_c
     monkeypatch.setattr(tasks, "_transcribe_claimed", counting)
     assert tasks.transcribe(first) == "done"
 
-    assert len(running_seen) == mine.count() - 2  # its own row and every ready row but the other dispatched one
+    assert (
+        len(running_seen) == mine.count() - 2
+    )  # its own row and every ready row but the other dispatched one
     assert max(running_seen) == 2  # never more than the organization's concurrency at once
     statuses = dict(mine.values_list("pk", "status"))
     assert statuses.pop(second) == Transcription.RUNNING  # left to the task it was dispatched to
@@ -358,4 +399,7 @@ def test_run_queue_says_how_many_line_transcriptions_it_ran(bank, recorded_call)
     out = io.StringIO()
     call_command("run_queue", stdout=out)
     assert Transcription.objects.filter(status=Transcription.DONE).count() == rows
-    assert out.getvalue().strip() == f"Ran {rows} transcriptions; 0 still waiting (retries wait for their backoff)."
+    assert (
+        out.getvalue().strip()
+        == f"Ran {rows} transcriptions; 0 still waiting (retries wait for their backoff)."
+    )

@@ -20,7 +20,8 @@ def test_it_scores_a_demo_flag_with_whisper_tiny_en(settings_media):
     data = json.loads((Path(settings.BASE_DIR) / "fixtures" / "demo" / "calls.json").read_text())
     said = {(c["external_id"], i): ln["said"] for c in data["calls"] for i, ln in enumerate(c["lines"])}
     line = next(
-        ln for ln in Line.objects.filter(speaker="caller").select_related("call").order_by("call_id", "position")
+        ln
+        for ln in Line.objects.filter(speaker="caller").select_related("call").order_by("call_id", "position")
         if actions.why_not_flaggable(ln) is None
         and not scoring.score_line(said[(ln.call.external_id, ln.position)], ln.text).match
     )

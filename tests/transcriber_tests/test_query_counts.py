@@ -16,7 +16,9 @@ def big_bank(org, tenant):
 
 
 @pytest.mark.slow
-def test_it_keeps_pages_at_a_fixed_query_count_with_5000_flags_and_agrees_with_the_pure_summary(admin_client, big_bank, django_assert_max_num_queries):
+def test_it_keeps_pages_at_a_fixed_query_count_with_5000_flags_and_agrees_with_the_pure_summary(
+    admin_client, big_bank, django_assert_max_num_queries
+):
     pages = {
         reverse("tt:bank", args=[big_bank.pk]): 20,
         reverse("tt:turn_table", args=[big_bank.pk]): 16,
@@ -34,10 +36,16 @@ def test_it_keeps_pages_at_a_fixed_query_count_with_5000_flags_and_agrees_with_t
     results = queries.bank_results(big_bank)
     names = [c.transcriber_id for c in big_bank.candidates.order_by("position")]
     outcomes = [
-        scoring.Outcome(s.transcriber_id, (s.flag_id, s.control_id),
-                        scoring.score_line(s.control.expected_text if s.control_id else s.flag.expected_text,
-                                           s.hypothesis))
-        for s in Score.objects.filter(flag__bank=big_bank, source="candidate").select_related("flag", "control")
+        scoring.Outcome(
+            s.transcriber_id,
+            (s.flag_id, s.control_id),
+            scoring.score_line(
+                s.control.expected_text if s.control_id else s.flag.expected_text, s.hypothesis
+            ),
+        )
+        for s in Score.objects.filter(flag__bank=big_bank, source="candidate").select_related(
+            "flag", "control"
+        )
     ]
     pure = scoring.summarize(outcomes, names, big_bank.threshold)
     assert results.leader.transcriber.pk == pure.leader

@@ -400,5 +400,10 @@ def test_it_compares_after_normalization_and_scores_against_what_was_said():
     assert compare_line("Twenty-one, please", "twenty one please").differs is False
     assert compare_line("at 830", "at eight thirty").differs is True
     c = compare_line("Shivon table", "Siobhan table", "Siobhan, table")
-    assert (c.label, c.candidate_match, c.live_match, c.live_wer) == (RunLine.CANDIDATE_RIGHT, True, False, 0.5)
+    assert (c.label, c.candidate_match, c.live_match, c.live_wer) == (
+        RunLine.CANDIDATE_RIGHT,
+        True,
+        False,
+        0.5,
+    )
     assert compare_line("a", "b").label == ""

@@ -16,7 +16,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def bank(org, make_transcriber):
     bank = actions.do_create_bank(org, name="English", language_label="English")
-    actions.do_add_candidate(bank, make_transcriber("good", "Siobhan, table for four at eight thirty"), confirmed=True)
+    actions.do_add_candidate(
+        bank, make_transcriber("good", "Siobhan, table for four at eight thirty"), confirmed=True
+    )
     actions.do_add_candidate(bank, make_transcriber("bad", "=Shivon table for four at 830"), confirmed=True)
     return bank
 
@@ -32,11 +34,19 @@ def flag(bank, recorded_call):
 def page_urls(flag, bank, call):
     line = flag.line
     return [
-        reverse("tt:calls"), reverse("tt:call", args=[call.pk]), reverse("tt:line_audio", args=[line.pk]),
-        reverse("tt:unbanked_flags"), reverse("tt:banks"), reverse("tt:bank_new"), reverse("tt:bank", args=[bank.pk]),
-        reverse("tt:bank_edit", args=[bank.pk]), reverse("tt:bank_candidates", args=[bank.pk]),
-        reverse("tt:turn_table", args=[bank.pk]), reverse("tt:export_results", args=[bank.pk]),
-        reverse("tt:export_turns", args=[bank.pk]), reverse("tt:edit_flag", args=[flag.pk]),
+        reverse("tt:calls"),
+        reverse("tt:call", args=[call.pk]),
+        reverse("tt:line_audio", args=[line.pk]),
+        reverse("tt:unbanked_flags"),
+        reverse("tt:banks"),
+        reverse("tt:bank_new"),
+        reverse("tt:bank", args=[bank.pk]),
+        reverse("tt:bank_edit", args=[bank.pk]),
+        reverse("tt:bank_candidates", args=[bank.pk]),
+        reverse("tt:turn_table", args=[bank.pk]),
+        reverse("tt:export_results", args=[bank.pk]),
+        reverse("tt:export_turns", args=[bank.pk]),
+        reverse("tt:edit_flag", args=[flag.pk]),
         reverse("tt:flag_line", args=[call.lines.get(position=2).pk]),
     ]
 
@@ -84,7 +94,13 @@ def test_it_flags_a_line_inline_with_htmx(admin_client, bank, recorded_call):
     assert b"<html" in page.content and b'name="expected_text"' in page.content
     response = admin_client.post(
         reverse("tt:flag_line", args=[line.pk]),
-        {"expected_text": "yes, that's right", "tags": ["name"], "custom_tags": "accent", "note": "n", "bank": bank.pk},
+        {
+            "expected_text": "yes, that's right",
+            "tags": ["name"],
+            "custom_tags": "accent",
+            "note": "n",
+            "bank": bank.pk,
+        },
         HTTP_HX_REQUEST="true",
     )
     assert response.status_code == 200
@@ -95,8 +111,11 @@ def test_it_flags_a_line_inline_with_htmx(admin_client, bank, recorded_call):
 
 def test_it_shows_a_clear_error_and_keeps_the_text_when_flagging_fails(admin_client, bank, recorded_call):
     line = recorded_call.lines.get(position=2)
-    response = admin_client.post(reverse("tt:flag_line", args=[line.pk]), {"expected_text": " ... ", "bank": bank.pk},
-                                 HTTP_HX_REQUEST="true")
+    response = admin_client.post(
+        reverse("tt:flag_line", args=[line.pk]),
+        {"expected_text": " ... ", "bank": bank.pk},
+        HTTP_HX_REQUEST="true",
+    )
     assert response.status_code == 422
     assert b"at least one word" in response.content
     assert not Flag.objects.filter(line=line).exists()
@@ -112,8 +131,11 @@ def test_it_says_why_a_line_cannot_be_flagged(admin_client, recorded_call):
 
 def test_it_edits_moves_and_deletes_a_flag(admin_client, org, flag, bank):
     other = actions.do_create_bank(org, name="Second")
-    response = admin_client.post(reverse("tt:edit_flag", args=[flag.pk]),
-                                 {"expected_text": "Siobhan table for four", "bank": other.pk}, HTTP_HX_REQUEST="true")
+    response = admin_client.post(
+        reverse("tt:edit_flag", args=[flag.pk]),
+        {"expected_text": "Siobhan table for four", "bank": other.pk},
+        HTTP_HX_REQUEST="true",
+    )
     assert response.status_code == 200
     flag.refresh_from_db()
     assert flag.expected_text == "Siobhan table for four" and flag.bank == other
@@ -134,14 +156,22 @@ def test_it_moves_an_unbanked_flag_into_a_bank(admin_client, bank, recorded_call
 
 
 def test_it_creates_edits_and_deletes_a_bank(admin_client, org):
-    response = admin_client.post(reverse("tt:bank_new"), {"name": "French", "language_label": "French",
-                                                      "threshold_pct": "70", "controls_per_flag": "2"})
+    response = admin_client.post(
+        reverse("tt:bank_new"),
+        {"name": "French", "language_label": "French", "threshold_pct": "70", "controls_per_flag": "2"},
+    )
     bank = Bank.objects.get(name="French")
-    assert response.status_code == 302 and bank.threshold == pytest.approx(0.7) and bank.controls_per_flag == 2
-    again = admin_client.post(reverse("tt:bank_new"), {"name": "French", "threshold_pct": "60", "controls_per_flag": "1"})
+    assert (
+        response.status_code == 302 and bank.threshold == pytest.approx(0.7) and bank.controls_per_flag == 2
+    )
+    again = admin_client.post(
+        reverse("tt:bank_new"), {"name": "French", "threshold_pct": "60", "controls_per_flag": "1"}
+    )
     assert again.status_code == 422 and b"already exists" in again.content
-    admin_client.post(reverse("tt:bank_edit", args=[bank.pk]), {"name": "Français", "threshold_pct": "65",
-                                                            "controls_per_flag": "1"})
+    admin_client.post(
+        reverse("tt:bank_edit", args=[bank.pk]),
+        {"name": "Français", "threshold_pct": "65", "controls_per_flag": "1"},
+    )
     bank.refresh_from_db()
     assert bank.name == "Français"
     admin_client.post(reverse("tt:bank_delete", args=[bank.pk]))
@@ -171,13 +201,17 @@ def test_it_shows_cards_with_the_leader_and_the_live_reference(admin_client, fla
 
 
 def test_it_stops_the_progress_poll_when_nothing_waits(admin_client, flag, bank):
-    response = admin_client.get(reverse("tt:bank", args=[bank.pk]) + "?fragment=progress", HTTP_HX_REQUEST="true")
+    response = admin_client.get(
+        reverse("tt:bank", args=[bank.pk]) + "?fragment=progress", HTTP_HX_REQUEST="true"
+    )
     assert response.status_code == 286
 
 
 def test_it_keeps_polling_while_work_is_queued(admin_client, bank, recorded_call):
     actions.do_flag_line(recorded_call.lines.get(position=0), "Siobhan", bank=bank)
-    response = admin_client.get(reverse("tt:bank", args=[bank.pk]) + "?fragment=progress", HTTP_HX_REQUEST="true")
+    response = admin_client.get(
+        reverse("tt:bank", args=[bank.pk]) + "?fragment=progress", HTTP_HX_REQUEST="true"
+    )
     assert response.status_code == 200 and b'hx-trigger="every 2s"' in response.content
 
 
@@ -185,7 +219,10 @@ def test_it_shows_the_turn_table_with_ticks_wer_and_filters(admin_client, flag, 
     url = reverse("tt:turn_table", args=[bank.pk])
     content = admin_client.get(url).content.decode()
     assert "✓ match" in content and "WER 0.43" in content and "control" in content
-    assert "control" not in admin_client.get(url + "?kind=flags").content.decode().split("<tbody>")[1].split("badge")[1]
+    assert (
+        "control"
+        not in admin_client.get(url + "?kind=flags").content.decode().split("<tbody>")[1].split("badge")[1]
+    )
     assert "No lines match" in admin_client.get(url + "?tag=spelling").content.decode()
     assert "Siobhan, table" in admin_client.get(url + "?tag=name").content.decode()
     disagree = admin_client.get(url + "?disagree=1").content.decode()
@@ -235,8 +272,13 @@ def test_it_shows_the_judges_pick_in_the_turn_table_and_its_csv(admin_client, fl
     from transcriber_tests.models import JudgePick
 
     good = bank.candidates.get(position=0).transcriber
-    JudgePick.objects.create(flag=flag, chosen=good, chosen_text="Siobhan, table for four at eight thirty",
-                             reasoning="The guest spells it Siobhan.", versions={})
+    JudgePick.objects.create(
+        flag=flag,
+        chosen=good,
+        chosen_text="Siobhan, table for four at eight thirty",
+        reasoning="The guest spells it Siobhan.",
+        versions={},
+    )
     content = admin_client.get(reverse("tt:turn_table", args=[bank.pk])).content.decode()
     assert "Judge&#x27;s pick" in content or "Judge's pick" in content
     assert "The guest spells it Siobhan." in content
@@ -246,14 +288,19 @@ def test_it_shows_the_judges_pick_in_the_turn_table_and_its_csv(admin_client, fl
     assert flagged[0]["judge_reasoning"] == "The guest spells it Siobhan."
 
 
-def test_it_shows_per_language_wer_for_a_bank_that_names_several_languages(admin_client, org, make_transcriber,
-                                                                            recorded_call):
-    bank = actions.do_create_bank(org, name="Bilingual", language_label="English + Spanish", controls_per_flag=0)
+def test_it_shows_per_language_wer_for_a_bank_that_names_several_languages(
+    admin_client, org, make_transcriber, recorded_call
+):
+    bank = actions.do_create_bank(
+        org, name="Bilingual", language_label="English + Spanish", controls_per_flag=0
+    )
     actions.do_add_candidate(bank, make_transcriber("bi", "I would like a mesa para cuatro"), confirmed=True)
     actions.do_flag_line(recorded_call.lines.get(position=0), "I would like a table para cuatro", bank=bank)
     tasks.drain()
     content = admin_client.get(reverse("tt:bank", args=[bank.pk])).content.decode()
-    assert "Per language:" in content and "<strong>en</strong>" in content and "<strong>es</strong>" in content
+    assert (
+        "Per language:" in content and "<strong>en</strong>" in content and "<strong>es</strong>" in content
+    )
 
 
 def test_it_lists_each_flag_before_its_control_lines(admin_client, flag, bank):
@@ -288,9 +335,13 @@ def test_the_turn_export_holds_every_item_in_order_across_batches(admin_client, 
     removed = bank.candidates.get(position=2).transcriber
     actions.do_remove_candidate(bank, removed)
     old = Flag.objects.filter(bank=bank).order_by("id").first()
-    Flag.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=40))  # outside the window
+    Flag.objects.filter(pk=old.pk).update(
+        created_at=timezone.now() - timedelta(days=40)
+    )  # outside the window
     newest = Flag.objects.filter(bank=bank).order_by("id")[1]
-    Flag.objects.filter(pk=newest.pk).update(created_at=timezone.now())  # an early id flagged last: listed first
+    Flag.objects.filter(pk=newest.pk).update(
+        created_at=timezone.now()
+    )  # an early id flagged last: listed first
 
     turns = read_csv(admin_client.get(reverse("tt:export_turns", args=[bank.pk]) + "?window=30"))
 
@@ -302,15 +353,25 @@ def test_the_turn_export_holds_every_item_in_order_across_batches(admin_client, 
             scores = Score.objects.filter(flag=flag, control=control).exclude(transcriber=removed)
             for s in sorted(scores, key=lambda s: (s.source, s.transcriber_id)):
                 line = control.line if control else flag.line
-                expected.append((str(flag.pk), "control" if control else "flag", str(line.pk),
-                                 s.transcriber.display_name, s.source, s.hypothesis))
+                expected.append(
+                    (
+                        str(flag.pk),
+                        "control" if control else "flag",
+                        str(line.pk),
+                        s.transcriber.display_name,
+                        s.source,
+                        s.hypothesis,
+                    )
+                )
     got = [(r["flag_id"], r["item"], r["line_id"], r["transcriber"], r["source"], r["text"]) for r in turns]
     assert len(got) == 7 * 2 * 3  # 7 flags in the window, each with one control; 2 candidates + live
     assert got == expected and got[0][0] == str(newest.pk)
     assert str(old.pk) not in {r["flag_id"] for r in turns}
 
 
-def test_the_call_page_looks_up_a_live_transcriber_known_by_name_once(admin_client, tenant, live_transcriber, tmp_path):
+def test_the_call_page_looks_up_a_live_transcriber_known_by_name_once(
+    admin_client, tenant, live_transcriber, tmp_path
+):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 

@@ -22,8 +22,14 @@ needs_espeak = pytest.mark.skipif(
 
 
 def entry(provider, model, **options):
-    return SimpleNamespace(provider=provider, model=model, options=options, api_key_env="",
-                           price_per_minute=Decimal("0"), display_name=f"{provider} {model}")
+    return SimpleNamespace(
+        provider=provider,
+        model=model,
+        options=options,
+        api_key_env="",
+        price_per_minute=Decimal("0"),
+        display_name=f"{provider} {model}",
+    )
 
 
 def words(text):
@@ -71,10 +77,17 @@ def test_it_returns_some_text_from_pocketsphinx(spoken):
 def test_it_joins_whisper_base_once_and_reuses_the_joined_file(tmp_path):
     folder = fw.prepare_base_model(tmp_path)
     model_bin = folder / "model.bin"
-    parts = [fw._package_data(fw.BASE_PART_PACKAGES[0]) / "model.bin.part1",
-             fw._package_data(fw.BASE_PART_PACKAGES[1]) / "model.bin.part2"]
+    parts = [
+        fw._package_data(fw.BASE_PART_PACKAGES[0]) / "model.bin.part1",
+        fw._package_data(fw.BASE_PART_PACKAGES[1]) / "model.bin.part2",
+    ]
     assert model_bin.stat().st_size == sum(p.stat().st_size for p in parts)
-    assert sorted(p.name for p in folder.iterdir()) == ["config.json", "model.bin", "tokenizer.json", "vocabulary.json"]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "config.json",
+        "model.bin",
+        "tokenizer.json",
+        "vocabulary.json",
+    ]
     before = model_bin.stat()
     fw.prepare_base_model(tmp_path)
     after = model_bin.stat()

@@ -123,8 +123,9 @@ def test_it_sends_a_generic_endpoint_raw_audio_with_a_bearer_key(monkeypatch):
 def test_it_sends_a_generic_endpoint_multipart_with_a_named_key_header(monkeypatch):
     with FakeGeneric(auth_header="X-Api-Key", auth_prefix="", field_name="audio") as fake:
         monkeypatch.setenv(fake.key_env, fake.key)
-        entry = catalogue_entry(fake, auth="X-Api-Key", field="audio", json_path="result.transcript",
-                                form={"model": "callcenter"})
+        entry = catalogue_entry(
+            fake, auth="X-Api-Key", field="audio", json_path="result.transcript", form={"model": "callcenter"}
+        )
         result = get_engine(entry).transcribe(clip())
     (request,) = fake.requests
     assert request.headers["x-api-key"] == TEST_KEY
@@ -133,8 +134,14 @@ def test_it_sends_a_generic_endpoint_multipart_with_a_named_key_header(monkeypat
 
 
 def test_it_says_how_to_fix_a_generic_entry_without_a_url():
-    entry = SimpleNamespace(provider="generic", model="", options={}, api_key_env="", display_name="In-house STT",
-                            price_per_minute=Decimal(0))
+    entry = SimpleNamespace(
+        provider="generic",
+        model="",
+        options={},
+        api_key_env="",
+        display_name="In-house STT",
+        price_per_minute=Decimal(0),
+    )
     with pytest.raises(TranscriptionError, match="set options.url") as caught:
         get_engine(entry).transcribe(clip())
     assert caught.value.retryable is False
@@ -214,7 +221,11 @@ def test_it_passes_on_elevenlabs_validation_errors():
             mp.setenv(fake.key_env, fake.key)
             with pytest.raises(TranscriptionError) as caught:
                 get_engine(catalogue_entry(fake)).transcribe(clip())
-    assert caught.value.retryable is False and "(422)" in str(caught.value) and "Field required" in str(caught.value)
+    assert (
+        caught.value.retryable is False
+        and "(422)" in str(caught.value)
+        and "Field required" in str(caught.value)
+    )
 
 
 def test_it_does_not_retry_a_body_that_is_not_json(server):
@@ -258,8 +269,14 @@ def test_it_refuses_audio_that_is_not_a_wav_before_calling_the_vendor(server):
 
 
 def test_it_names_the_choices_for_an_unknown_provider():
-    entry = SimpleNamespace(provider="whisperx", model="", options={}, api_key_env="", display_name="X",
-                            price_per_minute=Decimal(0))
+    entry = SimpleNamespace(
+        provider="whisperx",
+        model="",
+        options={},
+        api_key_env="",
+        display_name="X",
+        price_per_minute=Decimal(0),
+    )
     with pytest.raises(TranscriptionError, match="choose one of") as caught:
         get_engine(entry)
     assert caught.value.retryable is False
@@ -274,7 +291,9 @@ def test_it_keeps_the_key_out_of_raw_even_when_the_vendor_echoes_it(server):
     assert TEST_KEY not in repr(result.raw) and TEST_KEY not in repr(result)
 
 
-@pytest.mark.parametrize("scenario", ["401", "403", "429", "500", "400", "malformed", "no_transcript", "slow"])
+@pytest.mark.parametrize(
+    "scenario", ["401", "403", "429", "500", "400", "malformed", "no_transcript", "slow"]
+)
 def test_it_keeps_the_key_out_of_every_error_message(server, scenario):
     server.scenario = scenario
     server.slow_s = 1.0

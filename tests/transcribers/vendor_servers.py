@@ -37,8 +37,20 @@ from tests.json_server import LocalHttpServer
 
 TEST_KEY = "sk-test-9f8e7d6c5b4a-DO-NOT-LEAK"
 SCENARIOS = (
-    "ok", "400", "401", "403", "429", "500", "503", "slow", "malformed", "no_transcript", "echo_key",
-    "422", "job_error", "never_done",
+    "ok",
+    "400",
+    "401",
+    "403",
+    "429",
+    "500",
+    "503",
+    "slow",
+    "malformed",
+    "no_transcript",
+    "echo_key",
+    "422",
+    "job_error",
+    "never_done",
 )
 
 
@@ -50,7 +62,9 @@ class Recorded:
     headers: dict  # lowercased name -> value
     body: bytes
     form: dict = field(default_factory=dict)  # multipart text fields
-    files: dict = field(default_factory=dict)  # multipart file fields: name -> (filename, content_type, bytes)
+    files: dict = field(
+        default_factory=dict
+    )  # multipart file fields: name -> (filename, content_type, bytes)
     json: object = None
 
 
@@ -185,7 +199,7 @@ class FakeDeepgram(FakeVendor):
 
     def presented_key(self, request):
         auth = request.headers.get("authorization", "")
-        return auth[len("Token "):] if auth.startswith("Token ") else ""
+        return auth[len("Token ") :] if auth.startswith("Token ") else ""
 
     def check(self, request):
         wrong = _require(request, "POST", "/v1/listen")
@@ -205,16 +219,34 @@ class FakeDeepgram(FakeVendor):
         alternative = {"transcript": self.transcript, "confidence": 0.98, "words": []}
         if self.scenario == "no_transcript":
             alternative = {"confidence": 0.0, "words": []}
-        metadata = {"request_id": str(uuid.uuid4()), "duration": 1.5, "channels": 1,
-                    "models": [str(uuid.uuid4())], "model_info": {}}
+        metadata = {
+            "request_id": str(uuid.uuid4()),
+            "duration": 1.5,
+            "channels": 1,
+            "models": [str(uuid.uuid4())],
+            "model_info": {},
+        }
         if self.scenario == "echo_key":
             metadata["authorization"] = f"Token {self.key}"
-        return json_reply(200, {"metadata": metadata, "results": {"channels": [{"alternatives": [alternative]}]}})
+        return json_reply(
+            200, {"metadata": metadata, "results": {"channels": [{"alternatives": [alternative]}]}}
+        )
 
     def error_reply(self, status, message):
-        codes = {400: "Bad Request", 401: "INVALID_AUTH", 403: "INSUFFICIENT_PERMISSIONS", 429: "TOO_MANY_REQUESTS"}
-        return json_reply(status, {"err_code": codes.get(status, "INTERNAL_SERVER_ERROR"), "err_msg": message,
-                                   "request_id": str(uuid.uuid4())})
+        codes = {
+            400: "Bad Request",
+            401: "INVALID_AUTH",
+            403: "INSUFFICIENT_PERMISSIONS",
+            429: "TOO_MANY_REQUESTS",
+        }
+        return json_reply(
+            status,
+            {
+                "err_code": codes.get(status, "INTERNAL_SERVER_ERROR"),
+                "err_msg": message,
+                "request_id": str(uuid.uuid4()),
+            },
+        )
 
 
 class FakeOpenAI(FakeVendor):
@@ -228,7 +260,7 @@ class FakeOpenAI(FakeVendor):
 
     def presented_key(self, request):
         auth = request.headers.get("authorization", "")
-        return auth[len("Bearer "):] if auth.startswith("Bearer ") else ""
+        return auth[len("Bearer ") :] if auth.startswith("Bearer ") else ""
 
     def check(self, request):
         wrong = _require(request, "POST", "/v1/audio/transcriptions")
@@ -239,7 +271,9 @@ class FakeOpenAI(FakeVendor):
         if request.form.get("model") not in self.models:
             return f"Invalid model {request.form.get('model')!r}."
         if "file" not in request.files or not request.files["file"][2].startswith(b"RIFF"):
-            return "Invalid file format. Supported formats: flac, m4a, mp3, mp4, mpeg, mpga, oga, ogg, wav, webm"
+            return (
+                "Invalid file format. Supported formats: flac, m4a, mp3, mp4, mpeg, mpga, oga, ogg, wav, webm"
+            )
         if request.form.get("response_format", "json") != "json":
             return "This fake answers response_format=json only."
         language = request.form.get("language")
@@ -257,8 +291,17 @@ class FakeOpenAI(FakeVendor):
 
     def error_reply(self, status, message):
         kinds = {401: "invalid_request_error", 429: "rate_limit_error", 500: "server_error"}
-        return json_reply(status, {"error": {"message": message, "type": kinds.get(status, "invalid_request_error"),
-                                             "param": None, "code": None}})
+        return json_reply(
+            status,
+            {
+                "error": {
+                    "message": message,
+                    "type": kinds.get(status, "invalid_request_error"),
+                    "param": None,
+                    "code": None,
+                }
+            },
+        )
 
 
 class FakeElevenLabs(FakeVendor):
@@ -278,25 +321,39 @@ class FakeElevenLabs(FakeVendor):
         if wrong:
             return wrong
         if "model_id" not in request.form or "file" not in request.files:
-            missing = [name for name in ("model_id", "file") if name not in request.form and name not in request.files]
+            missing = [
+                name
+                for name in ("model_id", "file")
+                if name not in request.form and name not in request.files
+            ]
             return f"field required: {', '.join(missing)}"
         if request.form["model_id"] not in self.models:
             return f"Invalid model_id {request.form['model_id']!r}."
         return None
 
     def respond(self, request):
-        if self.authorized(request) and request.path == "/v1/speech-to-text" and (
-            self.scenario == "422" or not request.files
+        if (
+            self.authorized(request)
+            and request.path == "/v1/speech-to-text"
+            and (self.scenario == "422" or not request.files)
         ):
             # FastAPI-style validation error, the shape ElevenLabs answers 422 with
-            return json_reply(422, {"detail": [{"loc": ["body", "file"], "msg": "Field required", "type": "missing"}]})
+            return json_reply(
+                422, {"detail": [{"loc": ["body", "file"], "msg": "Field required", "type": "missing"}]}
+            )
         return super().respond(request)
 
     def ok_reply(self, request):
-        words = [{"text": w, "start": 0.1 * i, "end": 0.1 * i + 0.08, "type": "word", "speaker_id": "speaker_0"}
-                 for i, w in enumerate(self.transcript.split())]
-        data = {"language_code": request.form.get("language_code", "en"), "language_probability": 0.99,
-                "text": self.transcript, "words": words}
+        words = [
+            {"text": w, "start": 0.1 * i, "end": 0.1 * i + 0.08, "type": "word", "speaker_id": "speaker_0"}
+            for i, w in enumerate(self.transcript.split())
+        ]
+        data = {
+            "language_code": request.form.get("language_code", "en"),
+            "language_probability": 0.99,
+            "text": self.transcript,
+            "words": words,
+        }
         if self.scenario == "no_transcript":
             del data["text"]
         if self.scenario == "echo_key":
@@ -361,9 +418,16 @@ class FakeAssemblyAI(FakeVendor):
             return json_reply(200, {"upload_url": url})
         if request.path == "/v2/transcript":
             job_id = str(uuid.uuid4())
-            job = {"id": job_id, "status": "queued", "audio_url": request.json["audio_url"], "text": None,
-                   "speech_models": request.json["speech_models"],
-                   "language_code": request.json.get("language_code", "en_us"), "polls": 0, "error": None}
+            job = {
+                "id": job_id,
+                "status": "queued",
+                "audio_url": request.json["audio_url"],
+                "text": None,
+                "speech_models": request.json["speech_models"],
+                "language_code": request.json.get("language_code", "en_us"),
+                "polls": 0,
+                "error": None,
+            }
             self.jobs[job_id] = job
             return json_reply(200, self._public(job))
         job = self.jobs[request.path.rsplit("/", 1)[1]]
@@ -371,7 +435,10 @@ class FakeAssemblyAI(FakeVendor):
         if self.scenario == "never_done" or job["polls"] <= self.processing_polls:
             job["status"] = "processing"
         elif self.scenario == "job_error":
-            job["status"], job["error"] = "error", "Transcoding failed. File does not appear to contain audio."
+            job["status"], job["error"] = (
+                "error",
+                "Transcoding failed. File does not appear to contain audio.",
+            )
         else:
             job["status"], job["text"] = "completed", self.transcript
         data = self._public(job)
@@ -401,8 +468,14 @@ class FakeGeneric(FakeVendor):
     model = ""
     key_env = "GENERIC_STT_KEY"
 
-    def __init__(self, *args, auth_header: str = "Authorization", auth_prefix: str = "Bearer ",
-                 field_name: str | None = None, **kwargs):
+    def __init__(
+        self,
+        *args,
+        auth_header: str = "Authorization",
+        auth_prefix: str = "Bearer ",
+        field_name: str | None = None,
+        **kwargs,
+    ):
         super().__init__(*args, **kwargs)
         self.auth_header = auth_header.lower()
         self.auth_prefix = auth_prefix
@@ -410,7 +483,7 @@ class FakeGeneric(FakeVendor):
 
     def presented_key(self, request):
         value = request.headers.get(self.auth_header, "")
-        return value[len(self.auth_prefix):] if value.startswith(self.auth_prefix) else ""
+        return value[len(self.auth_prefix) :] if value.startswith(self.auth_prefix) else ""
 
     def check(self, request):
         wrong = _require(request, "POST", "/transcribe")

@@ -49,7 +49,9 @@ class BankIn(Schema):
     name: Text = Field(min_length=1, max_length=100, description="Unique in the organization.")
     language_label: Text = Field("", max_length=100, description="Display only, e.g. 'English + French'.")
     threshold: float = Field(0.6, ge=0, le=1, description="Accuracy marker, a fraction: 0.6 means 60%.")
-    controls_per_flag: int = Field(1, ge=0, le=2, description="Control lines sampled with each flag: 0, 1 or 2.")
+    controls_per_flag: int = Field(
+        1, ge=0, le=2, description="Control lines sampled with each flag: 0, 1 or 2."
+    )
 
     _name = field_validator("name")(_strip)
 
@@ -88,9 +90,16 @@ def _bank(request, bank_id) -> Bank:
 
 
 def _bank_out(bank) -> dict:
-    return {"id": bank.pk, "name": bank.name, "language_label": bank.language_label, "threshold": bank.threshold,
-            "controls_per_flag": bank.controls_per_flag, "created_at": bank.created_at, "flags": bank.n_flags,
-            "candidates": [transcriber_ref(c.transcriber) for c in bank.candidates.all()]}
+    return {
+        "id": bank.pk,
+        "name": bank.name,
+        "language_label": bank.language_label,
+        "threshold": bank.threshold,
+        "controls_per_flag": bank.controls_per_flag,
+        "created_at": bank.created_at,
+        "flags": bank.n_flags,
+        "candidates": [transcriber_ref(c.transcriber) for c in bank.candidates.all()],
+    }
 
 
 @banks.get("/banks", **doc(200, BankPage, "Banks, by name."))
@@ -109,11 +118,16 @@ def get_bank(request, bank_id: int):
     return _bank_out(get_or_404(_banks(request), bank_id, "bank"))
 
 
-@banks.patch("/banks/{int:bank_id}", **doc(200, BankOut, "The edited bank.", "invalid_request", "not_found", "bank_name_taken"))
+@banks.patch(
+    "/banks/{int:bank_id}",
+    **doc(200, BankOut, "The edited bank.", "invalid_request", "not_found", "bank_name_taken"),
+)
 def edit_bank(request, bank_id: int, body: BankEdit):
     """Change any of the fields; those left out stay. The controls setting applies to flags from now on."""
     bank = _bank(request, bank_id)
-    actions.do_update_bank(bank, **{k: v for k, v in body.model_dump(exclude_unset=True).items() if v is not None})
+    actions.do_update_bank(
+        bank, **{k: v for k, v in body.model_dump(exclude_unset=True).items() if v is not None}
+    )
     return _bank_out(_banks(request).get(pk=bank.pk))
 
 
@@ -164,34 +178,56 @@ class CandidateIn(Schema):
 
 
 class OrderIn(Schema):
-    transcriber_ids: list[Id] = Field(max_length=8, description="Every current candidate once, in the new order.")
+    transcriber_ids: list[Id] = Field(
+        max_length=8, description="Every current candidate once, in the new order."
+    )
 
 
 def _transcriber(pk) -> Transcriber:
     return get_or_404(Transcriber.objects.all(), pk, "transcriber")
 
 
-@candidates.get("/banks/{int:bank_id}/candidates", **doc(200, CandidateList, "The candidates in order.", "not_found"))
+@candidates.get(
+    "/banks/{int:bank_id}/candidates", **doc(200, CandidateList, "The candidates in order.", "not_found")
+)
 def list_candidates(request, bank_id: int):
     return _candidate_list(_bank(request, bank_id))
 
 
-@candidates.get("/banks/{int:bank_id}/candidates/estimate",
-                **doc(200, EstimateOut, "What adding the transcriber would cost.", "not_found"))
+@candidates.get(
+    "/banks/{int:bank_id}/candidates/estimate",
+    **doc(200, EstimateOut, "What adding the transcriber would cost.", "not_found"),
+)
 def estimate_candidate(request, bank_id: int, transcriber_id: int):
     """The backfill a new candidate needs: every line of the bank it has no text for yet, billed as audio."""
     bank = _bank(request, bank_id)
     transcriber = _transcriber(transcriber_id)
     e = actions.estimate_backfill(bank, transcriber)
-    return {"transcriber_id": transcriber.pk, "lines": e.lines, "already_transcribed": e.already_transcribed,
-            "audio_seconds": round(e.audio_seconds, 3), "audio_minutes": round(e.audio_minutes, 3),
-            "price_per_minute": str(e.price_per_minute), "cost": str(e.cost)}
+    return {
+        "transcriber_id": transcriber.pk,
+        "lines": e.lines,
+        "already_transcribed": e.already_transcribed,
+        "audio_seconds": round(e.audio_seconds, 3),
+        "audio_minutes": round(e.audio_minutes, 3),
+        "price_per_minute": str(e.price_per_minute),
+        "cost": str(e.cost),
+    }
 
 
 @candidates.post(
     "/banks/{int:bank_id}/candidates",
-    **doc(201, CandidateOut, "The new candidate, last in order; its backfill is queued.", "invalid_request", "not_found",
-          "estimate_not_confirmed", "transcriber_disabled", "candidate_exists", "bank_full", "queue_full"),
+    **doc(
+        201,
+        CandidateOut,
+        "The new candidate, last in order; its backfill is queued.",
+        "invalid_request",
+        "not_found",
+        "estimate_not_confirmed",
+        "transcriber_disabled",
+        "candidate_exists",
+        "bank_full",
+        "queue_full",
+    ),
 )
 def add_candidate(request, bank_id: int, body: CandidateIn):
     """Add a candidate and transcribe every flag and control line of the bank with it. Without
@@ -201,15 +237,19 @@ def add_candidate(request, bank_id: int, body: CandidateIn):
     return Status(201, _candidate_out(candidate))
 
 
-@candidates.put("/banks/{int:bank_id}/candidates/order",
-                **doc(200, CandidateList, "The candidates in their new order.", "not_found", "invalid_request"))
+@candidates.put(
+    "/banks/{int:bank_id}/candidates/order",
+    **doc(200, CandidateList, "The candidates in their new order.", "not_found", "invalid_request"),
+)
 def reorder_candidates(request, bank_id: int, body: OrderIn):
     bank = _bank(request, bank_id)
     actions.do_reorder_candidates(bank, body.transcriber_ids)
     return _candidate_list(bank)
 
 
-@candidates.delete("/banks/{int:bank_id}/candidates/{int:transcriber_id}", **doc(204, None, "Removed.", "not_found"))
+@candidates.delete(
+    "/banks/{int:bank_id}/candidates/{int:transcriber_id}", **doc(204, None, "Removed.", "not_found")
+)
 def remove_candidate(request, bank_id: int, transcriber_id: int):
     """Remove a candidate. Its transcriptions and scores are kept, so adding it back costs nothing."""
     bank = _bank(request, bank_id)
@@ -247,7 +287,8 @@ class CardOut(Summary):
     audio_cost: str = Field(description="Audio cost so far on the bank's lines, USD.")
     is_leader: bool
     entity_benchmark: EntityBenchmark | None = Field(
-        description="Its latest scored run on the public entity benchmark, beside your own callers; null if none.")
+        description="Its latest scored run on the public entity benchmark, beside your own callers; null if none."
+    )
 
 
 class LeaderOut(Schema):
@@ -282,12 +323,23 @@ def _interval(interval):
 
 
 def _summary(t, s, interval) -> dict:
-    return {"transcriber": transcriber_ref(t), "scored": s.scored, "matches": s.matches, "failed": s.failed,
-            "accuracy": s.accuracy, "mean_wer": s.mean_wer, "interval": _interval(interval)}
+    return {
+        "transcriber": transcriber_ref(t),
+        "scored": s.scored,
+        "matches": s.matches,
+        "failed": s.failed,
+        "accuracy": s.accuracy,
+        "mean_wer": s.mean_wer,
+        "interval": _interval(interval),
+    }
 
 
-WINDOW = Query(queries.DEFAULT_WINDOW_DAYS, ge=1, le=queries.MAX_WINDOW_DAYS,
-               description=f"Days of flags to count, 1 to {queries.MAX_WINDOW_DAYS}.")
+WINDOW = Query(
+    queries.DEFAULT_WINDOW_DAYS,
+    ge=1,
+    le=queries.MAX_WINDOW_DAYS,
+    description=f"Days of flags to count, 1 to {queries.MAX_WINDOW_DAYS}.",
+)
 
 
 @results.get("/banks/{int:bank_id}/results", **doc(200, ResultsOut, "The bank's results.", "not_found"))
@@ -300,21 +352,43 @@ def bank_results(request, bank_id: int, window: int = WINDOW):
     cards = []
     for c in r.cards:
         e = entity.get(c.transcriber.pk)
-        cards.append({**_summary(c.transcriber, c.summary, c.interval), "position": c.position,
-                      "audio_cost": str(c.cost), "is_leader": c.is_leader,
-                      "entity_benchmark": {"accuracy": e[0], "n": e[1], "run_id": e[2]} if e else None})
+        cards.append(
+            {
+                **_summary(c.transcriber, c.summary, c.interval),
+                "position": c.position,
+                "audio_cost": str(c.cost),
+                "is_leader": c.is_leader,
+                "entity_benchmark": {"accuracy": e[0], "n": e[1], "run_id": e[2]} if e else None,
+            }
+        )
     leader = None
     if r.leader is not None:
-        leader = {"transcriber_id": r.leader.transcriber.pk, "accuracy": r.leader.summary.accuracy,
-                  "clears_threshold": r.leader_clears_threshold}
+        leader = {
+            "transcriber_id": r.leader.transcriber.pk,
+            "accuracy": r.leader.summary.accuracy,
+            "clears_threshold": r.leader_clears_threshold,
+        }
     lead = None
     if r.lead is not None and r.runner_up is not None:
-        lead = {"runner_up_id": r.runner_up.transcriber.pk, "both_scored": r.lead.both_scored,
-                "leader_only_right": r.lead.leader_only_right, "runner_up_only_right": r.lead.runner_up_only_right,
-                "p_value": r.lead.p_value, "clear": r.lead.clear}
-    return {"bank_id": r.bank.pk, "window_days": r.window_days, "threshold": r.bank.threshold, "candidates": cards,
-            "leader": leader, "lead_test": lead, "live": [_summary(*row) for row in r.live_rows],
-            "live_note": r.live_reason, "pending": r.pending}
+        lead = {
+            "runner_up_id": r.runner_up.transcriber.pk,
+            "both_scored": r.lead.both_scored,
+            "leader_only_right": r.lead.leader_only_right,
+            "runner_up_only_right": r.lead.runner_up_only_right,
+            "p_value": r.lead.p_value,
+            "clear": r.lead.clear,
+        }
+    return {
+        "bank_id": r.bank.pk,
+        "window_days": r.window_days,
+        "threshold": r.bank.threshold,
+        "candidates": cards,
+        "leader": leader,
+        "lead_test": lead,
+        "live": [_summary(*row) for row in r.live_rows],
+        "live_note": r.live_reason,
+        "pending": r.pending,
+    }
 
 
 class Cell(Schema):
@@ -328,7 +402,9 @@ class Cell(Schema):
 
 
 class PickOut(Schema):
-    transcriber_id: int | None = Field(description="The version chosen; null when the judge failed (see error).")
+    transcriber_id: int | None = Field(
+        description="The version chosen; null when the judge failed (see error)."
+    )
     text: str
     reasoning: str
     error: str
@@ -349,7 +425,8 @@ class TurnOut(Schema):
     cells: list[Cell] = Field(description="One per candidate, in the candidates' order.")
     judge_pick: PickOut | None = Field(
         description="Where two or more candidates matched but wrote the line differently: the version the judge "
-        "says fits the business best. It never changes a score.")
+        "says fits the business best. It never changes a score."
+    )
 
 
 class TurnPage(Page):
@@ -359,56 +436,99 @@ class TurnPage(Page):
 
 class TurnFilters(PageIn):
     window: int = Field(queries.DEFAULT_WINDOW_DAYS, ge=1, le=queries.MAX_WINDOW_DAYS)
-    kind: Literal["all", "flags", "controls"] = Field("all", description="Flagged lines, control lines or both.")
+    kind: Literal["all", "flags", "controls"] = Field(
+        "all", description="Flagged lines, control lines or both."
+    )
     tag: Text | None = Field(None, max_length=50, description="Only items of flags carrying this tag.")
-    disagree: bool = Field(False, description="Only items where at least one candidate matched and one did not.")
+    disagree: bool = Field(
+        False, description="Only items where at least one candidate matched and one did not."
+    )
 
 
 def _cell(transcriber_id, score) -> dict:
     if score is None:
-        return {"transcriber_id": transcriber_id, "scored": False, "text": None, "failed": False, "match": None,
-                "wer": None, "case_or_punctuation_only": False}
-    return {"transcriber_id": transcriber_id, "scored": True, "text": None if score.failed else score.hypothesis,
-            "failed": score.failed, "match": None if score.failed else score.match,
-            "wer": None if score.failed else score.wer, "case_or_punctuation_only": score.case_or_punctuation_only}
+        return {
+            "transcriber_id": transcriber_id,
+            "scored": False,
+            "text": None,
+            "failed": False,
+            "match": None,
+            "wer": None,
+            "case_or_punctuation_only": False,
+        }
+    return {
+        "transcriber_id": transcriber_id,
+        "scored": True,
+        "text": None if score.failed else score.hypothesis,
+        "failed": score.failed,
+        "match": None if score.failed else score.match,
+        "wer": None if score.failed else score.wer,
+        "case_or_punctuation_only": score.case_or_punctuation_only,
+    }
 
 
-@results.get("/banks/{int:bank_id}/turns", **doc(200, TurnPage, "One page of the turn-by-turn table.", "not_found"))
+@results.get(
+    "/banks/{int:bank_id}/turns", **doc(200, TurnPage, "One page of the turn-by-turn table.", "not_found")
+)
 def turn_table(request, bank_id: int, q: Query[TurnFilters]):
     """Every flagged line and control line of the bank in the window, newest flag first, with the live
     transcript and each candidate's text, whether it matched and its WER."""
     bank = _bank(request, bank_id)
-    items = queries.turn_items(bank, q.window, kind="" if q.kind == "all" else q.kind, tag=q.tag or "",
-                               disagree=q.disagree)
+    items = queries.turn_items(
+        bank, q.window, kind="" if q.kind == "all" else q.kind, tag=q.tag or "", disagree=q.disagree
+    )
     count = items.count()
     cands = list(queries.candidates_of(bank))
-    rows = queries.turn_rows(bank, items[q.offset:q.offset + q.limit], cands)
+    rows = queries.turn_rows(bank, items[q.offset : q.offset + q.limit], cands)
     out = []
     for row in rows:
         flag, line = row.item.flag, row.line
-        out.append({
-            "flag_id": flag.pk, "control_id": row.item.control_id, "kind": "control" if row.is_control else "flag",
-            "line_id": line.pk, "call_id": flag.line.call_id, "tenant": flag.line.call.tenant.name,
-            "call_started_at": flag.line.call.started_at, "flagged_at": flag.created_at, "tags": flag.tag_list,
-            "expected_text": row.expected, "live": _cell(row.item.transcriber_id, row.item),
-            "cells": [_cell(t.pk, score) for t, score in row.cells],
-            "judge_pick": None if row.pick is None else {
-                "transcriber_id": row.pick.chosen_id, "text": row.pick.chosen_text,
-                "reasoning": row.pick.reasoning, "error": row.pick.error},
-        })
-    return {"count": count, "limit": q.limit, "offset": q.offset,
-            "candidates": [transcriber_ref(c.transcriber) for c in cands], "items": out}
+        out.append(
+            {
+                "flag_id": flag.pk,
+                "control_id": row.item.control_id,
+                "kind": "control" if row.is_control else "flag",
+                "line_id": line.pk,
+                "call_id": flag.line.call_id,
+                "tenant": flag.line.call.tenant.name,
+                "call_started_at": flag.line.call.started_at,
+                "flagged_at": flag.created_at,
+                "tags": flag.tag_list,
+                "expected_text": row.expected,
+                "live": _cell(row.item.transcriber_id, row.item),
+                "cells": [_cell(t.pk, score) for t, score in row.cells],
+                "judge_pick": None
+                if row.pick is None
+                else {
+                    "transcriber_id": row.pick.chosen_id,
+                    "text": row.pick.chosen_text,
+                    "reasoning": row.pick.reasoning,
+                    "error": row.pick.error,
+                },
+            }
+        )
+    return {
+        "count": count,
+        "limit": q.limit,
+        "offset": q.offset,
+        "candidates": [transcriber_ref(c.transcriber) for c in cands],
+        "items": out,
+    }
 
 
-@results.get("/banks/{int:bank_id}/results.csv",
-             **doc(200, None, "The results cards as CSV (UTF-8 with a BOM).", "not_found", content_type="text/csv"))
+@results.get(
+    "/banks/{int:bank_id}/results.csv",
+    **doc(200, None, "The results cards as CSV (UTF-8 with a BOM).", "not_found", content_type="text/csv"),
+)
 def export_results(request, bank_id: int, window: int = WINDOW):
     """The same CSV as the dashboard's results export: one row per candidate, then the live rows."""
     return exports.results_csv(_bank(request, bank_id), window)
 
 
-@results.get("/banks/{int:bank_id}/turns.csv",
-             **doc(200, None, "The turn table as CSV, streamed.", "not_found", content_type="text/csv"))
+@results.get(
+    "/banks/{int:bank_id}/turns.csv",
+    **doc(200, None, "The turn table as CSV, streamed.", "not_found", content_type="text/csv"),
+)
 def export_turns(request, bank_id: int, window: int = WINDOW):
     """The same CSV as the dashboard's turn table export: one row per item and transcriber (live and
     candidates), streamed so a large bank never sits in memory."""
@@ -421,7 +541,9 @@ def export_turns(request, bank_id: int, window: int = WINDOW):
 class QueueOut(Schema):
     queued: int = Field(description="Line transcriptions waiting.")
     running: int
-    limit: int = Field(description="Past this many waiting, flags into banks and backfills are refused (429).")
+    limit: int = Field(
+        description="Past this many waiting, flags into banks and backfills are refused (429)."
+    )
     concurrency: int = Field(description="Transcriptions of this organization that run at once.")
 
 

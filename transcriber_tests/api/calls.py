@@ -66,7 +66,9 @@ def list_transcribers(request, q: Query[TranscriberFilters]):
     return page(qs, q, transcriber_out)
 
 
-@catalogue.get("/transcribers/{int:transcriber_id}", **doc(200, TranscriberOut, "The transcriber.", "not_found"))
+@catalogue.get(
+    "/transcribers/{int:transcriber_id}", **doc(200, TranscriberOut, "The transcriber.", "not_found")
+)
 def get_transcriber(request, transcriber_id: int):
     return transcriber_out(get_or_404(Transcriber.objects.all(), transcriber_id, "transcriber"))
 
@@ -82,8 +84,12 @@ class OrganizationOut(Schema):
 def get_organization(request):
     """The organization the key belongs to. Use its tenant ids to filter calls."""
     org = request.org
-    return {"id": org.pk, "name": org.name, "slug": org.slug,
-            "tenants": [tenant_ref(t) for t in org.tenants.order_by("name", "id")]}
+    return {
+        "id": org.pk,
+        "name": org.name,
+        "slug": org.slug,
+        "tenants": [tenant_ref(t) for t in org.tenants.order_by("name", "id")],
+    }
 
 
 class AssistantOut(Schema):
@@ -103,12 +109,23 @@ class AssistantPage(Page):
 
 @catalogue.get("/assistants", **doc(200, AssistantPage, "Assistants of every tenant, by name."))
 def list_assistants(request, q: Query[AssistantFilters]):
-    qs = (Assistant.objects.filter(tenant__organization=request.org)
-          .select_related("tenant", "transcriber").order_by("name", "id"))
+    qs = (
+        Assistant.objects.filter(tenant__organization=request.org)
+        .select_related("tenant", "transcriber")
+        .order_by("name", "id")
+    )
     if q.tenant is not None:
         qs = qs.filter(tenant_id=q.tenant)
-    return page(qs, q, lambda a: {"id": a.pk, "name": a.name, "tenant": tenant_ref(a.tenant),
-                                  "transcriber": transcriber_ref(a.transcriber)})
+    return page(
+        qs,
+        q,
+        lambda a: {
+            "id": a.pk,
+            "name": a.name,
+            "tenant": tenant_ref(a.tenant),
+            "transcriber": transcriber_ref(a.transcriber),
+        },
+    )
 
 
 # ---------------------------------------------------------------- calls
@@ -122,7 +139,8 @@ class CallOut(Schema):
     started_at: datetime
     recorded: bool
     live_transcriber: TranscriberRef | None = Field(
-        description="The transcriber the call ran on; null when only its name is known or nothing is.")
+        description="The transcriber the call ran on; null when only its name is known or nothing is."
+    )
     live_transcriber_name: str = Field(description="For older calls: the live transcriber's name as stored.")
     lines: int = Field(description="Number of lines.")
     flags: int = Field(description="Number of flagged lines.")
@@ -131,7 +149,9 @@ class CallOut(Schema):
 class CallFilters(PageIn, DateRange):
     tenant: int | None = Field(None, description="Only this tenant's calls (tenant id).")
     assistant: int | None = Field(None, description="Only this assistant's calls (assistant id).")
-    has_flags: bool | None = Field(None, description="true: only calls with a flagged line; false: only without.")
+    has_flags: bool | None = Field(
+        None, description="true: only calls with a flagged line; false: only without."
+    )
 
 
 class CallPage(Page):
@@ -140,19 +160,30 @@ class CallPage(Page):
 
 def _call_out(call, n_lines, n_flags) -> dict:
     return {
-        "id": call.pk, "external_id": call.external_id, "tenant": tenant_ref(call.tenant),
+        "id": call.pk,
+        "external_id": call.external_id,
+        "tenant": tenant_ref(call.tenant),
         "assistant": {"id": call.assistant.pk, "name": call.assistant.name} if call.assistant_id else None,
-        "started_at": call.started_at, "recorded": call.recorded,
+        "started_at": call.started_at,
+        "recorded": call.recorded,
         "live_transcriber": transcriber_ref(call.live_transcriber),
-        "live_transcriber_name": call.live_transcriber_name, "lines": n_lines, "flags": n_flags,
+        "live_transcriber_name": call.live_transcriber_name,
+        "lines": n_lines,
+        "flags": n_flags,
     }
 
 
 @calls.get("/calls", **doc(200, CallPage, "Calls, newest first."))
 def list_calls(request, q: Query[CallFilters]):
     """Every tenant's calls, newest first, filtered like the dashboard's calls page."""
-    qs = queries.calls_list(request.org, tenant=q.tenant, assistant=q.assistant, date_from=q.date_from,
-                            date_to=q.date_to, has_flags=q.has_flags)
+    qs = queries.calls_list(
+        request.org,
+        tenant=q.tenant,
+        assistant=q.assistant,
+        date_from=q.date_from,
+        date_to=q.date_to,
+        has_flags=q.has_flags,
+    )
     return page(qs, q, lambda c: _call_out(c, c.n_lines, c.n_flags))
 
 
@@ -177,11 +208,22 @@ class CallDetail(CallOut):
 def _line_out(row) -> dict:
     line, flag = row.line, row.flag
     return {
-        "id": line.pk, "position": line.position, "speaker": line.speaker, "text": line.text,
-        "start_s": line.start_s, "end_s": line.end_s, "flaggable": row.flaggable,
+        "id": line.pk,
+        "position": line.position,
+        "speaker": line.speaker,
+        "text": line.text,
+        "start_s": line.start_s,
+        "end_s": line.end_s,
+        "flaggable": row.flaggable,
         "not_flaggable": {"code": row.problem.code, "message": row.problem.message} if row.problem else None,
-        "flag": {"id": flag.pk, "bank_id": flag.bank_id, "expected_text": flag.expected_text,
-                 "tags": flag.tag_list} if flag else None,
+        "flag": {
+            "id": flag.pk,
+            "bank_id": flag.bank_id,
+            "expected_text": flag.expected_text,
+            "tags": flag.tag_list,
+        }
+        if flag
+        else None,
         "audio_url": reverse("api:line_audio", args=[line.pk]) if row.playable else None,
     }
 
@@ -201,7 +243,9 @@ class ImportOut(Schema):
     assistants: int = Field(description="Assistants created.")
     calls: int = Field(description="Calls imported.")
     lines: int = Field(description="Lines imported.")
-    skipped: int = Field(description="Calls skipped because they were imported before (same tenant, external_id).")
+    skipped: int = Field(
+        description="Calls skipped because they were imported before (same tenant, external_id)."
+    )
 
 
 class _Loose(BaseModel):
@@ -258,8 +302,14 @@ def _safe_name(name: str) -> bool:
 
 @calls.post(
     "/calls/import",
-    **doc(200, ImportOut, "Counts of what was imported.", "invalid_request", "import_format_error",
-          "recording_missing"),
+    **doc(
+        200,
+        ImportOut,
+        "Counts of what was imported.",
+        "invalid_request",
+        "import_format_error",
+        "recording_missing",
+    ),
 )
 def import_calls(request, file: File[UploadedFile], recordings: File[list[UploadedFile]] = None):
     """Import calls in the documented JSON format (`oncore-calls/1`), as multipart/form-data: the JSON as the
@@ -275,8 +325,11 @@ def import_calls(request, file: File[UploadedFile], recordings: File[list[Upload
     except PydanticValidationError as exc:
         problems = [{"loc": list(e["loc"]), "msg": e["msg"]} for e in exc.errors(include_url=False)]
         first = problems[0]
-        raise ApiError("import_format_error", f"{file.name}: {'.'.join(map(str, first['loc']))}: {first['msg']}.",
-                       {"errors": problems}) from None
+        raise ApiError(
+            "import_format_error",
+            f"{file.name}: {'.'.join(map(str, first['loc']))}: {first['msg']}.",
+            {"errors": problems},
+        ) from None
     uploaded = {f.name: f for f in recordings or []}
     needed = {}
     for i, call in enumerate(parsed.calls):
@@ -284,10 +337,15 @@ def import_calls(request, file: File[UploadedFile], recordings: File[list[Upload
             continue
         where = f"call {call.external_id or i + 1}"
         if not _safe_name(call.recording):
-            raise ApiError("import_format_error", f"{where}: recording {call.recording!r} must be a plain file name.")
+            raise ApiError(
+                "import_format_error", f"{where}: recording {call.recording!r} must be a plain file name."
+            )
         if call.recording not in uploaded:
-            raise ApiError("recording_missing", f"{where}: recording {call.recording!r} was not uploaded.",
-                           {"missing": call.recording, "uploaded": sorted(uploaded)})
+            raise ApiError(
+                "recording_missing",
+                f"{where}: recording {call.recording!r} was not uploaded.",
+                {"missing": call.recording, "uploaded": sorted(uploaded)},
+            )
         needed[call.recording] = uploaded[call.recording]
     with tempfile.TemporaryDirectory(prefix="oncore-import-") as folder:
         for name, upload in needed.items():
@@ -304,8 +362,17 @@ def import_calls(request, file: File[UploadedFile], recordings: File[list[Upload
 
 # ---------------------------------------------------------------- a line's audio
 
-_audio_doc = doc(200, None, "The whole clip (WAV).", "not_found", "line_not_recorded", "line_has_no_timing",
-                 "recording_unavailable", "range_not_satisfiable", content_type="audio/wav")
+_audio_doc = doc(
+    200,
+    None,
+    "The whole clip (WAV).",
+    "not_found",
+    "line_not_recorded",
+    "line_has_no_timing",
+    "recording_unavailable",
+    "range_not_satisfiable",
+    content_type="audio/wav",
+)
 _audio_doc["response"][206] = None
 _audio_doc["openapi_extra"]["responses"][206] = {
     "description": "The requested byte range of the clip (WAV), with Content-Range.",
@@ -317,11 +384,16 @@ _audio_doc["openapi_extra"]["responses"][206] = {
 def line_audio(request, line_id: int):
     """The line's clip as played on the dashboard: both channels, with the margin on each side. Send a
     `Range: bytes=START-END` header to get part of it (206), e.g. for seeking in a player."""
-    line = get_or_404(Line.objects.filter(call__tenant__organization=request.org).select_related("call"),
-                      line_id, "line")
+    line = get_or_404(
+        Line.objects.filter(call__tenant__organization=request.org).select_related("call"), line_id, "line"
+    )
     data = queries.line_clip(line)
     try:
         return wav_response(request, data)
     except ValueError:
-        raise ApiError("range_not_satisfiable", f"The clip is {len(data)} bytes; that range is outside it.",
-                       {"length": len(data)}, {"Content-Range": f"bytes */{len(data)}"}) from None
+        raise ApiError(
+            "range_not_satisfiable",
+            f"The clip is {len(data)} bytes; that range is outside it.",
+            {"length": len(data)},
+            {"Content-Range": f"bytes */{len(data)}"},
+        ) from None

@@ -27,7 +27,9 @@ def _check_tags(tags):
 
 class FlagIn(Schema):
     line_id: Id = Field(description="The caller line to flag (from a call's line_items).")
-    expected_text: Text = Field(min_length=1, max_length=5000, description="What the caller said, word for word.")
+    expected_text: Text = Field(
+        min_length=1, max_length=5000, description="What the caller said, word for word."
+    )
     bank_id: Id | None = Field(None, description="The bank to score it in; omit or null to decide later.")
     tags: list[Text] = Field([], max_length=20, description=TAGS_HELP)
     note: Text = Field("", max_length=2000)
@@ -39,8 +41,12 @@ class FlagIn(Schema):
 
 
 class FlagEdit(Schema):
-    expected_text: Text | None = Field(None, min_length=1, max_length=5000,
-                                       description="A new expected text re-scores every transcriber against it.")
+    expected_text: Text | None = Field(
+        None,
+        min_length=1,
+        max_length=5000,
+        description="A new expected text re-scores every transcriber against it.",
+    )
     tags: list[Text] | None = Field(None, max_length=20, description=TAGS_HELP + " Replaces the tags.")
     note: Text | None = Field(None, max_length=2000)
 
@@ -51,12 +57,16 @@ class FlagEdit(Schema):
 
 
 class MoveIn(Schema):
-    bank_id: Id | None = Field(description="The bank to move the flag into, or null to take it out of every bank.")
+    bank_id: Id | None = Field(
+        description="The bank to move the flag into, or null to take it out of every bank."
+    )
 
 
 class FlagFilters(PageIn, DateRange):
     bank: int | None = Field(None, description="Only flags in this bank (bank id).")
-    unbanked: bool | None = Field(None, description="true: only flags in no bank; false: only flags in a bank.")
+    unbanked: bool | None = Field(
+        None, description="true: only flags in no bank; false: only flags in a bank."
+    )
     tag: Text | None = Field(None, max_length=50, description="Only flags carrying this tag.")
     call: int | None = Field(None, description="Only flags on this call's lines (call id).")
 
@@ -70,12 +80,25 @@ def _flags(request, **filters):
 
 
 def _bank(request, bank_id):
-    return None if bank_id is None else get_or_404(Bank.objects.filter(organization=request.org), bank_id, "bank")
+    return (
+        None
+        if bank_id is None
+        else get_or_404(Bank.objects.filter(organization=request.org), bank_id, "bank")
+    )
 
 
-FLAG_LINE_ERRORS = ("invalid_request", "not_found", "line_not_caller", "line_not_recorded", "recording_unavailable",
-                    "live_transcriber_unknown", "line_has_no_timing", "flag_exists", "expected_text_empty",
-                    "queue_full")
+FLAG_LINE_ERRORS = (
+    "invalid_request",
+    "not_found",
+    "line_not_caller",
+    "line_not_recorded",
+    "recording_unavailable",
+    "live_transcriber_unknown",
+    "line_has_no_timing",
+    "flag_exists",
+    "expected_text_empty",
+    "queue_full",
+)
 
 
 @router.post("/flags", **doc(201, FlagOut, "The new flag.", *FLAG_LINE_ERRORS))
@@ -83,15 +106,23 @@ def create_flag(request, body: FlagIn):
     """Flag a caller line with what was actually said. Into a bank, its control lines are sampled, the live
     transcript is scored at once and every candidate is queued; into no bank, it waits unscored."""
     line = get_or_404(Line.objects.filter(call__tenant__organization=request.org), body.line_id, "line")
-    flag = actions.do_flag_line(line, body.expected_text, bank=_bank(request, body.bank_id), tags=body.tags,
-                                note=body.note)
+    flag = actions.do_flag_line(
+        line, body.expected_text, bank=_bank(request, body.bank_id), tags=body.tags, note=body.note
+    )
     return Status(201, flag_out(_flags(request).get(pk=flag.pk)))
 
 
 @router.get("/flags", **doc(200, FlagPage, "Flags, newest first."))
 def list_flags(request, q: Query[FlagFilters]):
-    qs = _flags(request, bank=q.bank, unbanked=q.unbanked, tag=q.tag or "", call=q.call, date_from=q.date_from,
-                date_to=q.date_to)
+    qs = _flags(
+        request,
+        bank=q.bank,
+        unbanked=q.unbanked,
+        tag=q.tag or "",
+        call=q.call,
+        date_from=q.date_from,
+        date_to=q.date_to,
+    )
     return page(qs, q, flag_out)
 
 
@@ -100,7 +131,10 @@ def get_flag(request, flag_id: int):
     return flag_out(get_or_404(_flags(request), flag_id, "flag"))
 
 
-@router.patch("/flags/{int:flag_id}", **doc(200, FlagOut, "The edited flag.", "invalid_request", "not_found", "expected_text_empty"))
+@router.patch(
+    "/flags/{int:flag_id}",
+    **doc(200, FlagOut, "The edited flag.", "invalid_request", "not_found", "expected_text_empty"),
+)
 def edit_flag(request, flag_id: int, body: FlagEdit):
     """Change the expected text, tags or note; fields left out stay as they are."""
     flag = get_or_404(_flags(request), flag_id, "flag")
@@ -108,7 +142,10 @@ def edit_flag(request, flag_id: int, body: FlagEdit):
     return flag_out(_flags(request).get(pk=flag.pk))
 
 
-@router.post("/flags/{int:flag_id}/move", **doc(200, FlagOut, "The moved flag.", "invalid_request", "not_found", "queue_full"))
+@router.post(
+    "/flags/{int:flag_id}/move",
+    **doc(200, FlagOut, "The moved flag.", "invalid_request", "not_found", "queue_full"),
+)
 def move_flag(request, flag_id: int, body: MoveIn):
     """Move the flag into a bank (scored there with that bank's candidates) or out of every bank."""
     flag = get_or_404(_flags(request), flag_id, "flag")

@@ -17,14 +17,25 @@ from .schemas import Id, Page, PageIn, TranscriberRef, get_or_404, page, transcr
 
 router = Router(tags=["Full-call runs"])
 
-CALL_ERRORS = ("no_calls", "too_many_calls", "line_not_recorded", "live_transcriber_unknown", "no_candidate",
-               "transcriber_disabled")
+CALL_ERRORS = (
+    "no_calls",
+    "too_many_calls",
+    "line_not_recorded",
+    "live_transcriber_unknown",
+    "no_candidate",
+    "transcriber_disabled",
+)
 
 
 class RunIn(Schema):
-    call_ids: list[Id] = Field(min_length=1, max_length=actions.MAX_CALLS,
-                               description=f"The calls to replay, at most {actions.MAX_CALLS}.")
-    candidate_id: Id | None = Field(None, description="A candidate of the bank; omit to run the bank's leader.")
+    call_ids: list[Id] = Field(
+        min_length=1,
+        max_length=actions.MAX_CALLS,
+        description=f"The calls to replay, at most {actions.MAX_CALLS}.",
+    )
+    candidate_id: Id | None = Field(
+        None, description="A candidate of the bank; omit to run the bank's leader."
+    )
 
 
 class RunStartIn(RunIn):
@@ -70,7 +81,9 @@ class RunBrief(Schema):
     lines: int
     fixes: int = Field(description="Lines the candidate got right and the live transcript wrong.")
     breaks: int = Field(description="Lines the live transcript got right and the candidate wrong.")
-    audio_path_agreement: float | None = Field(description="Calibration: share of replays equal to the live text.")
+    audio_path_agreement: float | None = Field(
+        description="Calibration: share of replays equal to the live text."
+    )
     calibration_low: bool
 
 
@@ -95,7 +108,9 @@ class Counts(Schema):
     breaks: int
     same_meaning: int
     both_wrong: int
-    unlabelled: int = Field(description="Differing lines with no label (judge not configured, failed or pending).")
+    unlabelled: int = Field(
+        description="Differing lines with no label (judge not configured, failed or pending)."
+    )
     flagged: int
     transcriptions: int
     transcriptions_finished: int
@@ -212,32 +227,67 @@ def _run(request, run_id) -> Run:
 def _candidate(bank, candidate_id):
     if candidate_id is None:
         return None
-    return get_or_404(Transcriber.objects.filter(candidacies__bank=bank), candidate_id, "candidate in this bank")
+    return get_or_404(
+        Transcriber.objects.filter(candidacies__bank=bank), candidate_id, "candidate in this bank"
+    )
 
 
 def _run_out(run) -> dict:
     s = queries.run_summary(run)
     return {
-        "id": run.pk, "bank_id": run.bank_id, "bank_name": run.bank_name, "candidate": transcriber_ref(run.candidate),
-        "status": run.status, "error": run.error, "created_at": run.created_at, "finished_at": run.finished_at,
+        "id": run.pk,
+        "bank_id": run.bank_id,
+        "bank_name": run.bank_name,
+        "candidate": transcriber_ref(run.candidate),
+        "status": run.status,
+        "error": run.error,
+        "created_at": run.created_at,
+        "finished_at": run.finished_at,
         "call_ids": list(run.run_calls.order_by("position").values_list("call_id", flat=True)),
         "estimate": run.estimate,
-        "counts": {"lines": s.lines, "compared": s.compared, "identical": s.identical, "differing": s.differing,
-                   "candidate_failed": s.candidate_failed, "fixes": s.fixes, "breaks": s.breaks,
-                   "same_meaning": s.same_meaning, "both_wrong": s.both_wrong, "unlabelled": s.unlabelled,
-                   "flagged": s.flagged, "transcriptions": s.transcriptions,
-                   "transcriptions_finished": s.transcriptions_finished},
-        "calibration": {"sampled": s.calibration_sampled, "compared": s.calibration_compared,
-                        "matched": s.calibration_matched, "failed": s.calibration_failed,
-                        "audio_path_agreement": s.audio_path_agreement, "warn_below": s.warn_below,
-                        "low": s.calibration_low},
-        "review": {"sample": s.review_sample, "reviewed": s.reviewed, "agrees": s.review_agrees,
-                   "judge_human_agreement": s.judge_human_agreement},
-        "judge": {"status": run.judge_status, "error": run.judge_error, "model": run.judge_model,
-                  "prompt_version": run.judge_prompt_version, "input_tokens": run.judge_input_tokens,
-                  "output_tokens": run.judge_output_tokens, "cost": str(run.judge_cost)},
-        "patterns": [{"id": p.pk, "name": p.name, "description": p.description, "count": p.count}
-                     for p in run.patterns.order_by("position")],
+        "counts": {
+            "lines": s.lines,
+            "compared": s.compared,
+            "identical": s.identical,
+            "differing": s.differing,
+            "candidate_failed": s.candidate_failed,
+            "fixes": s.fixes,
+            "breaks": s.breaks,
+            "same_meaning": s.same_meaning,
+            "both_wrong": s.both_wrong,
+            "unlabelled": s.unlabelled,
+            "flagged": s.flagged,
+            "transcriptions": s.transcriptions,
+            "transcriptions_finished": s.transcriptions_finished,
+        },
+        "calibration": {
+            "sampled": s.calibration_sampled,
+            "compared": s.calibration_compared,
+            "matched": s.calibration_matched,
+            "failed": s.calibration_failed,
+            "audio_path_agreement": s.audio_path_agreement,
+            "warn_below": s.warn_below,
+            "low": s.calibration_low,
+        },
+        "review": {
+            "sample": s.review_sample,
+            "reviewed": s.reviewed,
+            "agrees": s.review_agrees,
+            "judge_human_agreement": s.judge_human_agreement,
+        },
+        "judge": {
+            "status": run.judge_status,
+            "error": run.judge_error,
+            "model": run.judge_model,
+            "prompt_version": run.judge_prompt_version,
+            "input_tokens": run.judge_input_tokens,
+            "output_tokens": run.judge_output_tokens,
+            "cost": str(run.judge_cost),
+        },
+        "patterns": [
+            {"id": p.pk, "name": p.name, "description": p.description, "count": p.count}
+            for p in run.patterns.order_by("position")
+        ],
         "verdict": run.verdict,
     }
 
@@ -245,15 +295,35 @@ def _run_out(run) -> dict:
 def _run_line_out(rl) -> dict:
     line = rl.line
     return {
-        "id": rl.pk, "position": rl.position, "line_id": line.pk, "call_id": line.call_id,
-        "line_position": line.position, "start_s": line.start_s, "end_s": line.end_s, "compared": rl.compared,
-        "live_text": rl.live_text, "candidate_text": rl.candidate_text, "candidate_failed": rl.candidate_failed,
-        "candidate_error": rl.candidate_error, "differs": rl.differs, "flag_id": rl.flag_id,
-        "expected_text": rl.expected_text, "candidate_match": rl.candidate_match, "live_match": rl.live_match,
-        "candidate_wer": rl.candidate_wer, "live_wer": rl.live_wer, "label": rl.label,
-        "label_source": rl.label_source, "reasoning": rl.reasoning, "pattern_id": rl.pattern_id,
-        "calibration": rl.calibration, "replay_text": rl.replay_text, "replay_failed": rl.replay_failed,
-        "replay_matches": rl.replay_matches, "in_review": rl.in_review, "review_agrees": rl.review_agrees,
+        "id": rl.pk,
+        "position": rl.position,
+        "line_id": line.pk,
+        "call_id": line.call_id,
+        "line_position": line.position,
+        "start_s": line.start_s,
+        "end_s": line.end_s,
+        "compared": rl.compared,
+        "live_text": rl.live_text,
+        "candidate_text": rl.candidate_text,
+        "candidate_failed": rl.candidate_failed,
+        "candidate_error": rl.candidate_error,
+        "differs": rl.differs,
+        "flag_id": rl.flag_id,
+        "expected_text": rl.expected_text,
+        "candidate_match": rl.candidate_match,
+        "live_match": rl.live_match,
+        "candidate_wer": rl.candidate_wer,
+        "live_wer": rl.live_wer,
+        "label": rl.label,
+        "label_source": rl.label_source,
+        "reasoning": rl.reasoning,
+        "pattern_id": rl.pattern_id,
+        "calibration": rl.calibration,
+        "replay_text": rl.replay_text,
+        "replay_failed": rl.replay_failed,
+        "replay_matches": rl.replay_matches,
+        "in_review": rl.in_review,
+        "review_agrees": rl.review_agrees,
         "reviewed_at": rl.reviewed_at,
     }
 
@@ -263,30 +333,45 @@ def list_runs(request, bank_id: int, q: Query[PageIn]):
     """Runs are listed per bank; a deleted bank's runs leave every list but stay readable at /runs/{id}."""
     qs = queries.runs_for_bank(_bank(request, bank_id))
     count = qs.count()
-    run_list = list(qs[q.offset:q.offset + q.limit])
+    run_list = list(qs[q.offset : q.offset + q.limit])
     counts = queries.counts_for_runs(run_list)
     items = []
     for run in run_list:
         c = counts.get(run.pk, {})
-        items.append({
-            "id": run.pk, "bank_id": run.bank_id, "bank_name": run.bank_name,
-            "candidate": transcriber_ref(run.candidate), "status": run.status, "judge_status": run.judge_status,
-            "created_at": run.created_at, "finished_at": run.finished_at, "calls": run.n_calls,
-            "lines": c.get("lines", 0), "fixes": c.get("fixes", 0), "breaks": c.get("breaks", 0),
-            "audio_path_agreement": c.get("audio_path_agreement"),
-            "calibration_low": c.get("calibration_low", False),
-        })
+        items.append(
+            {
+                "id": run.pk,
+                "bank_id": run.bank_id,
+                "bank_name": run.bank_name,
+                "candidate": transcriber_ref(run.candidate),
+                "status": run.status,
+                "judge_status": run.judge_status,
+                "created_at": run.created_at,
+                "finished_at": run.finished_at,
+                "calls": run.n_calls,
+                "lines": c.get("lines", 0),
+                "fixes": c.get("fixes", 0),
+                "breaks": c.get("breaks", 0),
+                "audio_path_agreement": c.get("audio_path_agreement"),
+                "calibration_low": c.get("calibration_low", False),
+            }
+        )
     return {"count": count, "limit": q.limit, "offset": q.offset, "items": items}
 
 
 def _estimate_out(candidate_id, estimate) -> dict:
-    return {"candidate_id": candidate_id, **estimate.as_dict(),
-            "calibration_audio_seconds": round(estimate.calibration_audio_seconds, 3),
-            "audio_seconds": round(estimate.audio_seconds, 3)}
+    return {
+        "candidate_id": candidate_id,
+        **estimate.as_dict(),
+        "calibration_audio_seconds": round(estimate.calibration_audio_seconds, 3),
+        "audio_seconds": round(estimate.audio_seconds, 3),
+    }
 
 
-@router.post("/banks/{int:bank_id}/runs/estimate",
-             **doc(200, RunEstimateOut, "What the run would cost.", "invalid_request", "not_found", *CALL_ERRORS))
+@router.post(
+    "/banks/{int:bank_id}/runs/estimate",
+    **doc(200, RunEstimateOut, "What the run would cost.", "invalid_request", "not_found", *CALL_ERRORS),
+)
 def estimate_run(request, bank_id: int, body: RunIn):
     """The cost of a run before it starts: candidate audio (lines it already transcribed are free), the
     calibration replays and the judge's expected and maximum tokens. Nothing is started."""
@@ -298,16 +383,27 @@ def estimate_run(request, bank_id: int, body: RunIn):
 
 @router.post(
     "/banks/{int:bank_id}/runs",
-    **doc(201, RunOut, "The run, queued.", "invalid_request", "not_found", *CALL_ERRORS, "run_has_no_lines",
-          "estimate_not_confirmed", "run_in_progress", "queue_full"),
+    **doc(
+        201,
+        RunOut,
+        "The run, queued.",
+        "invalid_request",
+        "not_found",
+        *CALL_ERRORS,
+        "run_has_no_lines",
+        "estimate_not_confirmed",
+        "run_in_progress",
+        "queue_full",
+    ),
 )
 def start_run(request, bank_id: int, body: RunStartIn):
     """Start a full-call run of the candidate (the bank's leader unless given) over the calls. Without
     `"confirm": true` nothing starts: the answer is 409 `estimate_not_confirmed` with the estimate in detail.
     One run per organization may be queued or running (409 `run_in_progress` names it)."""
     bank = _bank(request, bank_id)
-    run = actions.do_start_run(bank, body.call_ids, candidate=_candidate(bank, body.candidate_id),
-                               confirmed=body.confirm)
+    run = actions.do_start_run(
+        bank, body.call_ids, candidate=_candidate(bank, body.candidate_id), confirmed=body.confirm
+    )
     return Status(201, _run_out(_run(request, run.pk)))
 
 
@@ -318,14 +414,18 @@ def get_run(request, run_id: int):
     return _run_out(_run(request, run_id))
 
 
-@router.post("/runs/{int:run_id}/cancel", **doc(200, RunOut, "The cancelled run.", "not_found", "run_not_active"))
+@router.post(
+    "/runs/{int:run_id}/cancel", **doc(200, RunOut, "The cancelled run.", "not_found", "run_not_active")
+)
 def cancel_run(request, run_id: int):
     """Cancel a queued or running run. What it transcribed is kept; its queued work is dropped."""
     return _run_out(actions.do_cancel_run(_run(request, run_id)))
 
 
-@router.post("/runs/{int:run_id}/retry-judge",
-             **doc(200, RunOut, "The run, judging again.", "not_found", "judge_not_failed", "run_in_progress"))
+@router.post(
+    "/runs/{int:run_id}/retry-judge",
+    **doc(200, RunOut, "The run, judging again.", "not_found", "judge_not_failed", "run_in_progress"),
+)
 def retry_judge(request, run_id: int):
     """Give a finished run whose judge failed another go; labels already made are kept."""
     return _run_out(actions.do_retry_judge(_run(request, run_id)))
@@ -348,8 +448,10 @@ def review_sample(request, run_id: int, q: Query[ReviewFilters]):
     return page(queries.review_lines(run, "" if q.show == "all" else q.show), q, _run_line_out)
 
 
-@router.post("/runs/{int:run_id}/review/{int:run_line_id}",
-             **doc(200, RunLineOut, "The reviewed line.", "invalid_request", "not_found", "not_in_review_sample"))
+@router.post(
+    "/runs/{int:run_id}/review/{int:run_line_id}",
+    **doc(200, RunLineOut, "The reviewed line.", "invalid_request", "not_found", "not_in_review_sample"),
+)
 def review_line(request, run_id: int, run_line_id: int, body: ReviewIn):
     """Agree or disagree with the judge's label on a line of the review sample; sending again replaces it."""
     run = _run(request, run_id)
@@ -357,8 +459,10 @@ def review_line(request, run_id: int, run_line_id: int, body: ReviewIn):
     return _run_line_out(actions.do_review_line(run_line, body.agrees))
 
 
-@router.get("/runs/{int:run_id}/lines.csv",
-            **doc(200, None, "Every line of the run as CSV, streamed.", "not_found", content_type="text/csv"))
+@router.get(
+    "/runs/{int:run_id}/lines.csv",
+    **doc(200, None, "Every line of the run as CSV, streamed.", "not_found", content_type="text/csv"),
+)
 def export_run(request, run_id: int):
     """The same CSV as the dashboard's run export."""
     return exports.run_csv(_run(request, run_id))

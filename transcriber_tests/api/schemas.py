@@ -34,7 +34,7 @@ class PageIn(Schema):
 def page(queryset, q: PageIn, convert) -> dict:
     """One page of an ordered queryset: two queries, whatever the page size."""
     count = queryset.count()
-    items = [convert(obj) for obj in queryset[q.offset:q.offset + q.limit]]
+    items = [convert(obj) for obj in queryset[q.offset : q.offset + q.limit]]
     return {"count": count, "limit": q.limit, "offset": q.offset, "items": items}
 
 
@@ -85,8 +85,15 @@ def transcriber_ref(t) -> dict | None:
 
 
 def transcriber_out(t) -> dict:
-    return {"id": t.pk, "slug": t.slug, "provider": t.provider, "model": t.model, "display_name": t.display_name,
-            "price_per_minute": str(t.price_per_minute), "enabled": t.enabled}
+    return {
+        "id": t.pk,
+        "slug": t.slug,
+        "provider": t.provider,
+        "model": t.model,
+        "display_name": t.display_name,
+        "price_per_minute": str(t.price_per_minute),
+        "enabled": t.enabled,
+    }
 
 
 class Page(Schema):
@@ -136,8 +143,18 @@ class FlagOut(Schema):
 def flag_out(flag) -> dict:
     line = flag.line
     return {
-        "id": flag.pk, "line_id": line.pk, "call_id": line.call_id, "tenant": tenant_ref(line.call.tenant),
-        "bank_id": flag.bank_id, "expected_text": flag.expected_text, "live_text": line.text,
-        "tags": flag.tag_list, "note": flag.note, "created_at": flag.created_at, "updated_at": flag.updated_at,
-        "controls": [{"id": c.pk, "line_id": c.line_id, "expected_text": c.expected_text} for c in flag.controls.all()],
+        "id": flag.pk,
+        "line_id": line.pk,
+        "call_id": line.call_id,
+        "tenant": tenant_ref(line.call.tenant),
+        "bank_id": flag.bank_id,
+        "expected_text": flag.expected_text,
+        "live_text": line.text,
+        "tags": flag.tag_list,
+        "note": flag.note,
+        "created_at": flag.created_at,
+        "updated_at": flag.updated_at,
+        "controls": [
+            {"id": c.pk, "line_id": c.line_id, "expected_text": c.expected_text} for c in flag.controls.all()
+        ],
     }

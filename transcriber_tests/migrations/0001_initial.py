@@ -6,178 +6,375 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('calls', '0001_initial'),
-        ('transcribers', '0002_seed_catalogue'),
+        ("accounts", "0001_initial"),
+        ("calls", "0001_initial"),
+        ("transcribers", "0002_seed_catalogue"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Bank',
+            name="Bank",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('language_label', models.CharField(blank=True, help_text="Display only, e.g. 'English + French'.", max_length=100)),
-                ('threshold', models.FloatField(default=0.6, help_text='Accuracy marker, a fraction 0..1.')),
-                ('controls_per_flag', models.PositiveSmallIntegerField(default=1)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='banks', to='accounts.organization')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=100)),
+                (
+                    "language_label",
+                    models.CharField(
+                        blank=True, help_text="Display only, e.g. 'English + French'.", max_length=100
+                    ),
+                ),
+                ("threshold", models.FloatField(default=0.6, help_text="Accuracy marker, a fraction 0..1.")),
+                ("controls_per_flag", models.PositiveSmallIntegerField(default=1)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="banks",
+                        to="accounts.organization",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Candidate',
+            name="Candidate",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveSmallIntegerField()),
-                ('added_at', models.DateTimeField(auto_now_add=True)),
-                ('bank', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='candidates', to='transcriber_tests.bank')),
-                ('transcriber', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='candidacies', to='transcribers.transcriber')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveSmallIntegerField()),
+                ("added_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "bank",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="candidates",
+                        to="transcriber_tests.bank",
+                    ),
+                ),
+                (
+                    "transcriber",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="candidacies",
+                        to="transcribers.transcriber",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['bank', 'position'],
+                "ordering": ["bank", "position"],
             },
         ),
         migrations.CreateModel(
-            name='Flag',
+            name="Flag",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('expected_text', models.TextField()),
-                ('tags', models.CharField(blank=True, default='', max_length=500)),
-                ('note', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('bank', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='flags', to='transcriber_tests.bank')),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('line', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='flag', to='calls.line')),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='flags', to='accounts.organization')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("expected_text", models.TextField()),
+                ("tags", models.CharField(blank=True, default="", max_length=500)),
+                ("note", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "bank",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="flags",
+                        to="transcriber_tests.bank",
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "line",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="flag", to="calls.line"
+                    ),
+                ),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="flags",
+                        to="accounts.organization",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='ControlLine',
+            name="ControlLine",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('expected_text', models.TextField()),
-                ('line', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='control_uses', to='calls.line')),
-                ('flag', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='controls', to='transcriber_tests.flag')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("expected_text", models.TextField()),
+                (
+                    "line",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="control_uses",
+                        to="calls.line",
+                    ),
+                ),
+                (
+                    "flag",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="controls",
+                        to="transcriber_tests.flag",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['flag', 'id'],
+                "ordering": ["flag", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Score',
+            name="Score",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('source', models.CharField(choices=[('candidate', 'Candidate'), ('live', 'Live')], default='candidate', max_length=10)),
-                ('failed', models.BooleanField(default=False)),
-                ('hypothesis', models.TextField(blank=True)),
-                ('match', models.BooleanField(default=False)),
-                ('wer', models.FloatField(blank=True, null=True)),
-                ('case_or_punctuation_only', models.BooleanField(default=False)),
-                ('substitutions', models.PositiveIntegerField(default=0)),
-                ('deletions', models.PositiveIntegerField(default=0)),
-                ('insertions', models.PositiveIntegerField(default=0)),
-                ('reference_words', models.PositiveIntegerField(default=0)),
-                ('normalizer_version', models.CharField(max_length=20)),
-                ('scored_at', models.DateTimeField(auto_now=True)),
-                ('control', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='scores', to='transcriber_tests.controlline')),
-                ('flag', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='scores', to='transcriber_tests.flag')),
-                ('transcriber', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='scores', to='transcribers.transcriber')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[("candidate", "Candidate"), ("live", "Live")],
+                        default="candidate",
+                        max_length=10,
+                    ),
+                ),
+                ("failed", models.BooleanField(default=False)),
+                ("hypothesis", models.TextField(blank=True)),
+                ("match", models.BooleanField(default=False)),
+                ("wer", models.FloatField(blank=True, null=True)),
+                ("case_or_punctuation_only", models.BooleanField(default=False)),
+                ("substitutions", models.PositiveIntegerField(default=0)),
+                ("deletions", models.PositiveIntegerField(default=0)),
+                ("insertions", models.PositiveIntegerField(default=0)),
+                ("reference_words", models.PositiveIntegerField(default=0)),
+                ("normalizer_version", models.CharField(max_length=20)),
+                ("scored_at", models.DateTimeField(auto_now=True)),
+                (
+                    "control",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="scores",
+                        to="transcriber_tests.controlline",
+                    ),
+                ),
+                (
+                    "flag",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="scores",
+                        to="transcriber_tests.flag",
+                    ),
+                ),
+                (
+                    "transcriber",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="scores",
+                        to="transcribers.transcriber",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Transcription',
+            name="Transcription",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed')], default='queued', max_length=10)),
-                ('text', models.TextField(blank=True, default='')),
-                ('error', models.TextField(blank=True)),
-                ('attempts', models.PositiveIntegerField(default=0)),
-                ('audio_seconds', models.FloatField(blank=True, null=True)),
-                ('cost', models.DecimalField(blank=True, decimal_places=6, max_digits=12, null=True)),
-                ('latency_s', models.FloatField(blank=True, null=True)),
-                ('not_before', models.DateTimeField(blank=True, help_text='Retry no earlier than this.', null=True)),
-                ('claimed_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('line', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='transcriptions', to='calls.line')),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='transcriptions', to='accounts.organization')),
-                ('transcriber', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='transcriptions', to='transcribers.transcriber')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("done", "Done"),
+                            ("failed", "Failed"),
+                        ],
+                        default="queued",
+                        max_length=10,
+                    ),
+                ),
+                ("text", models.TextField(blank=True, default="")),
+                ("error", models.TextField(blank=True)),
+                ("attempts", models.PositiveIntegerField(default=0)),
+                ("audio_seconds", models.FloatField(blank=True, null=True)),
+                ("cost", models.DecimalField(blank=True, decimal_places=6, max_digits=12, null=True)),
+                ("latency_s", models.FloatField(blank=True, null=True)),
+                (
+                    "not_before",
+                    models.DateTimeField(blank=True, help_text="Retry no earlier than this.", null=True),
+                ),
+                ("claimed_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "line",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="transcriptions",
+                        to="calls.line",
+                    ),
+                ),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="transcriptions",
+                        to="accounts.organization",
+                    ),
+                ),
+                (
+                    "transcriber",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="transcriptions",
+                        to="transcribers.transcriber",
+                    ),
+                ),
             ],
         ),
         migrations.AddConstraint(
-            model_name='bank',
-            constraint=models.UniqueConstraint(fields=('organization', 'name'), name='bank_name_unique_in_org'),
+            model_name="bank",
+            constraint=models.UniqueConstraint(
+                fields=("organization", "name"), name="bank_name_unique_in_org"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='bank',
-            constraint=models.CheckConstraint(condition=models.Q(('threshold__gte', 0), ('threshold__lte', 1)), name='bank_threshold_0_1'),
+            model_name="bank",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("threshold__gte", 0), ("threshold__lte", 1)), name="bank_threshold_0_1"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='bank',
-            constraint=models.CheckConstraint(condition=models.Q(('controls_per_flag__lte', 2)), name='bank_controls_0_2'),
+            model_name="bank",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("controls_per_flag__lte", 2)), name="bank_controls_0_2"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='candidate',
-            constraint=models.UniqueConstraint(fields=('bank', 'transcriber'), name='candidate_once_per_bank'),
+            model_name="candidate",
+            constraint=models.UniqueConstraint(
+                fields=("bank", "transcriber"), name="candidate_once_per_bank"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='candidate',
-            constraint=models.UniqueConstraint(fields=('bank', 'position'), name='candidate_position_unique'),
+            model_name="candidate",
+            constraint=models.UniqueConstraint(fields=("bank", "position"), name="candidate_position_unique"),
         ),
         migrations.AddConstraint(
-            model_name='candidate',
-            constraint=models.CheckConstraint(condition=models.Q(('position__lt', 8)), name='candidate_at_most_8'),
+            model_name="candidate",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("position__lt", 8)), name="candidate_at_most_8"
+            ),
         ),
         migrations.AddIndex(
-            model_name='flag',
-            index=models.Index(fields=['bank', 'created_at'], name='transcriber_bank_id_58888e_idx'),
+            model_name="flag",
+            index=models.Index(fields=["bank", "created_at"], name="transcriber_bank_id_58888e_idx"),
         ),
         migrations.AddConstraint(
-            model_name='controlline',
-            constraint=models.UniqueConstraint(fields=('flag', 'line'), name='control_once_per_flag'),
+            model_name="controlline",
+            constraint=models.UniqueConstraint(fields=("flag", "line"), name="control_once_per_flag"),
         ),
         migrations.AddIndex(
-            model_name='score',
-            index=models.Index(fields=['flag'], include=['source', 'transcriber', 'failed', 'match', 'wer'], name='score_by_flag_covering'),
+            model_name="score",
+            index=models.Index(
+                fields=["flag"],
+                include=["source", "transcriber", "failed", "match", "wer"],
+                name="score_by_flag_covering",
+            ),
         ),
         migrations.AddIndex(
-            model_name='score',
-            index=models.Index(fields=['transcriber', 'source', 'flag'], include=['control', 'failed', 'match'], name='score_by_transcriber_covering'),
+            model_name="score",
+            index=models.Index(
+                fields=["transcriber", "source", "flag"],
+                include=["control", "failed", "match"],
+                name="score_by_transcriber_covering",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='score',
-            constraint=models.UniqueConstraint(condition=models.Q(('control__isnull', True)), fields=('flag', 'transcriber', 'source'), name='score_once_per_flag'),
+            model_name="score",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("control__isnull", True)),
+                fields=("flag", "transcriber", "source"),
+                name="score_once_per_flag",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='score',
-            constraint=models.UniqueConstraint(condition=models.Q(('control__isnull', False)), fields=('control', 'transcriber', 'source'), name='score_once_per_control'),
+            model_name="score",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("control__isnull", False)),
+                fields=("control", "transcriber", "source"),
+                name="score_once_per_control",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='score',
-            constraint=models.CheckConstraint(condition=models.Q(('source__in', ['candidate', 'live'])), name='score_source_valid'),
+            model_name="score",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("source__in", ["candidate", "live"])), name="score_source_valid"
+            ),
         ),
         migrations.AddIndex(
-            model_name='transcription',
-            index=models.Index(fields=['organization', 'status'], name='transcriber_organiz_387615_idx'),
+            model_name="transcription",
+            index=models.Index(fields=["organization", "status"], name="transcriber_organiz_387615_idx"),
         ),
         migrations.AddConstraint(
-            model_name='transcription',
-            constraint=models.UniqueConstraint(fields=('line', 'transcriber'), name='transcription_once_per_line'),
+            model_name="transcription",
+            constraint=models.UniqueConstraint(
+                fields=("line", "transcriber"), name="transcription_once_per_line"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='transcription',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['queued', 'running', 'done', 'failed'])), name='transcription_status_valid'),
+            model_name="transcription",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("status__in", ["queued", "running", "done", "failed"])),
+                name="transcription_status_valid",
+            ),
         ),
     ]

@@ -5,7 +5,12 @@ def create_schedule(apps, schema_editor):
     Schedule = apps.get_model("django_q", "Schedule")
     Schedule.objects.update_or_create(
         name="oncore-pump",
-        defaults={"func": "transcriber_tests.tasks.pump_all", "schedule_type": "I", "minutes": 1, "repeats": -1},
+        defaults={
+            "func": "transcriber_tests.tasks.pump_all",
+            "schedule_type": "I",
+            "minutes": 1,
+            "repeats": -1,
+        },
     )
 
 

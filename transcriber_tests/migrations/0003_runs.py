@@ -10,8 +10,12 @@ def create_schedule(apps, schema_editor):
     Schedule = apps.get_model("django_q", "Schedule")
     Schedule.objects.update_or_create(
         name="oncore-runs",
-        defaults={"func": "transcriber_tests.run_tasks.advance_all", "schedule_type": "I", "minutes": 1,
-                  "repeats": -1},
+        defaults={
+            "func": "transcriber_tests.run_tasks.advance_all",
+            "schedule_type": "I",
+            "minutes": 1,
+            "repeats": -1,
+        },
     )
 
 
@@ -20,170 +24,398 @@ def drop_schedule(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('calls', '0001_initial'),
-        ('transcriber_tests', '0002_pump_schedule'),
-        ('transcribers', '0001_initial'),
+        ("accounts", "0001_initial"),
+        ("calls", "0001_initial"),
+        ("transcriber_tests", "0002_pump_schedule"),
+        ("transcribers", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Run',
+            name="Run",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('bank_name', models.CharField(max_length=100)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('transcribing', 'Transcribing'), ('judging', 'Judging'), ('done', 'Done'), ('cancelled', 'Cancelled'), ('failed', 'Failed')], default='queued', max_length=12)),
-                ('error', models.TextField(blank=True)),
-                ('seed', models.BigIntegerField(help_text='Seeds the calibration and review samples.')),
-                ('calibration_size', models.PositiveIntegerField(default=20)),
-                ('review_size', models.PositiveIntegerField(default=120)),
-                ('estimate', models.JSONField(default=dict)),
-                ('judge_status', models.CharField(choices=[('pending', 'Pending'), ('done', 'Done'), ('not_configured', 'Judge not configured'), ('failed', 'Failed'), ('skipped', 'Skipped')], default='pending', max_length=16)),
-                ('judge_error', models.TextField(blank=True)),
-                ('judge_claimed_at', models.DateTimeField(blank=True, null=True)),
-                ('patterns_done', models.BooleanField(default=False)),
-                ('verdict', models.TextField(blank=True)),
-                ('judge_model', models.CharField(blank=True, max_length=100)),
-                ('judge_prompt_version', models.CharField(blank=True, max_length=20)),
-                ('judge_input_tokens', models.PositiveIntegerField(default=0)),
-                ('judge_output_tokens', models.PositiveIntegerField(default=0)),
-                ('judge_cost', models.DecimalField(decimal_places=6, default=0, max_digits=12)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('bank', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='runs', to='transcriber_tests.bank')),
-                ('candidate', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='transcribers.transcriber')),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='runs', to='accounts.organization')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("bank_name", models.CharField(max_length=100)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("transcribing", "Transcribing"),
+                            ("judging", "Judging"),
+                            ("done", "Done"),
+                            ("cancelled", "Cancelled"),
+                            ("failed", "Failed"),
+                        ],
+                        default="queued",
+                        max_length=12,
+                    ),
+                ),
+                ("error", models.TextField(blank=True)),
+                ("seed", models.BigIntegerField(help_text="Seeds the calibration and review samples.")),
+                ("calibration_size", models.PositiveIntegerField(default=20)),
+                ("review_size", models.PositiveIntegerField(default=120)),
+                ("estimate", models.JSONField(default=dict)),
+                (
+                    "judge_status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("done", "Done"),
+                            ("not_configured", "Judge not configured"),
+                            ("failed", "Failed"),
+                            ("skipped", "Skipped"),
+                        ],
+                        default="pending",
+                        max_length=16,
+                    ),
+                ),
+                ("judge_error", models.TextField(blank=True)),
+                ("judge_claimed_at", models.DateTimeField(blank=True, null=True)),
+                ("patterns_done", models.BooleanField(default=False)),
+                ("verdict", models.TextField(blank=True)),
+                ("judge_model", models.CharField(blank=True, max_length=100)),
+                ("judge_prompt_version", models.CharField(blank=True, max_length=20)),
+                ("judge_input_tokens", models.PositiveIntegerField(default=0)),
+                ("judge_output_tokens", models.PositiveIntegerField(default=0)),
+                ("judge_cost", models.DecimalField(decimal_places=6, default=0, max_digits=12)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "bank",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="runs",
+                        to="transcriber_tests.bank",
+                    ),
+                ),
+                (
+                    "candidate",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="runs",
+                        to="transcribers.transcriber",
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="runs",
+                        to="accounts.organization",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='RunCall',
+            name="RunCall",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveSmallIntegerField()),
-                ('call', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='run_calls', to='calls.call')),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='run_calls', to='transcriber_tests.run')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveSmallIntegerField()),
+                (
+                    "call",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="run_calls", to="calls.call"
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="run_calls",
+                        to="transcriber_tests.run",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['run', 'position'],
+                "ordering": ["run", "position"],
             },
         ),
         migrations.AddField(
-            model_name='run',
-            name='calls',
-            field=models.ManyToManyField(related_name='runs', through='transcriber_tests.RunCall', to='calls.call'),
+            model_name="run",
+            name="calls",
+            field=models.ManyToManyField(
+                related_name="runs", through="transcriber_tests.RunCall", to="calls.call"
+            ),
         ),
         migrations.CreateModel(
-            name='RunPattern',
+            name="RunPattern",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveSmallIntegerField()),
-                ('name', models.CharField(max_length=200)),
-                ('description', models.TextField(blank=True)),
-                ('count', models.PositiveIntegerField(default=0)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='patterns', to='transcriber_tests.run')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveSmallIntegerField()),
+                ("name", models.CharField(max_length=200)),
+                ("description", models.TextField(blank=True)),
+                ("count", models.PositiveIntegerField(default=0)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="patterns",
+                        to="transcriber_tests.run",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['run', 'position'],
+                "ordering": ["run", "position"],
             },
         ),
         migrations.CreateModel(
-            name='RunLine',
+            name="RunLine",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField(help_text='Order in the run: call order, then line order.')),
-                ('compared', models.BooleanField(default=False)),
-                ('live_text', models.TextField(blank=True)),
-                ('candidate_text', models.TextField(blank=True)),
-                ('candidate_failed', models.BooleanField(default=False)),
-                ('candidate_error', models.TextField(blank=True)),
-                ('differs', models.BooleanField(default=False, help_text='Normalized candidate and live texts differ.')),
-                ('expected_text', models.TextField(blank=True)),
-                ('candidate_match', models.BooleanField(null=True)),
-                ('live_match', models.BooleanField(null=True)),
-                ('candidate_wer', models.FloatField(blank=True, null=True)),
-                ('live_wer', models.FloatField(blank=True, null=True)),
-                ('label', models.CharField(blank=True, choices=[('candidate_right', 'Candidate right'), ('live_right', 'Live right'), ('same_meaning', 'Same meaning'), ('both_wrong', 'Both wrong')], max_length=16)),
-                ('label_source', models.CharField(blank=True, choices=[('flag', 'Scored against the flag'), ('judge', 'Judge')], max_length=8)),
-                ('reasoning', models.TextField(blank=True)),
-                ('calibration', models.BooleanField(default=False)),
-                ('replay_text', models.TextField(blank=True)),
-                ('replay_failed', models.BooleanField(default=False)),
-                ('replay_matches', models.BooleanField(null=True)),
-                ('in_review', models.BooleanField(default=False)),
-                ('review_agrees', models.BooleanField(null=True)),
-                ('reviewed_at', models.DateTimeField(blank=True, null=True)),
-                ('flag', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='run_lines', to='transcriber_tests.flag')),
-                ('line', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='run_lines', to='calls.line')),
-                ('replay_transcriber', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='transcribers.transcriber')),
-                ('reviewed_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='lines', to='transcriber_tests.run')),
-                ('pattern', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='lines', to='transcriber_tests.runpattern')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "position",
+                    models.PositiveIntegerField(help_text="Order in the run: call order, then line order."),
+                ),
+                ("compared", models.BooleanField(default=False)),
+                ("live_text", models.TextField(blank=True)),
+                ("candidate_text", models.TextField(blank=True)),
+                ("candidate_failed", models.BooleanField(default=False)),
+                ("candidate_error", models.TextField(blank=True)),
+                (
+                    "differs",
+                    models.BooleanField(
+                        default=False, help_text="Normalized candidate and live texts differ."
+                    ),
+                ),
+                ("expected_text", models.TextField(blank=True)),
+                ("candidate_match", models.BooleanField(null=True)),
+                ("live_match", models.BooleanField(null=True)),
+                ("candidate_wer", models.FloatField(blank=True, null=True)),
+                ("live_wer", models.FloatField(blank=True, null=True)),
+                (
+                    "label",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("candidate_right", "Candidate right"),
+                            ("live_right", "Live right"),
+                            ("same_meaning", "Same meaning"),
+                            ("both_wrong", "Both wrong"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "label_source",
+                    models.CharField(
+                        blank=True,
+                        choices=[("flag", "Scored against the flag"), ("judge", "Judge")],
+                        max_length=8,
+                    ),
+                ),
+                ("reasoning", models.TextField(blank=True)),
+                ("calibration", models.BooleanField(default=False)),
+                ("replay_text", models.TextField(blank=True)),
+                ("replay_failed", models.BooleanField(default=False)),
+                ("replay_matches", models.BooleanField(null=True)),
+                ("in_review", models.BooleanField(default=False)),
+                ("review_agrees", models.BooleanField(null=True)),
+                ("reviewed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "flag",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="run_lines",
+                        to="transcriber_tests.flag",
+                    ),
+                ),
+                (
+                    "line",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="run_lines", to="calls.line"
+                    ),
+                ),
+                (
+                    "replay_transcriber",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="transcribers.transcriber",
+                    ),
+                ),
+                (
+                    "reviewed_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="lines",
+                        to="transcriber_tests.run",
+                    ),
+                ),
+                (
+                    "pattern",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="lines",
+                        to="transcriber_tests.runpattern",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['run', 'position'],
+                "ordering": ["run", "position"],
             },
         ),
         migrations.CreateModel(
-            name='JudgePick',
+            name="JudgePick",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('chosen_text', models.TextField(blank=True)),
-                ('reasoning', models.TextField(blank=True)),
-                ('versions', models.JSONField(default=dict)),
-                ('error', models.TextField(blank=True)),
-                ('prompt_version', models.CharField(blank=True, max_length=20)),
-                ('model', models.CharField(blank=True, max_length=100)),
-                ('input_tokens', models.PositiveIntegerField(default=0)),
-                ('output_tokens', models.PositiveIntegerField(default=0)),
-                ('cost', models.DecimalField(decimal_places=6, default=0, max_digits=12)),
-                ('picked_at', models.DateTimeField(auto_now=True)),
-                ('chosen', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='picks', to='transcribers.transcriber')),
-                ('control', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='picks', to='transcriber_tests.controlline')),
-                ('flag', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='picks', to='transcriber_tests.flag')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("chosen_text", models.TextField(blank=True)),
+                ("reasoning", models.TextField(blank=True)),
+                ("versions", models.JSONField(default=dict)),
+                ("error", models.TextField(blank=True)),
+                ("prompt_version", models.CharField(blank=True, max_length=20)),
+                ("model", models.CharField(blank=True, max_length=100)),
+                ("input_tokens", models.PositiveIntegerField(default=0)),
+                ("output_tokens", models.PositiveIntegerField(default=0)),
+                ("cost", models.DecimalField(decimal_places=6, default=0, max_digits=12)),
+                ("picked_at", models.DateTimeField(auto_now=True)),
+                (
+                    "chosen",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="picks",
+                        to="transcribers.transcriber",
+                    ),
+                ),
+                (
+                    "control",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="picks",
+                        to="transcriber_tests.controlline",
+                    ),
+                ),
+                (
+                    "flag",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="picks",
+                        to="transcriber_tests.flag",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(condition=models.Q(('control__isnull', True)), fields=('flag',), name='pick_once_per_flag'), models.UniqueConstraint(condition=models.Q(('control__isnull', False)), fields=('control',), name='pick_once_per_control')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("control__isnull", True)),
+                        fields=("flag",),
+                        name="pick_once_per_flag",
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("control__isnull", False)),
+                        fields=("control",),
+                        name="pick_once_per_control",
+                    ),
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='runcall',
-            constraint=models.UniqueConstraint(fields=('run', 'call'), name='run_call_once'),
+            model_name="runcall",
+            constraint=models.UniqueConstraint(fields=("run", "call"), name="run_call_once"),
         ),
         migrations.AddIndex(
-            model_name='run',
-            index=models.Index(fields=['bank', '-created_at'], name='transcriber_bank_id_6c1e78_idx'),
+            model_name="run",
+            index=models.Index(fields=["bank", "-created_at"], name="transcriber_bank_id_6c1e78_idx"),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.UniqueConstraint(condition=models.Q(('status__in', ['queued', 'transcribing', 'judging'])), fields=('organization',), name='one_active_run_per_org'),
+            model_name="run",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("status__in", ["queued", "transcribing", "judging"])),
+                fields=("organization",),
+                name="one_active_run_per_org",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['queued', 'transcribing', 'judging', 'done', 'cancelled', 'failed'])), name='run_status_valid'),
+            model_name="run",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("status__in", ["queued", "transcribing", "judging", "done", "cancelled", "failed"])
+                ),
+                name="run_status_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='runpattern',
-            constraint=models.UniqueConstraint(fields=('run', 'name'), name='run_pattern_name_once'),
+            model_name="runpattern",
+            constraint=models.UniqueConstraint(fields=("run", "name"), name="run_pattern_name_once"),
         ),
         migrations.AddIndex(
-            model_name='runline',
-            index=models.Index(fields=['run', 'label'], name='transcriber_run_id_f8e71e_idx'),
+            model_name="runline",
+            index=models.Index(fields=["run", "label"], name="transcriber_run_id_f8e71e_idx"),
         ),
         migrations.AddConstraint(
-            model_name='runline',
-            constraint=models.UniqueConstraint(fields=('run', 'line'), name='run_line_once'),
+            model_name="runline",
+            constraint=models.UniqueConstraint(fields=("run", "line"), name="run_line_once"),
         ),
         migrations.AddConstraint(
-            model_name='runline',
-            constraint=models.CheckConstraint(condition=models.Q(('label__in', ['', 'candidate_right', 'live_right', 'same_meaning', 'both_wrong'])), name='run_line_label_valid'),
+            model_name="runline",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("label__in", ["", "candidate_right", "live_right", "same_meaning", "both_wrong"])
+                ),
+                name="run_line_label_valid",
+            ),
         ),
         migrations.RunPython(create_schedule, drop_schedule),
     ]

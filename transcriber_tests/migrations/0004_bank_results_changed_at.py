@@ -5,15 +5,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('transcriber_tests', '0003_runs'),
+        ("transcriber_tests", "0003_runs"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='bank',
-            name='results_changed_at',
+            model_name="bank",
+            name="results_changed_at",
             field=models.DateTimeField(default=django.utils.timezone.now),
         ),
     ]

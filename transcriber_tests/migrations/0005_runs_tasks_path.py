@@ -16,7 +16,6 @@ def backwards(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("django_q", "0018_task_success_index"),
         ("transcriber_tests", "0004_bank_results_changed_at"),

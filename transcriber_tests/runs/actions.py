@@ -49,8 +49,10 @@ def _resolve_calls(organization, call_ids) -> list[Call]:
     if not ids:
         raise NoCallsChosen("Choose at least one call for the run.")
     if len(ids) > MAX_CALLS:
-        raise TooManyCalls(f"A run covers at most {MAX_CALLS} calls; {len(ids)} were chosen. Remove some.",
-                           {"calls": len(ids), "limit": MAX_CALLS})
+        raise TooManyCalls(
+            f"A run covers at most {MAX_CALLS} calls; {len(ids)} were chosen. Remove some.",
+            {"calls": len(ids), "limit": MAX_CALLS},
+        )
     found = {
         c.pk: c
         for c in Call.objects.filter(pk__in=ids, tenant__organization=organization).select_related(
@@ -131,8 +133,11 @@ class RunEstimate:
         for key, value in data.items():
             if isinstance(value, Decimal):
                 data[key] = str(value)
-        data.update(audio_minutes=round(self.audio_minutes, 3), total_cost=str(self.total_cost),
-                    max_total_cost=str(self.max_total_cost))
+        data.update(
+            audio_minutes=round(self.audio_minutes, 3),
+            total_cost=str(self.total_cost),
+            max_total_cost=str(self.max_total_cost),
+        )
         return data
 
 
@@ -153,7 +158,9 @@ def _estimate(bank, candidate, calls, lines) -> RunEstimate:
     n_cal = min(pipeline.calibration_size(), len(lines))
     per_line_s = sum(clip_seconds(ln) for ln in lines) / len(lines) if lines else 0.0
     per_line_cost = (
-        sum(cost_for(clip_seconds(ln), live_price[ln.call_id]) for ln in lines) / len(lines) if lines else Decimal(0)
+        sum(cost_for(clip_seconds(ln), live_price[ln.call_id]) for ln in lines) / len(lines)
+        if lines
+        else Decimal(0)
     )
     cal_cost = (per_line_cost * n_cal).quantize(Decimal("0.000001"))
     flagged = Flag.objects.filter(line__in=[ln.pk for ln in lines]).count()
@@ -168,12 +175,25 @@ def _estimate(bank, candidate, calls, lines) -> RunEstimate:
     else:
         tin = tout = max_in = max_out = 0
     return RunEstimate(
-        calls=len(calls), lines=len(lines), already_transcribed=len(lines) - len(todo), audio_seconds=seconds,
-        price_per_minute=price, audio_cost=cost_for(seconds, price), calibration_lines=n_cal,
-        calibration_audio_seconds=per_line_s * n_cal, calibration_cost=cal_cost, judge_configured=configured,
-        flagged_lines=flagged, differ_rate=rate, expected_judged_lines=expected if configured else 0,
-        judge_input_tokens=tin, judge_output_tokens=tout, judge_cost=llm.estimate_cost(tin, tout),
-        max_judge_input_tokens=max_in, max_judge_output_tokens=max_out, max_judge_cost=llm.estimate_cost(max_in, max_out),
+        calls=len(calls),
+        lines=len(lines),
+        already_transcribed=len(lines) - len(todo),
+        audio_seconds=seconds,
+        price_per_minute=price,
+        audio_cost=cost_for(seconds, price),
+        calibration_lines=n_cal,
+        calibration_audio_seconds=per_line_s * n_cal,
+        calibration_cost=cal_cost,
+        judge_configured=configured,
+        flagged_lines=flagged,
+        differ_rate=rate,
+        expected_judged_lines=expected if configured else 0,
+        judge_input_tokens=tin,
+        judge_output_tokens=tout,
+        judge_cost=llm.estimate_cost(tin, tout),
+        max_judge_input_tokens=max_in,
+        max_judge_output_tokens=max_out,
+        max_judge_cost=llm.estimate_cost(max_in, max_out),
     )
 
 
@@ -209,15 +229,24 @@ def _in_progress(organization_id: int) -> RunInProgress:
     )
 
 
-def do_start_run(bank: Bank, call_ids, *, candidate=None, confirmed: bool = False, user=None,
-                 rng: random.Random | None = None) -> Run:
+def do_start_run(
+    bank: Bank,
+    call_ids,
+    *,
+    candidate=None,
+    confirmed: bool = False,
+    user=None,
+    rng: random.Random | None = None,
+) -> Run:
     """Start a run of `candidate` (the bank's leader unless given) over the calls. The estimate must be
     confirmed: without `confirmed` this raises EstimateNotConfirmed carrying it."""
     candidate = _check_bank_and_candidate(bank, candidate)
     calls = _resolve_calls(bank.organization, call_ids)
     lines = run_lines_of(calls)
     if not lines:
-        raise RunHasNoLines("None of these calls has a caller line with audio timing, so there is nothing to run.")
+        raise RunHasNoLines(
+            "None of these calls has a caller line with audio timing, so there is nothing to run."
+        )
     estimate = _estimate(bank, candidate, calls, lines)
     if not confirmed:
         raise EstimateNotConfirmed(
@@ -237,16 +266,29 @@ def do_start_run(bank: Bank, call_ids, *, candidate=None, confirmed: bool = Fals
     try:
         with transaction.atomic():
             run = Run.objects.create(
-                organization_id=bank.organization_id, bank=bank, bank_name=bank.name, candidate=candidate,
-                seed=seed, calibration_size=size, review_size=pipeline.review_size(), estimate=estimate.as_dict(),
+                organization_id=bank.organization_id,
+                bank=bank,
+                bank_name=bank.name,
+                candidate=candidate,
+                seed=seed,
+                calibration_size=size,
+                review_size=pipeline.review_size(),
+                estimate=estimate.as_dict(),
                 created_by=user if user is not None and user.is_authenticated else None,
             )
             RunCall.objects.bulk_create([RunCall(run=run, call=c, position=i) for i, c in enumerate(calls)])
-            RunLine.objects.bulk_create([
-                RunLine(run=run, line_id=ln.pk, position=i, calibration=i in sampled,
-                        replay_transcriber=live[ln.call_id] if i in sampled else None)
-                for i, ln in enumerate(lines)
-            ])
+            RunLine.objects.bulk_create(
+                [
+                    RunLine(
+                        run=run,
+                        line_id=ln.pk,
+                        position=i,
+                        calibration=i in sampled,
+                        replay_transcriber=live[ln.call_id] if i in sampled else None,
+                    )
+                    for i, ln in enumerate(lines)
+                ]
+            )
             pipeline.advance_later(run.pk)
     except IntegrityError:
         # The partial unique index one_active_run_per_org: another run is queued or running.
@@ -262,7 +304,9 @@ def _drop_queued_transcriptions(run: Run) -> int:
     q = Q(pk__in=[])
     for tid in {t for _, t in pairs}:
         q |= Q(transcriber_id=tid, line_id__in=[line for line, t in pairs if t == tid])
-    flag_needs = Candidate.objects.filter(transcriber=OuterRef("transcriber"), bank__flags__line=OuterRef("line"))
+    flag_needs = Candidate.objects.filter(
+        transcriber=OuterRef("transcriber"), bank__flags__line=OuterRef("line")
+    )
     control_needs = Candidate.objects.filter(
         transcriber=OuterRef("transcriber"), bank__flags__controls__line=OuterRef("line")
     )
@@ -284,8 +328,10 @@ def do_cancel_run(run: Run) -> Run:
     )
     run.refresh_from_db()
     if not cancelled:
-        raise RunNotActive(f"Run {run.pk} is {run.status}; only a queued or running run can be cancelled.",
-                           {"run": run.pk, "status": run.status})
+        raise RunNotActive(
+            f"Run {run.pk} is {run.status}; only a queued or running run can be cancelled.",
+            {"run": run.pk, "status": run.status},
+        )
     _drop_queued_transcriptions(run)
     return run
 
@@ -296,8 +342,12 @@ def do_retry_judge(run: Run) -> Run:
     try:
         with transaction.atomic():
             moved = Run.objects.filter(pk=run.pk, status=Run.DONE, judge_status=Run.JUDGE_FAILED).update(
-                status=Run.JUDGING, judge_status=Run.JUDGE_PENDING, judge_error="", finished_at=None,
-                judge_claimed_at=None, updated_at=now
+                status=Run.JUDGING,
+                judge_status=Run.JUDGE_PENDING,
+                judge_error="",
+                finished_at=None,
+                judge_claimed_at=None,
+                updated_at=now,
             )
     except IntegrityError:
         raise _in_progress(run.organization_id) from None
@@ -316,7 +366,8 @@ def do_review_line(run_line: RunLine, agrees: bool, user=None) -> RunLine:
     if not run_line.in_review:
         raise NotInReviewSample("Only lines in the run's review sample can be reviewed.")
     RunLine.objects.filter(pk=run_line.pk).update(
-        review_agrees=bool(agrees), reviewed_at=timezone.now(),
+        review_agrees=bool(agrees),
+        reviewed_at=timezone.now(),
         reviewed_by=user if user is not None and user.is_authenticated else None,
     )
     run_line.refresh_from_db()

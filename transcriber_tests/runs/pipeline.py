@@ -102,13 +102,16 @@ def _queue(run: Run, pairs, existing) -> int:
 def begin(run_id: int) -> str:
     """queued -> transcribing: ask for every transcription the run needs, in one transaction."""
     with transaction.atomic():
-        if not Run.objects.filter(pk=run_id, status=Run.QUEUED).update(status=Run.TRANSCRIBING,
-                                                                       updated_at=timezone.now()):
+        if not Run.objects.filter(pk=run_id, status=Run.QUEUED).update(
+            status=Run.TRANSCRIBING, updated_at=timezone.now()
+        ):
             return "skipped"
         run = Run.objects.get(pk=run_id)
         pairs = run_pairs(run, list(run.lines.only("line_id", "calibration", "replay_transcriber_id")))
         existing = set(
-            Transcription.objects.filter(line_id__in={p[0] for p in pairs}).values_list("line_id", "transcriber_id")
+            Transcription.objects.filter(line_id__in={p[0] for p in pairs}).values_list(
+                "line_id", "transcriber_id"
+            )
         )
         _queue(run, pairs, existing)
     return "transcribing"
@@ -134,11 +137,31 @@ def compare(run_id: int) -> str:
         return "waiting"
     flags = {f.line_id: f for f in Flag.objects.filter(line_id__in=[rl.line_id for rl in run_lines])}
     for rl in run_lines:
-        _fill_line(rl, found[(rl.line_id, run.candidate_id)], flags.get(rl.line_id),
-                   found.get((rl.line_id, rl.replay_transcriber_id)) if rl.calibration else None)
-    fields = ["compared", "live_text", "candidate_text", "candidate_failed", "candidate_error", "differs", "flag",
-              "expected_text", "candidate_match", "live_match", "candidate_wer", "live_wer", "label", "label_source",
-              "replay_text", "replay_failed", "replay_matches"]
+        _fill_line(
+            rl,
+            found[(rl.line_id, run.candidate_id)],
+            flags.get(rl.line_id),
+            found.get((rl.line_id, rl.replay_transcriber_id)) if rl.calibration else None,
+        )
+    fields = [
+        "compared",
+        "live_text",
+        "candidate_text",
+        "candidate_failed",
+        "candidate_error",
+        "differs",
+        "flag",
+        "expected_text",
+        "candidate_match",
+        "live_match",
+        "candidate_wer",
+        "live_wer",
+        "label",
+        "label_source",
+        "replay_text",
+        "replay_failed",
+        "replay_matches",
+    ]
     with transaction.atomic():
         # The conditional update first: it takes the run's row, so a cancel waits for this to commit.
         if not Run.objects.filter(pk=run_id, status=Run.TRANSCRIBING).update(
@@ -153,7 +176,11 @@ def compare(run_id: int) -> str:
 def compare_when_ready(transcription_id: int) -> str:
     """After a line transcription finished: if it was the last one the organization's transcribing run waited
     for, compare now."""
-    t = Transcription.objects.filter(pk=transcription_id).values("line_id", "organization_id", "status").first()
+    t = (
+        Transcription.objects.filter(pk=transcription_id)
+        .values("line_id", "organization_id", "status")
+        .first()
+    )
     if t is None or t["status"] not in jobs.FINISHED:
         return "skipped"
     run = Run.objects.filter(organization_id=t["organization_id"], status=Run.TRANSCRIBING).first()
@@ -187,8 +214,8 @@ def _fill_line(rl: RunLine, t: Transcription, flag: Flag | None, replay: Transcr
     if replay is not None:
         rl.replay_failed = replay.status != Transcription.DONE
         rl.replay_text = "" if rl.replay_failed else replay.text
-        rl.replay_matches = None if rl.replay_failed else (
-            scoring.normalize(replay.text) == scoring.normalize(rl.live_text)
+        rl.replay_matches = (
+            None if rl.replay_failed else (scoring.normalize(replay.text) == scoring.normalize(rl.live_text))
         )
 
 
@@ -208,9 +235,9 @@ class _Context:
         index = next((i for i, ln in enumerate(lines) if ln.pk == line_id), None)
         if index is None:
             return []
-        out = [(ln.speaker, ln.text) for ln in lines[max(0, index - each_side):index]]
+        out = [(ln.speaker, ln.text) for ln in lines[max(0, index - each_side) : index]]
         out.append(("caller", "[the line being judged]"))
-        out += [(ln.speaker, ln.text) for ln in lines[index + 1:index + 1 + each_side]]
+        out += [(ln.speaker, ln.text) for ln in lines[index + 1 : index + 1 + each_side]]
         return out
 
 
@@ -218,7 +245,9 @@ def _add_tokens(run_id: int, call: llm.ToolCall | None) -> None:
     if call is None:
         return
     Run.objects.filter(pk=run_id).update(
-        judge_input_tokens=F("judge_input_tokens") + call.input_tokens + call.cache_read_tokens
+        judge_input_tokens=F("judge_input_tokens")
+        + call.input_tokens
+        + call.cache_read_tokens
         + call.cache_write_tokens,
         judge_output_tokens=F("judge_output_tokens") + call.output_tokens,
         judge_cost=F("judge_cost") + call.cost,
@@ -237,9 +266,11 @@ def judge_step(run_id: int, budget_s: float | None = None) -> str:
     sample, done. A worker that dies leaves its claim, which the next delivery takes over after the lease."""
     now = timezone.now()
     stale = now - timedelta(seconds=jobs.lease_seconds())
-    if not Run.objects.filter(pk=run_id, status=Run.JUDGING).filter(
-        Q(judge_claimed_at__isnull=True) | Q(judge_claimed_at__lt=stale)
-    ).update(judge_claimed_at=now):
+    if (
+        not Run.objects.filter(pk=run_id, status=Run.JUDGING)
+        .filter(Q(judge_claimed_at__isnull=True) | Q(judge_claimed_at__lt=stale))
+        .update(judge_claimed_at=now)
+    ):
         return "skipped"
     run = Run.objects.get(pk=run_id)
     held = Run.objects.filter(pk=run_id, status=Run.JUDGING, judge_claimed_at=now)
@@ -260,7 +291,8 @@ def judge_step(run_id: int, budget_s: float | None = None) -> str:
             result = judge.label_line(
                 instructions=context.instructions.get(call_id, ""),
                 context_lines=context.around(rl.line_id, call_id, CONTEXT_EACH_SIDE),
-                live_text=rl.live_text, candidate_text=rl.candidate_text,
+                live_text=rl.live_text,
+                candidate_text=rl.candidate_text,
             )
             RunLine.objects.filter(pk=rl.pk, label="").update(
                 label=result.label, label_source=RunLine.BY_JUDGE, reasoning=result.reasoning
@@ -279,32 +311,50 @@ def judge_step(run_id: int, budget_s: float | None = None) -> str:
     except (llm.LLMError, llm.JudgeNotConfigured) as exc:
         _review_sample(run)
         left = to_label(run).count()
-        _finish_judging(held, Run.JUDGE_FAILED,
-                        f"The judge failed: {exc.message.rstrip('.')}. Labels so far are kept; {left} differing line"
-                        f"{'s' if left != 1 else ''} left unlabelled. Retry the judge to carry on.")
+        _finish_judging(
+            held,
+            Run.JUDGE_FAILED,
+            f"The judge failed: {exc.message.rstrip('.')}. Labels so far are kept; {left} differing line"
+            f"{'s' if left != 1 else ''} left unlabelled. Retry the judge to carry on.",
+        )
         return "judge failed"
     _finish_judging(held, Run.JUDGE_DONE, "")
     return "done"
 
 
 def _finish_judging(held, judge_status: str, message: str) -> None:
-    held.update(status=Run.DONE, judge_status=judge_status, judge_error=message, finished_at=timezone.now(),
-                judge_claimed_at=None, updated_at=timezone.now())
+    held.update(
+        status=Run.DONE,
+        judge_status=judge_status,
+        judge_error=message,
+        finished_at=timezone.now(),
+        judge_claimed_at=None,
+        updated_at=timezone.now(),
+    )
 
 
 def _patterns(run: Run, context: _Context) -> None:
     breaks = list(run.lines.filter(label=RunLine.LIVE_RIGHT).select_related("line").order_by("position"))
     items = [
-        {"line_id": rl.pk, "live_text": rl.live_text, "candidate_text": rl.candidate_text,
-         "context": context.around(rl.line_id, rl.line.call_id, PATTERN_CONTEXT_EACH_SIDE)}
+        {
+            "line_id": rl.pk,
+            "live_text": rl.live_text,
+            "candidate_text": rl.candidate_text,
+            "context": context.around(rl.line_id, rl.line.call_id, PATTERN_CONTEXT_EACH_SIDE),
+        }
         for rl in breaks
     ]
     found = judge.group_patterns(lines=items)
     with transaction.atomic():
         run.patterns.all().delete()
         for position, pattern in enumerate(found):
-            row = RunPattern.objects.create(run=run, position=position, name=pattern.name[:200],
-                                            description=pattern.description, count=pattern.count)
+            row = RunPattern.objects.create(
+                run=run,
+                position=position,
+                name=pattern.name[:200],
+                description=pattern.description,
+                count=pattern.count,
+            )
             RunLine.objects.filter(run=run, pk__in=pattern.line_ids).update(pattern=row)
         Run.objects.filter(pk=run.pk).update(patterns_done=True)
         _add_tokens(run.pk, found.call)
@@ -317,8 +367,12 @@ def _verdict(run: Run) -> None:
         for rl in run.lines.filter(label=label).order_by("position")[:VERDICT_EXAMPLES_EACH]:
             examples.append({"live_text": rl.live_text, "candidate_text": rl.candidate_text, "label": label})
     patterns = [{"name": p.name, "description": p.description, "count": p.count} for p in run.patterns.all()]
-    verdict = judge.write_verdict(fixes=counts.get(RunLine.CANDIDATE_RIGHT, 0),
-                                  breaks=counts.get(RunLine.LIVE_RIGHT, 0), patterns=patterns, examples=examples)
+    verdict = judge.write_verdict(
+        fixes=counts.get(RunLine.CANDIDATE_RIGHT, 0),
+        breaks=counts.get(RunLine.LIVE_RIGHT, 0),
+        patterns=patterns,
+        examples=examples,
+    )
     Run.objects.filter(pk=run.pk).update(verdict=verdict.text)
     _add_tokens(run.pk, verdict.call)
 
@@ -336,4 +390,6 @@ def _review_sample(run: Run) -> int:
 
 
 def label_counts(run: Run) -> dict[str, int]:
-    return dict(run.lines.exclude(label="").values_list("label").annotate(n=Count("id")).values_list("label", "n"))
+    return dict(
+        run.lines.exclude(label="").values_list("label").annotate(n=Count("id")).values_list("label", "n")
+    )

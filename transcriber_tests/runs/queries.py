@@ -96,16 +96,34 @@ def run_summary(run: Run) -> RunSummary:
     )
     t = Transcription.objects.filter(
         Q(line__run_lines__run=run)
-        & (Q(transcriber_id=run.candidate_id)
-           | Q(line__run_lines__calibration=True, transcriber_id=F("line__run_lines__replay_transcriber_id")))
-    ).aggregate(n=Count("id", distinct=True), done=Count("id", distinct=True, filter=Q(status__in=jobs.FINISHED)))
+        & (
+            Q(transcriber_id=run.candidate_id)
+            | Q(line__run_lines__calibration=True, transcriber_id=F("line__run_lines__replay_transcriber_id"))
+        )
+    ).aggregate(
+        n=Count("id", distinct=True), done=Count("id", distinct=True, filter=Q(status__in=jobs.FINISHED))
+    )
     return RunSummary(
-        lines=c["n_lines"], compared=c["n_compared"], identical=c["n_identical"], differing=c["n_differing"],
-        candidate_failed=c["n_failed"], fixes=c["n_fixes"], breaks=c["n_breaks"], same_meaning=c["n_same"],
-        both_wrong=c["n_both"], unlabelled=c["n_unlabelled"], flagged=c["n_flagged"], calibration_sampled=c["n_cal"],
-        calibration_compared=c["n_cal_compared"], calibration_matched=c["n_cal_matched"],
-        calibration_failed=c["n_cal_failed"], review_sample=c["n_review"], reviewed=c["n_reviewed"],
-        review_agrees=c["n_agrees"], transcriptions=t["n"], transcriptions_finished=t["done"],
+        lines=c["n_lines"],
+        compared=c["n_compared"],
+        identical=c["n_identical"],
+        differing=c["n_differing"],
+        candidate_failed=c["n_failed"],
+        fixes=c["n_fixes"],
+        breaks=c["n_breaks"],
+        same_meaning=c["n_same"],
+        both_wrong=c["n_both"],
+        unlabelled=c["n_unlabelled"],
+        flagged=c["n_flagged"],
+        calibration_sampled=c["n_cal"],
+        calibration_compared=c["n_cal_compared"],
+        calibration_matched=c["n_cal_matched"],
+        calibration_failed=c["n_cal_failed"],
+        review_sample=c["n_review"],
+        reviewed=c["n_reviewed"],
+        review_agrees=c["n_agrees"],
+        transcriptions=t["n"],
+        transcriptions_finished=t["done"],
         warn_below=pipeline.calibration_warn_below(),
     )
 
@@ -118,7 +136,10 @@ LINE_FILTERS = {
     RunLine.LIVE_RIGHT: ("Live right (breaks)", Q(label=RunLine.LIVE_RIGHT)),
     RunLine.SAME_MEANING: ("Same meaning", Q(label=RunLine.SAME_MEANING)),
     RunLine.BOTH_WRONG: ("Both wrong", Q(label=RunLine.BOTH_WRONG)),
-    "unlabelled": ("Differing, not labelled", Q(compared=True, differs=True, candidate_failed=False, label="")),
+    "unlabelled": (
+        "Differing, not labelled",
+        Q(compared=True, differs=True, candidate_failed=False, label=""),
+    ),
     "no_text": ("Candidate produced no text", Q(candidate_failed=True)),
     "flagged": ("Flagged lines", Q(flag__isnull=False)),
     "review": ("Review sample", Q(in_review=True)),
@@ -162,8 +183,11 @@ def patterns_with_examples(run: Run, per_pattern: int = 3) -> list[tuple]:
 
 def runs_for_bank(bank: Bank):
     """The bank's runs, newest first, each with its number of calls."""
-    return (bank.runs.select_related("candidate", "created_by").annotate(n_calls=Count("run_calls", distinct=True))
-            .order_by("-created_at", "-id"))
+    return (
+        bank.runs.select_related("candidate", "created_by")
+        .annotate(n_calls=Count("run_calls", distinct=True))
+        .order_by("-created_at", "-id")
+    )
 
 
 def counts_for_runs(run_list) -> dict[int, dict]:
@@ -195,7 +219,8 @@ def call_choices(organization, bank: Bank, selected) -> list[Call]:
     flagged = Flag.objects.filter(line__call=OuterRef("pk"), bank=bank)
     base = Call.objects.filter(tenant__organization=organization).select_related("tenant", "assistant")
     offered = list(
-        base.filter(recorded=True).annotate(flagged=Exists(flagged), n_lines=Count("lines"))
+        base.filter(recorded=True)
+        .annotate(flagged=Exists(flagged), n_lines=Count("lines"))
         .order_by("-flagged", "-started_at", "-id")[:CALL_CHOICES]
     )
     missing = [pk for pk in selected if pk not in {c.pk for c in offered}]

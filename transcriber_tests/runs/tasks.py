@@ -46,4 +46,3 @@ def drain_run(run_id: int, max_seconds: float = 600.0) -> str:
         elif outcome == "skipped" and status == Run.JUDGING:
             return status  # another worker holds the judge's claim
     return Run.objects.values_list("status", flat=True).get(pk=run_id)
-

@@ -25,8 +25,9 @@ PAGE_SIZE = 50
 
 def _get_run_for_admin(request, pk) -> Run:
     """A run by its id, in the request's organization: reachable even after its bank was deleted."""
-    return get_object_or_404(Run.objects.select_related("candidate", "bank", "created_by"), pk=pk,
-                             organization=request.org)
+    return get_object_or_404(
+        Run.objects.select_related("candidate", "bank", "created_by"), pk=pk, organization=request.org
+    )
 
 
 # ---------------------------------------------------------------- the runs of a bank
@@ -39,9 +40,16 @@ def bank_runs(request, pk):
     page = Paginator(queries.runs_for_bank(bank), PAGE_SIZE).get_page(request.GET.get("page"))
     counts = queries.counts_for_runs(page.object_list)
     rows = [(run, counts.get(run.pk, {})) for run in page.object_list]
-    return render(request, "transcriber_tests/runs/list.html", {
-        "bank": bank, "page": page, "rows": rows, "active": queries.active_run(request.org.pk),
-    })
+    return render(
+        request,
+        "transcriber_tests/runs/list.html",
+        {
+            "bank": bank,
+            "page": page,
+            "rows": rows,
+            "active": queries.active_run(request.org.pk),
+        },
+    )
 
 
 # ---------------------------------------------------------------- a new run
@@ -63,8 +71,13 @@ def run_new(request, pk):
     if request.method == "POST" and form.is_valid():
         candidate = form.cleaned_data["candidate"]
         try:
-            run = actions.do_start_run(bank, form.call_ids(), candidate=candidate,
-                                       confirmed=form.cleaned_data["confirmed"], user=request.user)
+            run = actions.do_start_run(
+                bank,
+                form.call_ids(),
+                candidate=candidate,
+                confirmed=form.cleaned_data["confirmed"],
+                user=request.user,
+            )
         except EstimateNotConfirmed:
             estimate = actions.estimate_run(bank, form.call_ids(), candidate)
         except RunInProgress as exc:
@@ -73,17 +86,30 @@ def run_new(request, pk):
         except ActionError as exc:
             form.add_error(None, exc.message)
         else:
-            messages.success(request, f"Run {run.pk} queued: {run.candidate} over {len(form.call_ids())} call(s).")
+            messages.success(
+                request, f"Run {run.pk} queued: {run.candidate} over {len(form.call_ids())} call(s)."
+            )
             return redirect("runs:detail", run.pk)
     if form.errors:
         status = 422
-    return render(request, "transcriber_tests/runs/new.html", {
-        "bank": bank, "form": form, "estimate": estimate,
-        "in_progress": in_progress, "leader": queries.default_candidate(bank), "max_calls": actions.MAX_CALLS,
-        "judge_configured": llm.judge_configured(),
-        "chosen_candidate": form.cleaned_data.get("candidate") if form.is_bound and form.is_valid() else None,
-        "call_ids": form.call_ids() if form.is_bound and form.is_valid() else [],
-    }, status=status)
+    return render(
+        request,
+        "transcriber_tests/runs/new.html",
+        {
+            "bank": bank,
+            "form": form,
+            "estimate": estimate,
+            "in_progress": in_progress,
+            "leader": queries.default_candidate(bank),
+            "max_calls": actions.MAX_CALLS,
+            "judge_configured": llm.judge_configured(),
+            "chosen_candidate": form.cleaned_data.get("candidate")
+            if form.is_bound and form.is_valid()
+            else None,
+            "call_ids": form.call_ids() if form.is_bound and form.is_valid() else [],
+        },
+        status=status,
+    )
 
 
 @require_GET
@@ -107,8 +133,12 @@ def _run_context(request, run):
         which = ""
     page = Paginator(queries.run_line_rows(run, which), PAGE_SIZE).get_page(request.GET.get("page"))
     return {
-        "run": run, "s": queries.run_summary(run), "patterns": queries.patterns_with_examples(run),
-        "calls": list(run.calls.order_by("run_calls__position")), "page": page, "which": which,
+        "run": run,
+        "s": queries.run_summary(run),
+        "patterns": queries.patterns_with_examples(run),
+        "calls": list(run.calls.order_by("run_calls__position")),
+        "page": page,
+        "which": which,
         "filters": [(key, label) for key, (label, _) in queries.LINE_FILTERS.items()],
         "query": _query_without_page(request),
     }
@@ -121,7 +151,12 @@ def run_page(request, pk):
     context = _run_context(request, run)
     if request.htmx and request.GET.get("fragment") == "progress":
         # Polls stop (HTMX_STOP_POLLING) once the run is done, cancelled or failed.
-        return render(request, "transcriber_tests/runs/_run_body.html", context, status=200 if run.is_active else HTMX_STOP_POLLING)
+        return render(
+            request,
+            "transcriber_tests/runs/_run_body.html",
+            context,
+            status=200 if run.is_active else HTMX_STOP_POLLING,
+        )
     return render(request, "transcriber_tests/runs/run.html", context)
 
 
@@ -160,11 +195,18 @@ def run_review(request, pk):
     if which not in queries.REVIEW_FILTERS:
         which = ""
     page = Paginator(queries.review_lines(run, which), PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "transcriber_tests/runs/review.html", {
-        "run": run, "s": queries.run_summary(run), "page": page, "which": which,
-        "filters": [(key, label) for key, (label, _) in queries.REVIEW_FILTERS.items()],
-        "query": _query_without_page(request),
-    })
+    return render(
+        request,
+        "transcriber_tests/runs/review.html",
+        {
+            "run": run,
+            "s": queries.run_summary(run),
+            "page": page,
+            "which": which,
+            "filters": [(key, label) for key, (label, _) in queries.REVIEW_FILTERS.items()],
+            "query": _query_without_page(request),
+        },
+    )
 
 
 @require_POST

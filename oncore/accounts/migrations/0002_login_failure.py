@@ -4,19 +4,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0001_initial'),
+        ("accounts", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='LoginFailure',
+            name="LoginFailure",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('username', models.CharField(db_index=True, max_length=150)),
-                ('ip', models.GenericIPAddressField(blank=True, null=True)),
-                ('at', models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("username", models.CharField(db_index=True, max_length=150)),
+                ("ip", models.GenericIPAddressField(blank=True, null=True)),
+                ("at", models.DateTimeField(auto_now_add=True, db_index=True)),
             ],
         ),
     ]

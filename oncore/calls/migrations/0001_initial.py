@@ -5,79 +5,171 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('transcribers', '0001_initial'),
+        ("accounts", "0001_initial"),
+        ("transcribers", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Assistant',
+            name="Assistant",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('instructions', models.TextField(blank=True)),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assistants', to='accounts.tenant')),
-                ('transcriber', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='assistants', to='transcribers.transcriber')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                ("instructions", models.TextField(blank=True)),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="assistants",
+                        to="accounts.tenant",
+                    ),
+                ),
+                (
+                    "transcriber",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="assistants",
+                        to="transcribers.transcriber",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Call',
+            name="Call",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('external_id', models.CharField(blank=True, help_text="The caller system's id, for re-imports.", max_length=200)),
-                ('started_at', models.DateTimeField()),
-                ('recording', models.FileField(blank=True, upload_to='recordings/%Y/%m/')),
-                ('recorded', models.BooleanField(default=False)),
-                ('live_transcriber_name', models.CharField(blank=True, help_text="The live transcriber's name, for older calls where only it is known.", max_length=200)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('assistant', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='calls', to='calls.assistant')),
-                ('live_transcriber', models.ForeignKey(blank=True, help_text='The transcriber this call actually ran on.', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='live_calls', to='transcribers.transcriber')),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='calls', to='accounts.tenant')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "external_id",
+                    models.CharField(
+                        blank=True, help_text="The caller system's id, for re-imports.", max_length=200
+                    ),
+                ),
+                ("started_at", models.DateTimeField()),
+                ("recording", models.FileField(blank=True, upload_to="recordings/%Y/%m/")),
+                ("recorded", models.BooleanField(default=False)),
+                (
+                    "live_transcriber_name",
+                    models.CharField(
+                        blank=True,
+                        help_text="The live transcriber's name, for older calls where only it is known.",
+                        max_length=200,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "assistant",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="calls",
+                        to="calls.assistant",
+                    ),
+                ),
+                (
+                    "live_transcriber",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="The transcriber this call actually ran on.",
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="live_calls",
+                        to="transcribers.transcriber",
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="calls",
+                        to="accounts.tenant",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-started_at', '-id'],
+                "ordering": ["-started_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Line',
+            name="Line",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField()),
-                ('speaker', models.CharField(choices=[('caller', 'Caller'), ('assistant', 'Assistant')], max_length=10)),
-                ('text', models.TextField(blank=True, help_text='The live transcript as stored.')),
-                ('start_s', models.FloatField(blank=True, null=True)),
-                ('end_s', models.FloatField(blank=True, null=True)),
-                ('call', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='lines', to='calls.call')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveIntegerField()),
+                (
+                    "speaker",
+                    models.CharField(
+                        choices=[("caller", "Caller"), ("assistant", "Assistant")], max_length=10
+                    ),
+                ),
+                ("text", models.TextField(blank=True, help_text="The live transcript as stored.")),
+                ("start_s", models.FloatField(blank=True, null=True)),
+                ("end_s", models.FloatField(blank=True, null=True)),
+                (
+                    "call",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="lines", to="calls.call"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['call', 'position'],
+                "ordering": ["call", "position"],
             },
         ),
         migrations.AddIndex(
-            model_name='call',
-            index=models.Index(fields=['tenant', '-started_at'], name='calls_call_tenant__984a94_idx'),
+            model_name="call",
+            index=models.Index(fields=["tenant", "-started_at"], name="calls_call_tenant__984a94_idx"),
         ),
         migrations.AddConstraint(
-            model_name='call',
-            constraint=models.UniqueConstraint(condition=models.Q(('external_id', ''), _negated=True), fields=('tenant', 'external_id'), name='call_external_id_unique'),
+            model_name="call",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("external_id", ""), _negated=True),
+                fields=("tenant", "external_id"),
+                name="call_external_id_unique",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='line',
-            constraint=models.UniqueConstraint(fields=('call', 'position'), name='line_position_unique'),
+            model_name="line",
+            constraint=models.UniqueConstraint(fields=("call", "position"), name="line_position_unique"),
         ),
         migrations.AddConstraint(
-            model_name='line',
-            constraint=models.CheckConstraint(condition=models.Q(('speaker__in', ['caller', 'assistant'])), name='line_speaker_valid'),
+            model_name="line",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("speaker__in", ["caller", "assistant"])), name="line_speaker_valid"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='line',
-            constraint=models.CheckConstraint(condition=models.Q(('start_s__isnull', True), ('end_s__isnull', True), ('end_s__gt', models.F('start_s')), _connector='OR'), name='line_end_after_start'),
+            model_name="line",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("start_s__isnull", True),
+                    ("end_s__isnull", True),
+                    ("end_s__gt", models.F("start_s")),
+                    _connector="OR",
+                ),
+                name="line_end_after_start",
+            ),
         ),
     ]

@@ -90,4 +90,3 @@ class AssemblyAIEngine:
                 )
             time.sleep(poll_interval)
             job = call.request("GET", call.url(f"/v2/transcript/{job_id}"), step="poll", headers=auth)
-

@@ -119,7 +119,11 @@ def load_model(model: str, cpu_threads: int = 0):
             else:
                 download_root = str(_cache_dir() / "hub")
                 loaded = WhisperModel(
-                    source, device="cpu", compute_type="int8", cpu_threads=cpu_threads, download_root=download_root
+                    source,
+                    device="cpu",
+                    compute_type="int8",
+                    cpu_threads=cpu_threads,
+                    download_root=download_root,
                 )
         except TranscriptionError:
             raise

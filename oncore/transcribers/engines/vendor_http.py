@@ -202,7 +202,11 @@ class VendorCall:
             )
         retry_after = parse_retry_after(response.headers.get("retry-after"))
         if status == 429:
-            wait = f"retry after {retry_after:g} s" if retry_after is not None else "it will be tried again later"
+            wait = (
+                f"retry after {retry_after:g} s"
+                if retry_after is not None
+                else "it will be tried again later"
+            )
             raise TranscriptionError(
                 f"{self.vendor} is rate limiting requests (429){where}: {wait}{detail}",
                 retryable=True,

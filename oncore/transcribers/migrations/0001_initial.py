@@ -6,28 +6,70 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Transcriber',
+            name="Transcriber",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(max_length=100, unique=True)),
-                ('provider', models.CharField(choices=[('faster_whisper', 'faster-whisper (local)'), ('pocketsphinx', 'PocketSphinx (local)'), ('deepgram', 'Deepgram'), ('openai', 'OpenAI'), ('elevenlabs', 'ElevenLabs'), ('assemblyai', 'AssemblyAI'), ('generic', 'Generic HTTP endpoint')], max_length=32)),
-                ('model', models.CharField(help_text="The provider's model string, e.g. nova-3 or tiny.en.", max_length=200)),
-                ('display_name', models.CharField(max_length=200)),
-                ('price_per_minute', models.DecimalField(decimal_places=5, default=Decimal('0'), help_text='List price per audio minute, USD.', max_digits=10)),
-                ('api_key_env', models.CharField(blank=True, help_text='Name of the environment variable that holds the key.', max_length=100)),
-                ('options', models.JSONField(blank=True, default=dict, help_text='Provider options, e.g. endpoint URL.')),
-                ('enabled', models.BooleanField(default=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("slug", models.SlugField(max_length=100, unique=True)),
+                (
+                    "provider",
+                    models.CharField(
+                        choices=[
+                            ("faster_whisper", "faster-whisper (local)"),
+                            ("pocketsphinx", "PocketSphinx (local)"),
+                            ("deepgram", "Deepgram"),
+                            ("openai", "OpenAI"),
+                            ("elevenlabs", "ElevenLabs"),
+                            ("assemblyai", "AssemblyAI"),
+                            ("generic", "Generic HTTP endpoint"),
+                        ],
+                        max_length=32,
+                    ),
+                ),
+                (
+                    "model",
+                    models.CharField(
+                        help_text="The provider's model string, e.g. nova-3 or tiny.en.", max_length=200
+                    ),
+                ),
+                ("display_name", models.CharField(max_length=200)),
+                (
+                    "price_per_minute",
+                    models.DecimalField(
+                        decimal_places=5,
+                        default=Decimal("0"),
+                        help_text="List price per audio minute, USD.",
+                        max_digits=10,
+                    ),
+                ),
+                (
+                    "api_key_env",
+                    models.CharField(
+                        blank=True,
+                        help_text="Name of the environment variable that holds the key.",
+                        max_length=100,
+                    ),
+                ),
+                (
+                    "options",
+                    models.JSONField(
+                        blank=True, default=dict, help_text="Provider options, e.g. endpoint URL."
+                    ),
+                ),
+                ("enabled", models.BooleanField(default=True)),
             ],
             options={
-                'ordering': ['display_name'],
+                "ordering": ["display_name"],
             },
         ),
     ]

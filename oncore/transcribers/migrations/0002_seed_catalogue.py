@@ -27,7 +27,14 @@ CATALOGUE = [
     ("deepgram-nova-3", "deepgram", "nova-3", "Deepgram Nova-3", "0.0043", "DEEPGRAM_API_KEY"),
     ("deepgram-nova-2", "deepgram", "nova-2", "Deepgram Nova-2", "0.0043", "DEEPGRAM_API_KEY"),
     ("openai-whisper-1", "openai", "whisper-1", "OpenAI whisper-1", "0.006", "OPENAI_API_KEY"),
-    ("openai-gpt-4o-transcribe", "openai", "gpt-4o-transcribe", "OpenAI gpt-4o-transcribe", "0.006", "OPENAI_API_KEY"),
+    (
+        "openai-gpt-4o-transcribe",
+        "openai",
+        "gpt-4o-transcribe",
+        "OpenAI gpt-4o-transcribe",
+        "0.006",
+        "OPENAI_API_KEY",
+    ),
     (
         "openai-gpt-4o-mini-transcribe",
         "openai",
@@ -36,8 +43,22 @@ CATALOGUE = [
         "0.003",
         "OPENAI_API_KEY",
     ),
-    ("elevenlabs-scribe-v1", "elevenlabs", "scribe_v1", "ElevenLabs Scribe v1", "0.00667", "ELEVENLABS_API_KEY"),
-    ("assemblyai-universal", "assemblyai", "universal-2", "AssemblyAI Universal-2", "0.0025", "ASSEMBLYAI_API_KEY"),
+    (
+        "elevenlabs-scribe-v1",
+        "elevenlabs",
+        "scribe_v1",
+        "ElevenLabs Scribe v1",
+        "0.00667",
+        "ELEVENLABS_API_KEY",
+    ),
+    (
+        "assemblyai-universal",
+        "assemblyai",
+        "universal-2",
+        "AssemblyAI Universal-2",
+        "0.0025",
+        "ASSEMBLYAI_API_KEY",
+    ),
 ]
 
 

@@ -1,7 +1,6 @@
 """The code-switching report page (admins only), its pictures and downloads, and per-language WER of a bank
 whose label names several languages."""
 
-
 import csv
 import io
 import json
@@ -85,7 +84,11 @@ def test_it_downloads_one_csv_row_per_clip_and_every_figure_as_json(transcribed,
     assert len(rows) == 9
     row = next(r for r in rows if r["utterance_id"] == "cs-es-01" and r["condition"] == "code_switched")
     # JSON key order differs between databases (PostgreSQL's jsonb sorts keys): compare the parsed value.
-    assert (row["wer"], json.loads(row["per_language_wer"]), row["switch_points"]) == ("0.0", {"es": 0.0, "en": 0.0}, "4")
+    assert (row["wer"], json.loads(row["per_language_wer"]), row["switch_points"]) == (
+        "0.0",
+        {"es": 0.0, "en": 0.0},
+        "4",
+    )
     assert row["hypothesis"] == HEARD and row["semantic_wer"] == ""
     assert data["dataset"]["excluded"] == 3 and len(data["excluded"]) == 3
     es = next(r for r in data["rows"] if r["pair"] == "es-en")

@@ -1,7 +1,6 @@
 """Code-switched runs: catalogue transcribers with and without a language hint, scores per clip, the judge
 (local Messages API server), resuming, and Whisper tiny.en for real."""
 
-
 import io
 import re
 from pathlib import Path

@@ -270,9 +270,7 @@ def test_it_keeps_the_list_at_a_fixed_number_of_queries(admin_client, dataset, d
     assert response.content.decode().count("tier A, n=") == 12
     with django_assert_max_num_queries(5):
         assert (
-            admin_client.get(
-                reverse("bench:runs") + "?fragment=progress", HTTP_HX_REQUEST="true"
-            ).status_code
+            admin_client.get(reverse("bench:runs") + "?fragment=progress", HTTP_HX_REQUEST="true").status_code
             == 200
         )
 
@@ -421,9 +419,7 @@ def test_it_offers_no_downloads_before_a_run_is_scored(admin_client, dataset):
     for name in ("bench:run_hits", "bench:run_summary", "bench:run_manifest"):
         response = admin_client.get(reverse(name, args=[run.pk]))
         assert response.status_code == 404 and b"not scored yet" in response.content
-    assert (
-        "Per-span hits CSV" not in admin_client.get(reverse("bench:run", args=[run.pk])).content.decode()
-    )
+    assert "Per-span hits CSV" not in admin_client.get(reverse("bench:run", args=[run.pk])).content.decode()
 
 
 # ---------------------------------------------------------------- comparing two runs

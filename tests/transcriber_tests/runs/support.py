@@ -77,9 +77,17 @@ class RunWorld:
 
     def transcriber(self, name: str, price: str = "0.006") -> Transcriber:
         return Transcriber.objects.create(
-            slug=f"run-{name}", provider=Transcriber.GENERIC, model=name, display_name=f"Run {name}",
-            price_per_minute=price, api_key_env=KEY_ENV,
-            options={"url": f"{self.server.url}/stt/{name}", "auth": "bearer", "json_path": "result.transcript"},
+            slug=f"run-{name}",
+            provider=Transcriber.GENERIC,
+            model=name,
+            display_name=f"Run {name}",
+            price_per_minute=price,
+            api_key_env=KEY_ENV,
+            options={
+                "url": f"{self.server.url}/stt/{name}",
+                "auth": "bearer",
+                "json_path": "result.transcript",
+            },
         )
 
     def candidate(self, name: str = "cand", price: str = "0.006") -> Transcriber:
@@ -92,21 +100,28 @@ class RunWorld:
         live = live or self.live
         margin = settings.ONCORE["CLIP_MARGIN_S"]
         assistant = Assistant.objects.create(tenant=self.tenant, name="Bookings", instructions=instructions)
-        call = Call.objects.create(tenant=self.tenant, assistant=assistant, started_at=datetime.now(UTC),
-                                   recorded=recorded, live_transcriber=live)
+        call = Call.objects.create(
+            tenant=self.tenant,
+            assistant=assistant,
+            started_at=datetime.now(UTC),
+            recorded=recorded,
+            live_transcriber=live,
+        )
         t, position = 0.6, 0
         for say in says:
             length = round(self.next_length, 2)
             self.next_length += 0.1
-            Line.objects.create(call=call, position=position, speaker="caller", text=say.live, start_s=t,
-                                end_s=t + length)
+            Line.objects.create(
+                call=call, position=position, speaker="caller", text=say.live, start_s=t, end_s=t + length
+            )
             clip = length + 2 * margin
             for c in self.candidates:
                 self.server.script(c.model, clip, say.live if say.candidate is None else say.candidate)
             self.server.script(live.model, clip, say.live if say.replay is None else say.replay)
             t += length + 0.8
-            Line.objects.create(call=call, position=position + 1, speaker="assistant", text="Sure.", start_s=t,
-                                end_s=t + 0.5)
+            Line.objects.create(
+                call=call, position=position + 1, speaker="assistant", text="Sure.", start_s=t, end_s=t + 0.5
+            )
             t += 1.1
             position += 2
         if recorded:
@@ -135,8 +150,11 @@ def scripted_judge(body):
         return {"label": JUDGED.get(candidate, "same_meaning"), "reasoning": f"Judged {candidate!r}."}
     if tool == judge.PATTERNS_TOOL_NAME:
         ids = re.findall(r'<line id="([^"]+)">', text)
-        return {"patterns": [{"name": "drops digits", "description": "It loses what the caller said.",
-                              "line_ids": ids}]}
+        return {
+            "patterns": [
+                {"name": "drops digits", "description": "It loses what the caller said.", "line_ids": ids}
+            ]
+        }
     if tool == judge.VERDICT_TOOL_NAME:
         return {"verdict": "It would fix the names and break the numbers; not worth it yet."}
     raise AssertionError(tool)
@@ -147,17 +165,25 @@ def build_run_setup(org, world):
     cand = world.candidate("cand")
     bank = actions.do_create_bank(org, name="English", controls_per_flag=0)
     actions.do_add_candidate(bank, cand, confirmed=True)
-    call_a = world.call([
-        Say("Shivon table for for at 830", candidate="Siobhan, table for four at 830"),  # flagged: a fix
-        Say("yes that's right"),  # identical
-        Say("my number is 0 8 7 1 2", candidate="my number is 0 8 7"),  # judge: live right
-        Say("thank you by", candidate="thank you bye"),  # judge: candidate right
-    ])
-    call_b = world.call([
-        Say("I'd like to book for Friday", candidate="I'd like to book for friday."),  # same after normalizing
-        Say("under Fitzgerald", candidate="under fitz gerald", replay="under fits gerald"),  # judge: live right
-        Say("four people", candidate="for people"),  # judge: same meaning (the default)
-    ])
+    call_a = world.call(
+        [
+            Say("Shivon table for for at 830", candidate="Siobhan, table for four at 830"),  # flagged: a fix
+            Say("yes that's right"),  # identical
+            Say("my number is 0 8 7 1 2", candidate="my number is 0 8 7"),  # judge: live right
+            Say("thank you by", candidate="thank you bye"),  # judge: candidate right
+        ]
+    )
+    call_b = world.call(
+        [
+            Say(
+                "I'd like to book for Friday", candidate="I'd like to book for friday."
+            ),  # same after normalizing
+            Say(
+                "under Fitzgerald", candidate="under fitz gerald", replay="under fits gerald"
+            ),  # judge: live right
+            Say("four people", candidate="for people"),  # judge: same meaning (the default)
+        ]
+    )
     flagged = caller_lines(call_a)[0]
     actions.do_flag_line(flagged, "Siobhan, table for four at 830", bank=bank)
     tasks.drain()

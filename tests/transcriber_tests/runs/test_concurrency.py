@@ -22,7 +22,9 @@ def _start_together(bank, candidate, call_ids):
     def start(call_id):
         try:
             barrier.wait(timeout=10)
-            results.append(("started", run_actions.do_start_run(bank, [call_id], candidate=candidate, confirmed=True).pk))
+            results.append(
+                ("started", run_actions.do_start_run(bank, [call_id], candidate=candidate, confirmed=True).pk)
+            )
         except RunInProgress as exc:
             results.append(("refused", exc))
         except Exception as exc:  # reported by the assertion below, with its message
@@ -41,8 +43,10 @@ def _start_together(bank, candidate, call_ids):
 @pytest.mark.django_db(transaction=True)
 def test_it_lets_exactly_one_of_two_concurrent_starts_through(org, world, no_judge):
     if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL (CI runs it): SQLite serializes writers, so two starts cannot race; "
-                    "run with DATABASE_URL=postgres://... to check the constraint under concurrency")
+        pytest.skip(
+            "needs PostgreSQL (CI runs it): SQLite serializes writers, so two starts cannot race; "
+            "run with DATABASE_URL=postgres://... to check the constraint under concurrency"
+        )
     from transcriber_tests import actions
 
     cand = world.candidate("cand")

@@ -23,12 +23,15 @@ from .support import Say, caller_lines, scripted_judge
 
 pytestmark = pytest.mark.django_db
 
+
 def start(bank, calls, **kwargs):
     """Start a confirmed run over calls (objects or ids)."""
     return run_actions.do_start_run(bank, [getattr(c, "pk", c) for c in calls], confirmed=True, **kwargs)
 
 
-def test_it_runs_whole_calls_with_labels_patterns_verdict_review_sample_and_calibration(run_setup, llm_server, world):
+def test_it_runs_whole_calls_with_labels_patterns_verdict_review_sample_and_calibration(
+    run_setup, llm_server, world
+):
     bank, cand, call_a, call_b = run_setup
     llm_server.responder = scripted_judge
     requests_before = world.server.requests.count("cand")
@@ -54,7 +57,9 @@ def test_it_runs_whole_calls_with_labels_patterns_verdict_review_sample_and_cali
     summary = run_queries.run_summary(run)
     assert (summary.fixes, summary.breaks, summary.same_meaning, summary.both_wrong) == (2, 2, 1, 0)
     assert summary.identical == 2 and summary.unlabelled == 0
-    assert summary.transcriptions == summary.transcriptions_finished == 14  # 7 candidate, 7 calibration replays
+    assert (
+        summary.transcriptions == summary.transcriptions_finished == 14
+    )  # 7 candidate, 7 calibration replays
 
     pattern = RunPattern.objects.get(run=run)
     assert (pattern.name, pattern.count) == ("drops digits", 2)
@@ -102,8 +107,12 @@ def test_it_counts_a_flagged_line_where_neither_matches_as_both_wrong(org, world
     run = start(bank, [call])
     run_tasks.drain_run(run.pk, max_seconds=30)
     line = run.lines.get()
-    assert (line.differs, line.label, line.candidate_match, line.live_match) == (False, RunLine.BOTH_WRONG, False,
-                                                                                  False)
+    assert (line.differs, line.label, line.candidate_match, line.live_match) == (
+        False,
+        RunLine.BOTH_WRONG,
+        False,
+        False,
+    )
 
 
 def test_it_shows_the_estimate_before_starting(run_setup, llm_server):
@@ -127,8 +136,10 @@ def test_it_allows_one_run_per_organization_and_names_the_one_in_progress(run_se
     first = start(bank, [call_a])
     with pytest.raises(RunInProgress) as refused:
         start(bank, [call_b])
-    assert f"Run {first.pk}" in refused.value.message and refused.value.detail == {"run": first.pk,
-                                                                                   "status": "queued"}
+    assert f"Run {first.pk}" in refused.value.message and refused.value.detail == {
+        "run": first.pk,
+        "status": "queued",
+    }
     run_actions.do_cancel_run(first)
     second = start(bank, [call_b])
     assert second.status == Run.QUEUED
@@ -223,7 +234,12 @@ def test_it_finishes_without_duplicate_rows_after_a_worker_stops_mid_run(run_set
     assert RunPattern.objects.filter(run=run).count() == 1
     assert run_queries.run_summary(run).unlabelled == 0
     assert Transcription.objects.filter(transcriber=cand).count() == 7
-    assert not Transcription.objects.values("line", "transcriber").annotate(n=Count("id")).filter(n__gt=1).exists()
+    assert (
+        not Transcription.objects.values("line", "transcriber")
+        .annotate(n=Count("id"))
+        .filter(n__gt=1)
+        .exists()
+    )
     labels = [b for b in llm_server.bodies if b["tool_choice"]["name"] == judge.LABEL_TOOL_NAME]
     assert len(labels) == 4  # 2 before the stop, 2 after: no line labelled twice
 
@@ -256,7 +272,9 @@ def test_it_compares_as_soon_as_the_runs_last_transcription_finishes(run_setup, 
     bank, cand, call_a, call_b = run_setup
     run = start(bank, [call_a])
     pipeline.advance(run.pk)
-    pending = list(Transcription.objects.filter(status__in=jobs.ACTIVE).order_by("id").values_list("pk", flat=True))
+    pending = list(
+        Transcription.objects.filter(status__in=jobs.ACTIVE).order_by("id").values_list("pk", flat=True)
+    )
     assert len(pending) > 1
     jobs.pump(run.organization_id)
     first = Transcription.objects.filter(status=Transcription.RUNNING).order_by("id").first()
@@ -276,12 +294,18 @@ def test_it_labels_in_batches_that_hand_on_to_the_next_task(run_setup, llm_serve
     assert pipeline.judge_step(run.pk, budget_s=0) == "continues"
     run.refresh_from_db()
     assert run.status == Run.JUDGING and run.judge_claimed_at is None
-    assert run_queries.run_summary(run).fixes + run_queries.run_summary(run).breaks + run_queries.run_summary(run).same_meaning >= 1
+    assert (
+        run_queries.run_summary(run).fixes
+        + run_queries.run_summary(run).breaks
+        + run_queries.run_summary(run).same_meaning
+        >= 1
+    )
     assert pipeline.advance(run.pk) == "done"
 
 
-def test_it_replays_a_sample_of_lines_and_warns_when_the_audio_path_agreement_is_low(org, world, no_judge,
-                                                                                       settings, admin_client):
+def test_it_replays_a_sample_of_lines_and_warns_when_the_audio_path_agreement_is_low(
+    org, world, no_judge, settings, admin_client
+):
     settings.ONCORE = {**settings.ONCORE, "RUN_CALIBRATION_LINES": 4}
     cand = world.candidate("cand")
     bank = actions.do_create_bank(org, name="B", controls_per_flag=0)

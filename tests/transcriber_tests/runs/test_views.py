@@ -41,29 +41,37 @@ def test_it_starts_a_run_from_a_call_after_showing_the_estimate(admin_client, ru
     assert f'value="{call_a.pk}" id="call-{call_a.pk}" checked' in page.content.decode()
     assert "The bank's leader is Run cand." in page.content.decode()
 
-    estimate = admin_client.post(reverse("runs:new", args=[bank.pk]),
-                                 {"calls": [call_a.pk], "more_calls": f"{call_b.pk}"})
+    estimate = admin_client.post(
+        reverse("runs:new", args=[bank.pk]), {"calls": [call_a.pk], "more_calls": f"{call_b.pk}"}
+    )
     body = estimate.content.decode()
     assert estimate.status_code == 200 and "Confirm and start" in body
     assert "judge not configured: no tokens" in body and "Caller lines</dt><dd>7" in body
     assert not Run.objects.exists()
 
-    started = admin_client.post(reverse("runs:new", args=[bank.pk]),
-                                {"more_calls": f"{call_a.pk},{call_b.pk}", "confirmed": "on"})
+    started = admin_client.post(
+        reverse("runs:new", args=[bank.pk]), {"more_calls": f"{call_a.pk},{call_b.pk}", "confirmed": "on"}
+    )
     run = Run.objects.get()
     assert started.status_code == 302 and started["Location"] == reverse("runs:detail", args=[run.pk])
     assert [c.pk for c in run.calls.order_by("run_calls__position")] == [call_a.pk, call_b.pk]
     assert run.created_by.username == "ada"
 
-    again = admin_client.post(reverse("runs:new", args=[bank.pk]), {"more_calls": f"{call_a.pk}", "confirmed": "on"})
+    again = admin_client.post(
+        reverse("runs:new", args=[bank.pk]), {"more_calls": f"{call_a.pk}", "confirmed": "on"}
+    )
     assert again.status_code == 422
-    assert f"Run {run.pk}" in again.content.decode() and reverse("runs:detail", args=[run.pk]) in again.content.decode()
+    assert (
+        f"Run {run.pk}" in again.content.decode()
+        and reverse("runs:detail", args=[run.pk]) in again.content.decode()
+    )
 
 
 def test_it_refuses_more_than_ten_calls_on_the_form(admin_client, run_setup, no_judge):
     bank, *_ = run_setup
-    response = admin_client.post(reverse("runs:new", args=[bank.pk]),
-                                 {"more_calls": ",".join(str(i) for i in range(1, 12))})
+    response = admin_client.post(
+        reverse("runs:new", args=[bank.pk]), {"more_calls": ",".join(str(i) for i in range(1, 12))}
+    )
     assert response.status_code == 422 and "at most 10 calls" in response.content.decode()
 
 
@@ -79,7 +87,9 @@ def test_it_shows_a_finished_run_with_counts_patterns_verdict_calibration_and_re
     assert reverse("tt:line_audio", args=[done_run.lines.first().line_id]) in body
     assert "hx-trigger" not in body  # nothing left to poll
 
-    breaks = admin_client.get(reverse("runs:detail", args=[done_run.pk]), {"label": "live_right"}).content.decode()
+    breaks = admin_client.get(
+        reverse("runs:detail", args=[done_run.pk]), {"label": "live_right"}
+    ).content.decode()
     assert "my number is 0 8 7 1 2" in breaks and "thank you by" not in breaks
 
 
@@ -88,7 +98,7 @@ def test_it_polls_progress_until_the_run_is_done(admin_client, run_setup, no_jud
     run = run_actions.do_start_run(bank, [call_a.pk], confirmed=True)
     pipeline.advance(run.pk)
     page = admin_client.get(reverse("runs:detail", args=[run.pk])).content.decode()
-    assert "hx-trigger=\"every 2s\"" in page and "Transcribing: 1 of" in page
+    assert 'hx-trigger="every 2s"' in page and "Transcribing: 1 of" in page
     url = reverse("runs:detail", args=[run.pk]) + "?fragment=progress"
     assert admin_client.get(url, HTTP_HX_REQUEST="true").status_code == 200
     run_tasks.drain_run(run.pk, max_seconds=60)
@@ -111,15 +121,24 @@ def test_it_records_reviews_and_shows_judge_human_agreement(admin_client, done_r
     assert all(f'id="rl-{rl.pk}"' in page for rl in sample)
     assert reverse("tt:line_audio", args=[sample[0].line_id]) in page
 
-    row = admin_client.post(reverse("runs:review_line", args=[done_run.pk, sample[0].pk]), {"agrees": "yes"},
-                            HTTP_HX_REQUEST="true")
+    row = admin_client.post(
+        reverse("runs:review_line", args=[done_run.pk, sample[0].pk]),
+        {"agrees": "yes"},
+        HTTP_HX_REQUEST="true",
+    )
     assert row.status_code == 200 and "✓ agree" in row.content.decode()
     plain = admin_client.post(reverse("runs:review_line", args=[done_run.pk, sample[1].pk]), {"agrees": "no"})
     assert plain.status_code == 302
     summary = run_queries.run_summary(done_run)
-    assert (summary.reviewed, summary.review_agrees, pct_number(summary.judge_human_agreement)) == (2, 1, 50.0)
-    assert "judge–human agreement <strong>50.0%</strong>" in admin_client.get(
-        reverse("runs:detail", args=[done_run.pk])).content.decode()
+    assert (summary.reviewed, summary.review_agrees, pct_number(summary.judge_human_agreement)) == (
+        2,
+        1,
+        50.0,
+    )
+    assert (
+        "judge–human agreement <strong>50.0%</strong>"
+        in admin_client.get(reverse("runs:detail", args=[done_run.pk])).content.decode()
+    )
 
     outside = done_run.lines.filter(in_review=False).first()
     admin_client.post(reverse("runs:review_line", args=[done_run.pk, outside.pk]), {"agrees": "yes"})
@@ -150,11 +169,15 @@ def test_it_lists_runs_per_bank_and_keeps_a_run_reachable_after_its_bank_is_dele
     assert admin_client.get(url).status_code == 404
     assert not Run.objects.filter(bank__isnull=False).exists()
     page = admin_client.get(reverse("runs:detail", args=[done_run.pk]))
-    assert page.status_code == 200 and "English <span class=\"badge muted\">deleted</span>" in page.content.decode()
+    assert (
+        page.status_code == 200
+        and 'English <span class="badge muted">deleted</span>' in page.content.decode()
+    )
 
 
-def test_it_keeps_the_runs_list_and_run_page_to_a_fixed_number_of_queries(admin_client, done_run, run_setup,
-                                                                           django_assert_max_num_queries):
+def test_it_keeps_the_runs_list_and_run_page_to_a_fixed_number_of_queries(
+    admin_client, done_run, run_setup, django_assert_max_num_queries
+):
     bank, cand, call_a, call_b = run_setup
     second = run_actions.do_start_run(bank, [call_b.pk], confirmed=True)
     run_tasks.drain_run(second.pk, max_seconds=60)
@@ -192,7 +215,12 @@ def test_it_hides_runs_of_other_organizations(other_client, done_run):
 def test_it_refuses_the_wrong_method(admin_client, done_run):
     assert admin_client.get(reverse("runs:cancel", args=[done_run.pk])).status_code == 405
     assert admin_client.get(reverse("runs:retry_judge", args=[done_run.pk])).status_code == 405
-    assert admin_client.get(reverse("runs:review_line", args=[done_run.pk, done_run.lines.first().pk])).status_code == 405
+    assert (
+        admin_client.get(
+            reverse("runs:review_line", args=[done_run.pk, done_run.lines.first().pk])
+        ).status_code
+        == 405
+    )
     assert admin_client.post(reverse("runs:detail", args=[done_run.pk])).status_code == 405
     assert admin_client.post(reverse("runs:bank_runs", args=[done_run.bank_id])).status_code == 405
     assert admin_client.put(reverse("runs:new", args=[done_run.bank_id])).status_code == 405

@@ -3,7 +3,6 @@
 The demo calls are espeak-ng speech whose live transcripts are what Whisper tiny.en really heard, so the run's
 calibration replays tiny.en over the recording and compares with those texts."""
 
-
 import importlib.util
 import json
 import os
@@ -50,12 +49,22 @@ def demo(org):
 
     Transcriber.objects.update_or_create(
         slug="whisper-tiny-en",
-        defaults={"provider": "faster_whisper", "model": "tiny.en", "display_name": "Whisper tiny.en (local)",
-                  "price_per_minute": 0, "options": {"transcribe_kwargs": DECODE}},
+        defaults={
+            "provider": "faster_whisper",
+            "model": "tiny.en",
+            "display_name": "Whisper tiny.en (local)",
+            "price_per_minute": 0,
+            "options": {"transcribe_kwargs": DECODE},
+        },
     )
-    greedy = Transcriber.objects.create(slug="whisper-tiny-en-greedy", provider="faster_whisper", model="tiny.en",
-                                        display_name="Whisper tiny.en greedy", price_per_minute=0,
-                                        options={"beam_size": 1, "transcribe_kwargs": DECODE})
+    greedy = Transcriber.objects.create(
+        slug="whisper-tiny-en-greedy",
+        provider="faster_whisper",
+        model="tiny.en",
+        display_name="Whisper tiny.en greedy",
+        price_per_minute=0,
+        options={"beam_size": 1, "transcribe_kwargs": DECODE},
+    )
     import_calls(DEMO_FILE, org)
     said = {}
     for spec in json.loads(DEMO_FILE.read_text())["calls"]:
@@ -74,7 +83,8 @@ def test_it_runs_a_demo_call_through_whisper_tiny_en_with_the_judge(demo, llm_se
     # Every differing line is a break for this judge, so the patterns and the verdict have something to say.
     llm_server.responder = lambda body: (
         {"label": "live_right", "reasoning": "The candidate lost a word."}
-        if body["tool_choice"]["name"] == "record_label" else judge_responder(body)
+        if body["tool_choice"]["name"] == "record_label"
+        else judge_responder(body)
     )
 
     run = run_actions.do_start_run(bank, [call.pk], confirmed=True)
@@ -85,9 +95,11 @@ def test_it_runs_a_demo_call_through_whisper_tiny_en_with_the_judge(demo, llm_se
     assert s.lines == len(caller) and s.compared == len(caller) and s.candidate_failed == 0
     assert s.calibration_sampled == len(caller)  # fewer lines than the default sample of 20
     assert s.calibration_compared == len(caller)
-    print(f"\n{CALL}: audio path agreement {s.calibration_matched}/{s.calibration_compared} "
-          f"({percent(s.audio_path_agreement)}), {s.differing} of {s.lines} lines differ, flag label "
-          f"{run.lines.get(line=caller[0]).label}")
+    print(
+        f"\n{CALL}: audio path agreement {s.calibration_matched}/{s.calibration_compared} "
+        f"({percent(s.audio_path_agreement)}), {s.differing} of {s.lines} lines differ, flag label "
+        f"{run.lines.get(line=caller[0]).label}"
+    )
     assert s.audio_path_agreement is not None
     flagged = run.lines.get(line=caller[0])
     assert flagged.label_source == RunLine.BY_FLAG and flagged.label

@@ -6,8 +6,10 @@ from transcriber_tests.models import Bank
 
 
 class Command(BaseCommand):
-    help = ("Ask the judge to pick among matching versions on every flag and control line of a bank where two or "
-            "more candidates matched but wrote the line differently. Items already picked cost nothing.")
+    help = (
+        "Ask the judge to pick among matching versions on every flag and control line of a bank where two or "
+        "more candidates matched but wrote the line differently. Items already picked cost nothing."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("bank", type=int, nargs="+", help="Bank id(s).")
@@ -20,5 +22,7 @@ class Command(BaseCommand):
             if found is None:
                 raise CommandError(f"No bank {bank_id}.")
             result = picks.fill_picks(found)
-            self.stdout.write(f"{found.name}: {result.items} items, {result.picked} picked, "
-                              f"{result.failed} where the judge failed.")
+            self.stdout.write(
+                f"{found.name}: {result.items} items, {result.picked} picked, "
+                f"{result.failed} where the judge failed."
+            )

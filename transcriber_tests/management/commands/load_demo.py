@@ -13,7 +13,10 @@ from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, scoring
 
 DEMO_FILE = Path(settings.BASE_DIR) / "fixtures" / "demo" / "calls.json"
-LOGINS = [("demo-admin", "demo-admin-pass", Membership.ADMIN), ("demo-member", "demo-member-pass", Membership.MEMBER)]
+LOGINS = [
+    ("demo-admin", "demo-admin-pass", Membership.ADMIN),
+    ("demo-member", "demo-member-pass", Membership.MEMBER),
+]
 CANDIDATES = ["whisper-base", "whisper-tiny-en", "pocketsphinx-en-us"]
 
 
@@ -21,7 +24,9 @@ class Command(BaseCommand):
     help = "Load the demo organization, its logins, a bank with three candidates, the demo calls and a few flags."
 
     def add_arguments(self, parser):
-        parser.add_argument("--flags", type=int, default=3, help="Caller lines to flag where the live text was wrong.")
+        parser.add_argument(
+            "--flags", type=int, default=3, help="Caller lines to flag where the live text was wrong."
+        )
 
     def handle(self, flags, **options):
         if Organization.objects.filter(slug="demo").exists():
@@ -55,7 +60,9 @@ class Command(BaseCommand):
             for position, ln in enumerate(spec["lines"]):
                 said[(spec["external_id"], position)] = ln.get("said")
         made = 0
-        lines = Line.objects.filter(call__tenant__organization=org, speaker=Line.CALLER).select_related("call")
+        lines = Line.objects.filter(call__tenant__organization=org, speaker=Line.CALLER).select_related(
+            "call"
+        )
         for line in lines.order_by("call__started_at", "position"):
             truth = said.get((line.call.external_id, line.position))
             if made >= limit or not truth or scoring.score_line(truth, line.text).match:

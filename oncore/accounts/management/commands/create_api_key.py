@@ -28,4 +28,6 @@ class Command(BaseCommand):
         self.stderr.write(f"Created {scope} key {key.prefix}… for {organization.name}. It is shown once:")
         self.stdout.write(raw)
         if tenant_obj:
-            self.stderr.write("Note: the transcriber testing API refuses tenant keys; it needs an organization key.")
+            self.stderr.write(
+                "Note: the transcriber testing API refuses tenant keys; it needs an organization key."
+            )
