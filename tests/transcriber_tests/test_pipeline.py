@@ -11,16 +11,6 @@ from transcriber_tests.models import Bank, ControlLine, Flag, Score, Transcripti
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def bank(org, make_transcriber):
-    bank = actions.do_create_bank(org, name="English")
-    actions.do_add_candidate(
-        bank, make_transcriber("good", "Siobhan, table for four at eight thirty"), confirmed=True
-    )
-    actions.do_add_candidate(bank, make_transcriber("bad", "Shivon table for four at 830"), confirmed=True)
-    return bank
-
-
 def caller_lines(call):
     return list(call.lines.filter(speaker="caller").order_by("position"))
 

@@ -15,20 +15,13 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def bank(org, make_transcriber):
+    """The shared bank, but its second candidate writes a formula (CSV exports must neutralize it)."""
     bank = actions.do_create_bank(org, name="English", language_label="English")
     actions.do_add_candidate(
         bank, make_transcriber("good", "Siobhan, table for four at eight thirty"), confirmed=True
     )
     actions.do_add_candidate(bank, make_transcriber("bad", "=Shivon table for four at 830"), confirmed=True)
     return bank
-
-
-@pytest.fixture
-def flag(bank, recorded_call):
-    line = recorded_call.lines.get(position=0)
-    flag = actions.do_flag_line(line, "Siobhan, table for four at eight thirty", bank=bank, tags=["name"])
-    tasks.drain()
-    return flag
 
 
 def page_urls(flag, bank, call):
