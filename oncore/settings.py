@@ -133,6 +133,20 @@ Q_CLUSTER = {
     "sync": env_bool("Q_SYNC", False),
     "label": "Queue",
 }
+# Several hosts: REDIS_URL moves the cache (results, login throttle) and the queue broker to Redis, so every web
+# and worker host sees the same. Without it: a local memory cache and the ORM broker (one machine, no services).
+REDIS_URL = env_str("REDIS_URL", "")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "oncore"),
+        }
+    }
+    del Q_CLUSTER["orm"]
+    Q_CLUSTER["redis"] = REDIS_URL
+
 if Q_CLUSTER["timeout"] >= Q_CLUSTER["retry"]:
     from django.core.exceptions import ImproperlyConfigured
 

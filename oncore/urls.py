@@ -6,6 +6,7 @@ from oncore import api
 from oncore.accounts import key_views
 from oncore.accounts import views as account_views
 from oncore.accounts.login import RateLimitedLoginView
+from transcriber_tests import health
 from transcriber_tests.api import mount as mount_transcriber_tests_api
 
 # The product's API routers join the one API instance before its URLs are built.
@@ -19,6 +20,7 @@ urlpatterns = [
     path("settings/api-keys/", key_views.api_keys, name="api_keys"),
     path("settings/api-keys/<int:pk>/revoke/", key_views.revoke_api_key, name="api_key_revoke"),
     path("api/errors/", api.errors_page, name="api_errors"),
+    path("healthz", health.healthz, name="healthz"),
     path("api/v1/", api.urls()),
     path("benchmark/", include("benchmark.urls")),
     path("", include("transcriber_tests.urls")),

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 # Public pages, and pages that are global by design (the benchmark datasets belong to no organization: any
 # organization's admin may read them; members and anonymous users are still refused).
-PUBLIC = {"login", "logout", "switch_org", "api_errors", "tt:home"}  # home only redirects to the calls page
+PUBLIC = {"login", "logout", "switch_org", "api_errors", "healthz", "tt:home"}  # home only redirects to the calls page
 GLOBAL_ADMIN = {
     "bench:runs",
     "bench:run_start",
