@@ -32,6 +32,19 @@ class Transcriber(models.Model):
     price_per_minute = models.DecimalField(
         max_digits=10, decimal_places=5, default=Decimal("0"), help_text="List price per audio minute, USD."
     )
+    price_source = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="Where the price comes from: the vendor page or quote it was read from.",
+    )
+    price_date = models.DateField(
+        null=True, blank=True, help_text="When the price was read at its source, so its age shows."
+    )
+    deprecation_date = models.DateField(
+        null=True,
+        blank=True,
+        help_text="The vendor's announced shutdown date for this model; shown wherever the transcriber is offered.",
+    )
     api_key_env = models.CharField(
         max_length=100, blank=True, help_text="Name of the environment variable that holds the key."
     )

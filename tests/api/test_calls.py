@@ -9,6 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from oncore import audio
 from oncore.calls.models import Call
+from oncore.transcribers.models import Transcriber
 from tests.fixtures import assert_error, make_call
 from transcriber_tests import actions
 
@@ -219,3 +220,13 @@ def test_it_refuses_an_import_that_breaks_the_format_or_misses_a_recording(api, 
     )
     assert Call.objects.count() == 0
     assert_error(api.upload("/calls/import", {}), 422, "validation_error")
+
+
+def test_it_shows_a_transcribers_price_source_and_date_and_its_shutdown_date(api):
+    whisper = Transcriber.objects.get(slug="openai-whisper-1")
+    body = api.get(f"/transcribers/{whisper.pk}").json()
+    assert body["deprecation_date"] == "2027-02-26" and body["enabled"] is True
+    assert body["price_per_minute"] == "0.00600" and "April 2026" in body["price_source"]
+    assert body["price_date"] == "2026-04-01"
+    current = api.get("/transcribers", {"provider": "openai", "enabled": "true"}).json()["items"]
+    assert {t["model"]: t["deprecation_date"] for t in current}["gpt-transcribe"] is None

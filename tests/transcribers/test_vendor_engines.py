@@ -77,6 +77,39 @@ def test_it_sends_the_deepgram_model_smart_format_and_language_as_query_paramete
     assert result.raw["results"]["channels"][0]["alternatives"][0]["transcript"] == result.text
 
 
+def test_it_encodes_deepgram_params_as_the_sdk_does_and_sends_the_audio_as_octet_stream(monkeypatch):
+    params = {"punctuate": True, "numerals": False, "keyterm": ["Siobhan", "O'Brien"], "tag": None}
+    with FakeDeepgram() as fake:
+        monkeypatch.setenv(fake.key_env, fake.key)
+        get_engine(catalogue_entry(fake, params=params)).transcribe(clip())
+    (request,) = fake.requests
+    assert request.query_pairs == [
+        ("model", "nova-3"),
+        ("smart_format", "true"),
+        ("punctuate", "true"),
+        ("numerals", "false"),
+        ("keyterm", "Siobhan"),
+        ("keyterm", "O'Brien"),
+    ]
+    assert request.headers["content-type"] == "application/octet-stream"
+
+
+def test_it_lets_deepgram_params_turn_smart_format_off(monkeypatch):
+    with FakeDeepgram() as fake:
+        monkeypatch.setenv(fake.key_env, fake.key)
+        get_engine(catalogue_entry(fake, params={"smart_format": False})).transcribe(clip())
+    assert fake.requests[0].query["smart_format"] == "false"
+
+
+@pytest.mark.parametrize("suffix", ["", "/v1", "/v1/"])
+def test_it_takes_an_openai_base_url_with_or_without_v1(monkeypatch, suffix):
+    with FakeOpenAI() as fake:
+        monkeypatch.setenv(fake.key_env, fake.key)
+        result = get_engine(catalogue_entry(fake, base_url=fake.base_url + suffix)).transcribe(clip())
+    assert [r.path for r in fake.requests] == ["/v1/audio/transcriptions"]
+    assert result.text.startswith("I'd like")
+
+
 def test_it_sends_openai_a_multipart_file_with_model_and_a_two_letter_language(monkeypatch):
     with FakeOpenAI() as fake:
         monkeypatch.setenv(fake.key_env, fake.key)
@@ -92,7 +125,7 @@ def test_it_sends_elevenlabs_the_model_id_language_code_and_no_audio_event_tags(
         monkeypatch.setenv(fake.key_env, fake.key)
         get_engine(catalogue_entry(fake)).transcribe(clip(), language="es")
     (request,) = fake.requests
-    assert request.form == {"model_id": "scribe_v1", "language_code": "es", "tag_audio_events": "false"}
+    assert request.form == {"model_id": "scribe_v2", "language_code": "es", "tag_audio_events": "false"}
     assert request.headers["xi-api-key"] == TEST_KEY
     assert "authorization" not in request.headers
 
@@ -108,6 +141,41 @@ def test_it_uploads_submits_and_polls_assemblyai_until_the_transcript_is_complet
     assert submit["audio_url"] in fake.uploads
     assert all(r.headers["authorization"] == TEST_KEY for r in fake.requests)
     assert result.raw["status"] == "completed" and result.text.startswith("I'd like")
+
+
+def test_it_counts_a_completed_assemblyai_job_without_text_as_no_text(monkeypatch):
+    with FakeAssemblyAI() as fake:
+        monkeypatch.setenv(fake.key_env, fake.key)
+        fake.scenario = "null_text"
+        result = get_engine(catalogue_entry(fake, **FAST)).transcribe(clip())
+    assert result.text == "" and result.raw["status"] == "completed" and result.raw["text"] is None
+
+
+@pytest.mark.parametrize(
+    "language, code",
+    [
+        ("en-GB", "en_uk"),
+        ("en_gb", "en_uk"),
+        ("en-US", "en_us"),
+        ("en-AU", "en_au"),
+        ("fr-CA", "fr"),
+        ("es", "es"),
+    ],
+)
+def test_it_sends_assemblyai_language_codes_from_the_sdks_list(monkeypatch, language, code):
+    with FakeAssemblyAI() as fake:
+        monkeypatch.setenv(fake.key_env, fake.key)
+        get_engine(catalogue_entry(fake, **FAST)).transcribe(clip(), language=language)
+    assert fake.requests[1].json["language_code"] == code
+
+
+def test_it_polls_assemblyai_every_3_s_then_backs_off_up_to_its_limit(monkeypatch):
+    waits = []
+    monkeypatch.setattr("oncore.transcribers.engines.assemblyai.time.sleep", waits.append)
+    with FakeAssemblyAI(processing_polls=6) as fake:
+        monkeypatch.setenv(fake.key_env, fake.key)
+        get_engine(catalogue_entry(fake, poll_max_interval_s=8)).transcribe(clip())
+    assert waits == [3.0, 4.5, 6.75, 8.0, 8.0, 8.0, 8.0]
 
 
 def test_it_sends_a_generic_endpoint_raw_audio_with_a_bearer_key(monkeypatch):
@@ -177,6 +245,19 @@ def test_it_retries_a_rate_limit_after_the_vendors_retry_after(server):
     error = error_of(server)
     assert error.retryable is True and error.retry_after == 7.0
     assert "rate limiting" in str(error) and "retry after 7 s" in str(error)
+
+
+def test_it_prefers_retry_after_ms_to_retry_after(server):
+    server.scenario = "429"
+    server.retry_after_ms = "250"
+    assert error_of(server).retry_after == 0.25
+
+
+@pytest.mark.parametrize("status", ["408", "409"])
+def test_it_retries_what_the_vendor_sdks_retry(server, status):
+    server.scenario = status
+    error = error_of(server)
+    assert error.retryable is True and f"({status})" in str(error)
 
 
 def test_it_reads_a_retry_after_given_as_an_http_date(server):

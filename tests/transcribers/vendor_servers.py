@@ -14,14 +14,21 @@ Use from any test:
         server.requests                          # every request received, parsed (Recorded)
 
 Scenarios (set `server.scenario`, applies to every request the server gets):
-    ok, 400, 401, 403, 429 (Retry-After: server.retry_after), 500, 503, slow (sleeps server.slow_s, then ok),
+    ok, 400, 401, 403, 408, 409, 429 (Retry-After: server.retry_after, and retry-after-ms:
+    server.retry_after_ms when set), 500, 503, slow (sleeps server.slow_s, then ok),
     malformed (200 with a body that is not JSON), no_transcript (200 JSON without the transcript field),
     echo_key (ok, but the response carries the key, as a careless vendor might).
 ElevenLabs also has: 422 (a FastAPI-style validation error, its documented 422 shape).
-AssemblyAI also has: job_error (the job ends with status "error"), never_done (the job stays "processing").
+AssemblyAI also has: job_error (the job ends with status "error"), never_done (the job stays "processing"),
+null_text (the job completes with "text": null, as it does on audio without speech).
 Every 401 message echoes the key it was given, so tests can check that engines never repeat it.
+
+The fakes accept every request the official Python SDKs send (tests/transcribers/captured/ holds requests
+captured from them by scripts/capture_vendor_requests.py, and test_captured_requests.py replays them), and
+their success bodies validate against the SDKs' response types (checked by the same script).
 """
 
+import hashlib
 import json
 import threading
 import time
@@ -31,7 +38,7 @@ from decimal import Decimal
 from email import policy
 from email.parser import BytesParser
 from types import SimpleNamespace
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, parse_qsl, urlsplit
 
 from tests.json_server import LocalHttpServer
 
@@ -41,6 +48,8 @@ SCENARIOS = (
     "400",
     "401",
     "403",
+    "408",
+    "409",
     "429",
     "500",
     "503",
@@ -51,6 +60,7 @@ SCENARIOS = (
     "422",
     "job_error",
     "never_done",
+    "null_text",
 )
 
 
@@ -59,6 +69,7 @@ class Recorded:
     method: str
     path: str
     query: dict  # name -> first value
+    query_pairs: list  # every (name, value) in order, repeated names included
     headers: dict  # lowercased name -> value
     body: bytes
     form: dict = field(default_factory=dict)  # multipart text fields
@@ -113,6 +124,7 @@ class FakeVendor(LocalHttpServer):
         self.transcript = transcript
         self.scenario = "ok"
         self.retry_after = "7"
+        self.retry_after_ms = None  # a retry-after-ms header on 429s, as OpenAI-style APIs send
         self.slow_s = 2.0
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
@@ -124,6 +136,7 @@ class FakeVendor(LocalHttpServer):
             method=method,
             path=split.path,
             query={k: v[0] for k, v in parse_qs(split.query, keep_blank_values=True).items()},
+            query_pairs=parse_qsl(split.query, keep_blank_values=True),
             headers=headers,
             body=body,
         )
@@ -154,9 +167,13 @@ class FakeVendor(LocalHttpServer):
             return self.error_reply(403, "This key is not allowed to use this model.")
         if scenario == "400":
             return self.error_reply(400, "Audio file is corrupt or in an unsupported format.")
+        if scenario in ("408", "409"):
+            return self.error_reply(int(scenario), "The request timed out or conflicted; try again.")
         if scenario == "429":
             reply = self.error_reply(429, "Too many requests: rate limit exceeded.")
             reply.headers["Retry-After"] = self.retry_after
+            if self.retry_after_ms is not None:
+                reply.headers["retry-after-ms"] = self.retry_after_ms
             return reply
         if scenario in ("500", "503"):
             return self.error_reply(int(scenario), "Internal server error, please try again.")
@@ -189,13 +206,47 @@ def _require(request: Recorded, method: str, path: str) -> str | None:
 
 
 class FakeDeepgram(FakeVendor):
-    """POST /v1/listen?model=..&smart_format=true, Authorization: Token KEY, Content-Type audio/wav."""
+    """POST /v1/listen?model=..&smart_format=true, Authorization: Token KEY, the audio as the body (the SDK sends
+    it as application/octet-stream; an audio/* type is accepted too). Booleans in the query are `true`/`false`
+    and lists are repeated keys, as the SDK encodes them; a Python repr (`True`, `['a', 'b']`) is refused."""
 
     vendor = "Deepgram"
     provider = "deepgram"
     model = "nova-3"
     key_env = "DEEPGRAM_API_KEY"
-    models = {"nova-3", "nova-2", "nova", "enhanced", "base"}
+    # The model ids deepgram-sdk lists (MediaTranscribeRequestModel).
+    models = {
+        "nova-3",
+        "nova-3-general",
+        "nova-3-medical",
+        "nova-2",
+        "nova-2-general",
+        "nova-2-meeting",
+        "nova-2-finance",
+        "nova-2-conversationalai",
+        "nova-2-voicemail",
+        "nova-2-video",
+        "nova-2-medical",
+        "nova-2-drivethru",
+        "nova-2-automotive",
+        "nova",
+        "nova-general",
+        "nova-phonecall",
+        "nova-medical",
+        "enhanced",
+        "enhanced-general",
+        "enhanced-meeting",
+        "enhanced-phonecall",
+        "enhanced-finance",
+        "base",
+        "meeting",
+        "phonecall",
+        "finance",
+        "conversationalai",
+        "voicemail",
+        "video",
+    }
+    booleans = {"smart_format", "punctuate", "numerals", "diarize", "filler_words", "profanity_filter"}
 
     def presented_key(self, request):
         auth = request.headers.get("authorization", "")
@@ -205,12 +256,16 @@ class FakeDeepgram(FakeVendor):
         wrong = _require(request, "POST", "/v1/listen")
         if wrong:
             return wrong
-        if request.headers.get("content-type") != "audio/wav":
-            return f"Content-Type {request.headers.get('content-type')!r} does not match the audio sent."
+        content_type = request.headers.get("content-type", "")
+        if content_type != "application/octet-stream" and not content_type.startswith("audio/"):
+            return f"Content-Type {content_type!r} does not match the audio sent."
         if request.query.get("model") not in self.models:
             return f"No such model: {request.query.get('model')!r}."
-        if request.query.get("smart_format") != "true":
-            return "This fake expects smart_format=true."
+        for name, value in request.query_pairs:
+            if name in self.booleans and value not in ("true", "false"):
+                return f"Invalid value for {name}: {value!r} (expected true or false)."
+            if value.startswith("[") and value.endswith("]"):
+                return f"Invalid value for {name}: {value!r} (send one {name} per value)."
         if not request.body.startswith(b"RIFF"):
             return "Bad Request: failed to process audio: corrupt or unsupported data."
         return None
@@ -219,12 +274,18 @@ class FakeDeepgram(FakeVendor):
         alternative = {"transcript": self.transcript, "confidence": 0.98, "words": []}
         if self.scenario == "no_transcript":
             alternative = {"confidence": 0.0, "words": []}
+        model_uuid = str(uuid.uuid4())
         metadata = {
+            "transaction_key": "deprecated",
             "request_id": str(uuid.uuid4()),
+            "sha256": hashlib.sha256(request.body).hexdigest(),
+            "created": "2026-11-30T12:00:00.000Z",
             "duration": 1.5,
             "channels": 1,
-            "models": [str(uuid.uuid4())],
-            "model_info": {},
+            "models": [model_uuid],
+            "model_info": {
+                model_uuid: {"name": request.query.get("model"), "version": "2026-01-01", "arch": "nova"}
+            },
         }
         if self.scenario == "echo_key":
             metadata["authorization"] = f"Token {self.key}"
@@ -254,9 +315,17 @@ class FakeOpenAI(FakeVendor):
 
     vendor = "OpenAI"
     provider = "openai"
-    model = "gpt-4o-transcribe"
+    model = "gpt-transcribe"
     key_env = "OPENAI_API_KEY"
-    models = {"whisper-1", "gpt-4o-transcribe", "gpt-4o-mini-transcribe"}
+    # The model ids the openai SDK lists (AudioModel).
+    models = {
+        "gpt-transcribe",
+        "whisper-1",
+        "gpt-4o-transcribe",
+        "gpt-4o-mini-transcribe",
+        "gpt-4o-mini-transcribe-2025-12-15",
+        "gpt-4o-transcribe-diarize",
+    }
 
     def presented_key(self, request):
         auth = request.headers.get("authorization", "")
@@ -305,13 +374,15 @@ class FakeOpenAI(FakeVendor):
 
 
 class FakeElevenLabs(FakeVendor):
-    """POST /v1/speech-to-text multipart (file, model_id, language_code), xi-api-key: KEY."""
+    """POST /v1/speech-to-text multipart (file, model_id, language_code), xi-api-key: KEY. The SDK also sends
+    "null" for its unset JSON fields (webhook_metadata, entity_detection, entity_redaction); they are accepted.
+    scribe_v1 was removed (July 2026) and is refused like any unknown model."""
 
     vendor = "ElevenLabs"
     provider = "elevenlabs"
-    model = "scribe_v1"
+    model = "scribe_v2"
     key_env = "ELEVENLABS_API_KEY"
-    models = {"scribe_v1", "scribe_v1_experimental", "scribe_v2"}
+    models = {"scribe_v2", "scribe_v2_medical", "scribe_v3"}
 
     def presented_key(self, request):
         return request.headers.get("xi-api-key", "")
@@ -373,7 +444,8 @@ class FakeAssemblyAI(FakeVendor):
     provider = "assemblyai"
     model = "universal-2"
     key_env = "ASSEMBLYAI_API_KEY"
-    models = {"universal-2", "universal-3-pro", "slam-1", "universal"}
+    # Async models: the SDK's SpeechModel values and the current ids its docs name (speech_models is a list).
+    models = {"universal-3-5-pro", "universal-3-pro", "universal-2", "universal", "best", "slam-1"}
 
     def __init__(self, *args, processing_polls: int = 1, **kwargs):
         super().__init__(*args, **kwargs)
@@ -440,7 +512,10 @@ class FakeAssemblyAI(FakeVendor):
                 "Transcoding failed. File does not appear to contain audio.",
             )
         else:
-            job["status"], job["text"] = "completed", self.transcript
+            job["status"], job["text"] = (
+                "completed",
+                None if self.scenario == "null_text" else self.transcript,
+            )
         data = self._public(job)
         if job["status"] == "completed" and self.scenario == "no_transcript":
             del data["text"]
@@ -453,6 +528,8 @@ class FakeAssemblyAI(FakeVendor):
         data = {k: v for k, v in job.items() if k != "polls"}
         data["speech_model_used"] = job["speech_models"][0]
         data["audio_duration"] = 2
+        data["language_model"] = "assemblyai_default"
+        data["acoustic_model"] = "assemblyai_default"
         return data
 
     def error_reply(self, status, message):

@@ -64,6 +64,7 @@ class TranscriberRef(Schema):
     id: int
     slug: str
     display_name: str
+    deprecation_date: date | None = Field(description="The model's announced shutdown date, if any.")
 
 
 class TranscriberOut(Schema):
@@ -73,6 +74,13 @@ class TranscriberOut(Schema):
     model: str
     display_name: str
     price_per_minute: str = Field(description="List price per audio minute, USD, as a decimal string.")
+    price_source: str = Field(
+        description="Where the price comes from (a vendor page or quote); empty if unknown."
+    )
+    price_date: date | None = Field(description="When the price was read at its source, so its age shows.")
+    deprecation_date: date | None = Field(
+        description="The vendor's announced shutdown date for the model; null while none is announced."
+    )
     enabled: bool
 
 
@@ -81,7 +89,14 @@ def tenant_ref(t) -> dict:
 
 
 def transcriber_ref(t) -> dict | None:
-    return None if t is None else {"id": t.pk, "slug": t.slug, "display_name": t.display_name}
+    if t is None:
+        return None
+    return {
+        "id": t.pk,
+        "slug": t.slug,
+        "display_name": t.display_name,
+        "deprecation_date": t.deprecation_date,
+    }
 
 
 def transcriber_out(t) -> dict:
@@ -92,6 +107,9 @@ def transcriber_out(t) -> dict:
         "model": t.model,
         "display_name": t.display_name,
         "price_per_minute": str(t.price_per_minute),
+        "price_source": t.price_source,
+        "price_date": t.price_date,
+        "deprecation_date": t.deprecation_date,
         "enabled": t.enabled,
     }
 

@@ -9,10 +9,15 @@ Documented shape implemented (assemblyai.com/docs API reference and openapi spec
     GET  {base}/v2/transcript/{id}   authorization: KEY
         -> {"id", "status": "queued" | "processing" | "completed" | "error", "text", "error", ...}
     errors -> {"error": "..."}
+A completed job whose text is null (audio without speech) is "no text": an empty transcript, which scoring counts
+as a failure for the line, not a vendor error. Language codes follow the SDK's list: regional codes it names
+(en_us, en_uk, en_au, de_ch) are sent as such, so en-GB is en_uk; other regions are sent as their language.
+Polling follows the SDK: every 3 s (poll_interval_s), here growing by half each poll up to poll_max_interval_s,
+until poll_timeout_s.
 The model goes in the plural `speech_models` list: AssemblyAI's docs mark the singular `speech_model`
 deprecated and newer accounts have no default model, so a request without the list is refused.
-Options: base_url, timeout_s (each HTTP request), connect_timeout_s, poll_interval_s (default 1),
-poll_timeout_s (whole job, default 300).
+Options: base_url, timeout_s (each HTTP request), connect_timeout_s, poll_interval_s (default 3, the SDK's),
+poll_max_interval_s (default 15), poll_timeout_s (whole job, default 300).
 """
 
 import time
@@ -24,11 +29,22 @@ VENDOR = "AssemblyAI"
 BASE_URL = "https://api.assemblyai.com"
 
 
+POLL_BACKOFF = 1.5
+# Regional codes the SDK's LanguageCode lists; AssemblyAI names the UK "uk", not "gb".
+REGIONAL_CODES = {"en_us", "en_uk", "en_au", "de_ch"}
+REGION_ALIASES = {"en_gb": "en_uk"}
+
+
 def assemblyai_language(language: str | None) -> str | None:
-    """AssemblyAI codes are lowercase with an underscore: 'en-US' -> 'en_us', 'es' -> 'es'."""
+    """AssemblyAI codes are lowercase with an underscore, from the SDK's list: 'en-US' -> 'en_us',
+    'en-GB' -> 'en_uk', 'fr-CA' -> 'fr' (no regional code), 'es' -> 'es'."""
     if not language:
         return None
-    return language.replace("-", "_").lower()
+    code = language.strip().replace("-", "_").lower()
+    code = REGION_ALIASES.get(code, code)
+    if "_" in code and code not in REGIONAL_CODES:
+        code = code.split("_")[0]
+    return code or None
 
 
 class AssemblyAIEngine:
@@ -39,7 +55,8 @@ class AssemblyAIEngine:
         seconds = audio_seconds_of(wav)
         key = read_key(self.transcriber, VENDOR)
         options = self.transcriber.options or {}
-        poll_interval = option_float(options, "poll_interval_s", 1.0)
+        poll_interval = option_float(options, "poll_interval_s", 3.0)
+        poll_max_interval = option_float(options, "poll_max_interval_s", 15.0)
         poll_timeout = option_float(options, "poll_timeout_s", 300.0)
         call = VendorCall(self.transcriber, VENDOR, BASE_URL, key)
         auth = {"authorization": key}
@@ -75,7 +92,8 @@ class AssemblyAIEngine:
         while True:
             status = job.get("status")
             if status == "completed":
-                return call.result(call.transcript(job, "text"), seconds, job)
+                text = "" if job.get("text", "") is None else call.transcript(job, "text")
+                return call.result(text, seconds, job)
             if status == "error":
                 reason = str(job.get("error") or "no reason given")
                 raise TranscriptionError(
@@ -89,4 +107,5 @@ class AssemblyAIEngine:
                     retryable=True,
                 )
             time.sleep(poll_interval)
+            poll_interval = min(poll_interval * POLL_BACKOFF, max(poll_max_interval, poll_interval))
             job = call.request("GET", call.url(f"/v2/transcript/{job_id}"), step="poll", headers=auth)

@@ -3,19 +3,38 @@
 Documented shape implemented (developers.deepgram.com, "Getting Started" for pre-recorded audio, local file):
     POST {base}/v1/listen?model=nova-3&smart_format=true[&language=en-US]
     Authorization: Token KEY
-    Content-Type: audio/wav
+    Content-Type: application/octet-stream (as deepgram-sdk sends it; Deepgram reads the format from the bytes)
     body: the audio bytes
     200 -> {"metadata": {...}, "results": {"channels": [{"alternatives": [{"transcript": "...", ...}]}]}}
     errors -> {"err_code": "...", "err_msg": "...", "request_id": "..."}
-Options: base_url, timeout_s, connect_timeout_s, params (extra query parameters, e.g. {"numerals": "false"}).
+Options: base_url, timeout_s, connect_timeout_s, params (extra query parameters, encoded as deepgram-sdk encodes
+them: true/false for booleans, one repeated key per item of a list, e.g. {"numerals": false, "keyterm": ["Siobhan",
+"O'Brien"]} -> numerals=false&keyterm=Siobhan&keyterm=O%27Brien; null leaves a parameter out).
 """
 
-from .base import audio_seconds_of, read_key
+from .base import TranscriptionError, audio_seconds_of, read_key
 from .vendor_http import VendorCall
 
 VENDOR = "Deepgram"
 BASE_URL = "https://api.deepgram.com"
 TRANSCRIPT_PATH = "results.channels.0.alternatives.0.transcript"
+
+
+def query_value(value) -> str:
+    """One query value as deepgram-sdk writes it: booleans lower case, everything else as text."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def query_params(params: dict) -> list[tuple[str, str]]:
+    """(name, value) pairs in deepgram-sdk's encoding: a list becomes one pair per item; None is left out."""
+    pairs = []
+    for name, value in params.items():
+        for item in value if isinstance(value, list | tuple) else [value]:
+            if item is not None:
+                pairs.append((str(name), query_value(item)))
+    return pairs
 
 
 class DeepgramEngine:
@@ -26,15 +45,21 @@ class DeepgramEngine:
         seconds = audio_seconds_of(wav)
         key = read_key(self.transcriber, VENDOR)
         call = VendorCall(self.transcriber, VENDOR, BASE_URL, key)
-        params = {"model": self.transcriber.model, "smart_format": "true"}
-        params.update({str(k): str(v) for k, v in (self.transcriber.options or {}).get("params", {}).items()})
+        extra = (self.transcriber.options or {}).get("params") or {}
+        if not isinstance(extra, dict):
+            raise TranscriptionError(
+                f"The transcriber option 'params' must be an object of query parameters, not {extra!r}: "
+                "fix the catalogue entry.",
+                retryable=False,
+            )
+        params = {"model": self.transcriber.model, "smart_format": True, **extra}
         if language:
             params["language"] = language.replace("_", "-")
         data = call.request(
             "POST",
             call.url("/v1/listen"),
-            params=params,
+            params=query_params(params),
             content=wav,
-            headers={"Authorization": f"Token {key}", "Content-Type": "audio/wav"},
+            headers={"Authorization": f"Token {key}", "Content-Type": "application/octet-stream"},
         )
         return call.result(call.transcript(data, TRANSCRIPT_PATH), seconds, data)

@@ -3,7 +3,8 @@
 Documented shape implemented (elevenlabs.io/docs API reference, "Speech to Text" / "Create transcript"):
     POST {base}/v1/speech-to-text
     xi-api-key: KEY
-    multipart/form-data: file (the WAV), model_id (e.g. scribe_v1), language_code (optional),
+    multipart/form-data: file (the WAV), model_id (scribe_v2; scribe_v1 was removed in July 2026), language_code
+        (optional),
         tag_audio_events=false (default here: "(laughter)"-style tags are not words the caller said)
     200 -> {"language_code": "en", "language_probability": 0.98, "text": "...", "words": [...]}
     errors -> {"detail": {"status": "...", "message": "..."}}, or FastAPI-style {"detail": [{"msg": ...}]} on 422

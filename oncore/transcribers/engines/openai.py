@@ -1,19 +1,25 @@
-"""OpenAI audio transcriptions (whisper-1, gpt-4o-transcribe, gpt-4o-mini-transcribe).
+"""OpenAI audio transcriptions (gpt-transcribe; whisper-1 and the gpt-4o transcribe models until their shutdown).
 
 Documented shape implemented (platform.openai.com API reference, "Create transcription"):
-    POST {base}/v1/audio/transcriptions
+    POST {base}/audio/transcriptions, where base ends in /v1 as the SDK's base_url does
+    (https://api.openai.com/v1); a base_url without the /v1 (https://api.openai.com) gets it added
     Authorization: Bearer KEY
     multipart/form-data: file (the WAV), model, response_format=json, language (ISO-639-1, optional)
     200 -> {"text": "..."} (gpt-4o models may add "usage"/"logprobs")
     errors -> {"error": {"message": "...", "type": "...", "code": ...}}
-Options: base_url, timeout_s, connect_timeout_s, prompt (optional text to guide the model).
+Options: base_url (either spelling), timeout_s, connect_timeout_s, prompt (optional text to guide the model).
 """
 
 from .base import audio_seconds_of, base_language, read_key
 from .vendor_http import VendorCall
 
 VENDOR = "OpenAI"
-BASE_URL = "https://api.openai.com"
+BASE_URL = "https://api.openai.com/v1"
+
+
+def transcriptions_path(base_url: str) -> str:
+    """The SDK's base_url already ends in /v1; an older spelling without it gets /v1 added."""
+    return "/audio/transcriptions" if base_url.rstrip("/").endswith("/v1") else "/v1/audio/transcriptions"
 
 
 class OpenAIEngine:
@@ -32,7 +38,7 @@ class OpenAIEngine:
             fields["prompt"] = str(prompt)
         data = call.request(
             "POST",
-            call.url("/v1/audio/transcriptions"),
+            call.url(transcriptions_path(call.base_url)),
             data=fields,
             files={"file": ("audio.wav", wav, "audio/wav")},
             headers={"Authorization": f"Bearer {key}"},

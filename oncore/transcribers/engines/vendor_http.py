@@ -2,7 +2,8 @@
 
 Error mapping (what the caller's retry logic sees):
 - 401/403: not retryable; the message names the key's environment variable and says to check the key.
-- 408/425/429 and 5xx: retryable; retry_after from the Retry-After header (seconds or an HTTP date).
+- 408/409/429 and 5xx, what the vendors' official SDKs retry: retryable; retry_after from the
+  retry-after-ms header (milliseconds), else Retry-After (seconds or an HTTP date), as the SDKs read them.
 - other 4xx (400, 402, 404, 413, 422 ...): not retryable, with the vendor's own error message.
 - timeouts and connection errors: retryable.
 - a body that is not JSON, or JSON without a transcript where the vendor documents one: not retryable,
@@ -27,7 +28,7 @@ from .base import EngineResult, TranscriptionError, cost_for, option_float
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_CONNECT_TIMEOUT_S = 10.0
 EXCERPT_CHARS = 200
-RETRYABLE_STATUSES = {408, 425, 429}
+RETRYABLE_STATUSES = {408, 409, 429}  # and every 5xx: what openai, deepgram-sdk and elevenlabs retry
 KEY_MASK = "[key removed]"
 
 _ssl_context = None
@@ -67,6 +68,17 @@ def excerpt(text: str, key: str | None) -> str:
     if len(text) > EXCERPT_CHARS:
         text = text[:EXCERPT_CHARS] + "…"
     return repr(text) if text else "an empty body"
+
+
+def retry_after_of(headers) -> float | None:
+    """Seconds a response asks to wait: retry-after-ms first, then Retry-After, as the vendors' SDKs read them."""
+    milliseconds = headers.get("retry-after-ms")
+    if milliseconds:
+        try:
+            return max(0.0, float(milliseconds) / 1000)
+        except ValueError:
+            pass
+    return parse_retry_after(headers.get("retry-after"))
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -200,7 +212,7 @@ class VendorCall:
                 f"{detail}",
                 retryable=False,
             )
-        retry_after = parse_retry_after(response.headers.get("retry-after"))
+        retry_after = retry_after_of(response.headers)
         if status == 429:
             wait = (
                 f"retry after {retry_after:g} s"
@@ -213,8 +225,9 @@ class VendorCall:
                 retry_after=retry_after,
             )
         if status >= 500 or status in RETRYABLE_STATUSES:
+            kind = "a server error" if status >= 500 else "a temporary error"
             raise TranscriptionError(
-                f"{self.vendor} failed with a server error ({status}){where}: it will be tried again{detail}",
+                f"{self.vendor} failed with {kind} ({status}){where}: it will be tried again{detail}",
                 retryable=True,
                 retry_after=retry_after,
             )
