@@ -416,7 +416,14 @@ class FakeElevenLabs(FakeVendor):
 
     def ok_reply(self, request):
         words = [
-            {"text": w, "start": 0.1 * i, "end": 0.1 * i + 0.08, "type": "word", "speaker_id": "speaker_0"}
+            {
+                "text": w,
+                "start": round(0.1 * i, 2),
+                "end": round(0.1 * i + 0.08, 2),
+                "type": "word",
+                "speaker_id": "speaker_0",
+                "logprob": -0.05,
+            }
             for i, w in enumerate(self.transcript.split())
         ]
         data = {
