@@ -9,6 +9,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# Local commands run with DEBUG=1 unless told otherwise: with DEBUG off the app refuses to start without a SECRET_KEY.
+LOCAL_ENV := DEBUG=$${DEBUG:-1}
 # A production-like environment for `manage.py check --deploy` (docs/deploy.md lists the real one).
 DEPLOY_ENV := DEBUG=0 SECRET_KEY=check-deploy-$$(date +%s)-a-long-random-value-that-is-only-for-this-check \
 	ALLOWED_HOSTS=oncore.example.com SECURE_SSL_REDIRECT=1 SECURE_PROXY_SSL_HEADER=1 \
@@ -28,18 +30,18 @@ $(VENV)/.installed: pyproject.toml
 install: $(VENV)/.installed
 
 migrate: install
-	$(PY) manage.py migrate --noinput
+	$(LOCAL_ENV) $(PY) manage.py migrate --noinput
 
 demo: migrate
-	$(PY) manage.py load_demo
+	$(LOCAL_ENV) $(PY) manage.py load_demo
 
 run: demo
 	@echo ""
 	@echo "  OnCore is at http://$(HOST):$(PORT)/  (admin login: demo-admin / demo-admin-pass, member: demo-member / demo-member-pass)"
 	@echo ""
 	@trap 'kill 0' INT TERM EXIT; \
-	$(PY) manage.py qcluster & \
-	DEBUG=$${DEBUG:-1} $(PY) manage.py runserver $(HOST):$(PORT)
+	$(LOCAL_ENV) $(PY) manage.py qcluster & \
+	$(LOCAL_ENV) $(PY) manage.py runserver $(HOST):$(PORT)
 
 test: install
 	$(PY) -m pytest
@@ -50,7 +52,7 @@ test-fast: install
 check: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(PY) manage.py makemigrations --check --dry-run
+	$(LOCAL_ENV) $(PY) manage.py makemigrations --check --dry-run
 	$(DEPLOY_ENV) $(PY) manage.py check --deploy --fail-level WARNING
 
 lint: install

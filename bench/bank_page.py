@@ -15,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "oncore.settings")
+os.environ.setdefault("SECRET_KEY", "bench-only-secret-key-for-a-throwaway-database")
 os.environ.setdefault("ALLOWED_HOSTS", "testserver")
 
 import django  # noqa: E402

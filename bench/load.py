@@ -237,6 +237,7 @@ def main():
         "DATABASE_URL": DB_URL,
         "DJANGO_SETTINGS_MODULE": "oncore.settings",
         "DEBUG": "0",
+        "SECRET_KEY": "bench-only-secret-key-for-a-throwaway-database",
         "SECURE_COOKIES": "0",
         "MEDIA_ROOT": str(media),
         "DEEPGRAM_API_KEY": vendor_key,

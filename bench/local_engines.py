@@ -27,6 +27,7 @@ from types import SimpleNamespace
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "oncore.settings")
+os.environ.setdefault("SECRET_KEY", "bench-only-secret-key-for-a-throwaway-database")
 
 import django  # noqa: E402
 

@@ -25,6 +25,7 @@ def drain_once(flags: int, chain: float, vendor_url: str, vendor_key: str) -> No
         "DATABASE_URL": load.DB_URL,
         "DJANGO_SETTINGS_MODULE": "oncore.settings",
         "DEBUG": "0",
+        "SECRET_KEY": "bench-only-secret-key-for-a-throwaway-database",
         "MEDIA_ROOT": str(media),
         "DEEPGRAM_API_KEY": vendor_key,
         "LOAD_VENDOR_URL": vendor_url,

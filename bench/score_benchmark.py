@@ -321,6 +321,7 @@ def main() -> int:
     os.environ["DATABASE_URL"] = f"sqlite:///{Path(tmp.name) / 'bench.sqlite3'}"
     os.environ["ONCORE_VAR_DIR"] = tmp.name
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "oncore.settings")
+    os.environ.setdefault("SECRET_KEY", "bench-only-secret-key-for-a-throwaway-database")
 
     started = time.perf_counter()
     clips, spans = make_data()

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from django.core.exceptions import SuspiciousOperation
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.db.models import Q
 from django.http import Http404, HttpResponseNotAllowed, JsonResponse
 from django.http.multipartparser import MultiPartParserError
@@ -33,6 +34,7 @@ from ninja.security import HttpBearer
 
 from oncore.accounts.models import ApiKey, hash_key
 from oncore.errors import ActionError
+from oncore.middleware import too_large_message
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +94,14 @@ ERROR_CODES = [
         405,
         "Method not allowed on this path",
         "Use one of the methods in `detail.allowed` (also in the Allow header); the reference lists them.",
+    ),
+    ErrorCode(
+        "request_too_large",
+        413,
+        "The request or an uploaded file is too large",
+        "The message gives the size and the limit. Send less at once: split a call import into several "
+        "files, each with the recordings its calls name. The operator sets the limits "
+        "(`ONCORE_MAX_REQUEST_MB`, `ONCORE_MAX_IMPORT_FILE_MB`).",
     ),
     ErrorCode(
         "range_not_satisfiable",
@@ -434,6 +444,15 @@ def _http_error(request, exc: HttpError):
     if code == "unauthorized":
         message = "No API key: send your organization key as 'Authorization: Bearer <key>'."
     return _respond(request, exc.status_code, code, message)
+
+
+@api.exception_handler(RequestDataTooBig)
+def _too_big(request, exc: RequestDataTooBig):
+    """A JSON body or form fields over DATA_UPLOAD_MAX_MEMORY_SIZE (uploaded files do not count)."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return _respond(
+        request, 413, "request_too_large", too_large_message(None, limit, "The body (without its files)")
+    )
 
 
 @api.exception_handler(SuspiciousOperation)

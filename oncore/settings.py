@@ -14,11 +14,15 @@ VAR_DIR.mkdir(parents=True, exist_ok=True)
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY", "")
 if not SECRET_KEY:
-    if not DEBUG and env_bool("ONCORE_REQUIRE_SECRET_KEY", False):
+    if not DEBUG:
         from django.core.exceptions import ImproperlyConfigured
 
-        raise ImproperlyConfigured("Set SECRET_KEY to a long random string.")
-    SECRET_KEY = "dev-only-insecure-key-set-SECRET_KEY-in-production"
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set. With DEBUG off (the default) OnCore needs one: set SECRET_KEY to a long "
+            "random string (e.g. the output of `python -c 'import secrets; print(secrets.token_urlsafe(50))'`). "
+            "For local development only, set DEBUG=1 instead (the Makefile does)."
+        )
+    SECRET_KEY = "dev-only-insecure-key-used-because-DEBUG-is-on"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 
 INSTALLED_APPS = [
@@ -40,6 +44,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "oncore.middleware.content_security_policy",
+    "oncore.middleware.request_size_limit",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -84,9 +90,32 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # The Score covering indexes are a PostgreSQL optimization; SQLite builds them without the extra columns.
 SILENCED_SYSTEM_CHECKS = ["models.W040"]
 
+# Django's standard four; create_org and every command that sets a password apply them too.
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": f"django.contrib.auth.password_validation.{name}"}
+    for name in (
+        "UserAttributeSimilarityValidator",
+        "MinimumLengthValidator",
+        "CommonPasswordValidator",
+        "NumericPasswordValidator",
+    )
 ]
+
+# Log-in throttle (oncore.accounts.login), over LOGIN_WINDOW_MINUTES: a username from one address is paused
+# after LOGIN_MAX_FAILURES failures; an address after LOGIN_MAX_FAILURES_PER_ADDRESS failures, whatever the
+# usernames. The client address is REMOTE_ADDR, or, behind a proxy that sets it, the header named by
+# TRUSTED_PROXY_HEADER (e.g. X-Forwarded-For: its last address, the one the proxy added).
+LOGIN_MAX_FAILURES = env_int("LOGIN_MAX_FAILURES", 5, minimum=1)
+LOGIN_MAX_FAILURES_PER_ADDRESS = env_int("LOGIN_MAX_FAILURES_PER_ADDRESS", 20, minimum=1)
+LOGIN_WINDOW_MINUTES = env_int("LOGIN_WINDOW_MINUTES", 15, minimum=1)
+TRUSTED_PROXY_HEADER = env_str("TRUSTED_PROXY_HEADER", "").strip()
+
+# Uploads: form fields and JSON bodies are read in memory up to 2.5 MB (larger answer 413); an uploaded file
+# over 2.5 MB is streamed to a temporary file on disk instead of memory; at most 100 files per request.
+# The whole request body is capped by ONCORE["MAX_REQUEST_MB"] (oncore.middleware).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+DATA_UPLOAD_MAX_NUMBER_FILES = 100
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -172,6 +201,19 @@ ONCORE = {
     "RUN_CALIBRATION_LINES": env_int("ONCORE_RUN_CALIBRATION_LINES", 20, minimum=0),
     "RUN_CALIBRATION_WARN": env_float("ONCORE_RUN_CALIBRATION_WARN", 0.8, minimum=0.0),
     "RUN_REVIEW_LINES": env_int("ONCORE_RUN_REVIEW_LINES", 120, minimum=0),
+    # Limits that keep one organization's input from exhausting the server (docs/deploy.md says why each).
+    # A recording longer than this, or sampled faster, is refused at import, naming the call.
+    "MAX_RECORDING_S": env_float("ONCORE_MAX_RECORDING_S", 4 * 3600.0, minimum=1.0),
+    "MAX_SAMPLE_RATE": env_int("ONCORE_MAX_SAMPLE_RATE", 48000, minimum=8000),
+    # A line longer than this cannot be flagged or replayed in a run (the reason is shown on the line).
+    "MAX_LINE_S": env_float("ONCORE_MAX_LINE_S", 120.0, minimum=1.0),
+    # Lines one call may have at import; the call page shows them in pages.
+    "MAX_LINES_PER_CALL": env_int("ONCORE_MAX_LINES_PER_CALL", 5000, minimum=1),
+    # The calls file (JSON) of one import, in MB; it is parsed in memory, so it has its own, smaller cap.
+    "MAX_IMPORT_FILE_MB": env_int("ONCORE_MAX_IMPORT_FILE_MB", 10, minimum=1),
+    # Any request body, in MB (an import with its recordings included): larger ones are refused with 413
+    # before they are read.
+    "MAX_REQUEST_MB": env_int("ONCORE_MAX_REQUEST_MB", 256, minimum=1),
     # Offline model locations; None means "from the packaged models".
     "MODEL_CACHE_DIR": Path(env_str("ONCORE_MODEL_CACHE_DIR", str(VAR_DIR / "models"))),
 }

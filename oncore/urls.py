@@ -5,7 +5,7 @@ from django.urls import include, path
 from oncore import api
 from oncore.accounts import key_views
 from oncore.accounts import views as account_views
-from oncore.accounts.login import RateLimitedLoginView
+from oncore.accounts.login import throttled
 from transcriber_tests import health
 from transcriber_tests.api import mount as mount_transcriber_tests_api
 
@@ -13,8 +13,10 @@ from transcriber_tests.api import mount as mount_transcriber_tests_api
 mount_transcriber_tests_api(api.api)
 
 urlpatterns = [
+    # The admin's log-in goes through the same throttle as the site's (listed first, so it wins the path).
+    path("admin/login/", throttled(admin.site.login)),
     path("admin/", admin.site.urls),
-    path("login/", RateLimitedLoginView.as_view(), name="login"),
+    path("login/", throttled(auth_views.LoginView.as_view()), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("org/switch/", account_views.switch_org, name="switch_org"),
     path("settings/api-keys/", key_views.api_keys, name="api_keys"),

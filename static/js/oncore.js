@@ -35,3 +35,8 @@ document.addEventListener("change", function (event) {
   var select = event.target.closest("select[data-submit-on-change]");
   if (select && select.form) { select.form.submit(); }
 });
+
+// An <input data-select-on-focus> (a new API key) selects its whole text when focused, for copying.
+document.addEventListener("focusin", function (event) {
+  if (event.target.matches && event.target.matches("input[data-select-on-focus]")) { event.target.select(); }
+});

@@ -2,6 +2,8 @@ import os
 import secrets
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils.text import slugify
@@ -14,7 +16,8 @@ PASSWORD_ENV = "ONCORE_ADMIN_PASSWORD"
 class Command(BaseCommand):
     help = (
         "Create an organization and its first admin. The admin's password comes from the environment variable "
-        f"{PASSWORD_ENV}; without it a random one is generated and printed once. An existing user is made an "
+        f"{PASSWORD_ENV} (refused unless Django's password validators accept it); without it a random one is "
+        "generated and printed once. An existing user is made an "
         "admin of the new organization and keeps their password."
     )
 
@@ -32,11 +35,19 @@ class Command(BaseCommand):
             raise CommandError(f"An organization with slug {slug!r} already exists.")
         User = get_user_model()
         password = None
+        user = User.objects.filter(username=admin).first()
+        if user is None:
+            password = os.environ.get(PASSWORD_ENV) or secrets.token_urlsafe(12)
+            try:  # Django's password validators (settings.AUTH_PASSWORD_VALIDATORS), as for any password
+                validate_password(password, User(username=admin, email=email))
+            except ValidationError as exc:
+                raise CommandError(
+                    f"The password in {PASSWORD_ENV} is refused: {' '.join(exc.messages)} Choose another, or "
+                    f"unset {PASSWORD_ENV} to have one generated."
+                ) from None
         with transaction.atomic():
             org = Organization.objects.create(name=name, slug=slug)
-            user = User.objects.filter(username=admin).first()
-            if user is None:
-                password = os.environ.get(PASSWORD_ENV) or secrets.token_urlsafe(12)
+            if password is not None:
                 user = User.objects.create_user(username=admin, email=email, password=password)
             Membership.objects.create(user=user, organization=org, role=Membership.ADMIN)
         self.stdout.write(f"Created organization {org.name} (slug {org.slug}) with admin {user.username}.")

@@ -1,0 +1,66 @@
+"""Site-wide HTTP guards: a cap on request bodies (refused with 413 before anything reads them) and the
+Content-Security-Policy header on every response."""
+
+from django.conf import settings
+from django.http import HttpResponse, JsonResponse
+
+# No inline script or style anywhere (static/js/oncore.js holds the one listener; templates use classes), so
+# everything comes from this site; nothing may frame it, and forms post only to it.
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "media-src 'self'",
+        "connect-src 'self'",
+        "font-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
+
+
+def too_large_message(size_bytes: int | None, limit_bytes: int, what: str = "The request") -> str:
+    size = f" is {size_bytes / 2**20:.1f} MB;" if size_bytes is not None else " is too large:"
+    return (
+        f"{what}{size} at most {limit_bytes / 2**20:g} MB is accepted. Send less at once (e.g. split the "
+        "import into several files, each with its own recordings)."
+    )
+
+
+def too_large(request, message: str):
+    """413 in the API's error shape under /api/, plain text elsewhere."""
+    if request.path.startswith("/api/"):
+        from oncore.api import error_body
+
+        return JsonResponse(error_body("request_too_large", message), status=413)
+    return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
+
+
+def request_size_limit(get_response):
+    """Refuse a request whose Content-Length exceeds ONCORE["MAX_REQUEST_MB"], before its body is read. (A
+    body without a Content-Length reads as empty under WSGI, so the header is all there is to check.)"""
+
+    def middleware(request):
+        limit = settings.ONCORE["MAX_REQUEST_MB"] * 2**20
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if length > limit:
+            return too_large(request, too_large_message(length, limit))
+        return get_response(request)
+
+    return middleware
+
+
+def content_security_policy(get_response):
+    def middleware(request):
+        response = get_response(request)
+        response.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        return response
+
+    return middleware

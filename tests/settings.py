@@ -1,0 +1,12 @@
+"""The settings the test suite runs with: the project's own, with a SECRET_KEY for tests.
+
+With DEBUG off (as in production, and as the tests run) the project refuses to start without a SECRET_KEY.
+pytest-django imports the settings before any conftest code runs, so the key is provided here, in the module
+pytest.ini names (DJANGO_SETTINGS_MODULE in pyproject.toml). A key already in the environment wins, and
+processes the tests start inherit this one."""
+
+import os
+
+os.environ.setdefault("SECRET_KEY", "tests-only-secret-key-never-used-outside-the-test-suite")
+
+from oncore.settings import *  # noqa: E402, F403
