@@ -13,8 +13,17 @@ message. Without it the judge is "not configured" and call_tool raises JudgeNotC
 Retries are the SDK's: it retries 408, 409, 429, 5xx and connection errors `max_retries` times, waiting what
 the server asks (`retry-after-ms`, then `retry-after`) or else 0.5 s doubling up to 8 s, with jitter.
 LLMError is raised once those retries are spent; `retryable` says whether trying again later may help.
+
+No sampling parameter is sent: the SDK (2.x) sends API version 2026-10-21, which rejects temperature, top_p
+and top_k on every Claude model (400), and the SDK no longer takes them. Steadiness comes from the prompts
+(a fixed procedure, worked examples, the reasoning before the answer) and is measured, not assumed
+(scripts/measure_judge.py: order-swap consistency). An answer that arrives but cannot be used (no tool call, a
+value the caller refuses) is a different failure: `ask_tool` asks once more, saying what was wrong, before it
+gives up.
 """
 
+import hashlib
+import json
 import math
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -48,6 +57,14 @@ class LLMError(Exception):
         self.message = message
         self.retryable = retryable
         self.status = status
+
+
+class InvalidAnswer(Exception):
+    """Raised by an `ask_tool` parser: the tool was called, but its answer cannot be used (say why)."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
 
 
 @dataclass(frozen=True)
@@ -211,6 +228,60 @@ def call_tool(*, system: str, prompt: str, tool: dict, max_tokens: int = 1024) -
         cost=cost(tokens_in, tokens_out, read, written),
         model=response.model or model_id,
     )
+
+
+def retry_note(problem: str, tool_name: str) -> str:
+    """What is added to a prompt asked once more after an unusable answer."""
+    return (
+        f"\n\n<previous_answer_problem>Your previous answer could not be used: {problem}. Answer again by "
+        f"calling {tool_name}.</previous_answer_problem>"
+    )
+
+
+def combined(calls: list[ToolCall]) -> ToolCall | None:
+    """One ToolCall standing for several (an answer asked once more): the last answer, every token and cost."""
+    if not calls:
+        return None
+    last = calls[-1]
+    return ToolCall(
+        name=last.name,
+        input=last.input,
+        input_tokens=sum(c.input_tokens for c in calls),
+        output_tokens=sum(c.output_tokens for c in calls),
+        cache_read_tokens=sum(c.cache_read_tokens for c in calls),
+        cache_write_tokens=sum(c.cache_write_tokens for c in calls),
+        cost=sum((c.cost for c in calls), Decimal(0)),
+        model=last.model,
+    )
+
+
+def ask_tool(*, system: str, prompt: str, tool: dict, parse, max_tokens: int = 1024):
+    """call_tool, then `parse(answer)` -> value. An unusable answer (parse raises InvalidAnswer, or the model
+    did not call the tool properly) is asked once more with what was wrong; a second one raises LLMError
+    (not retryable). API failures raise at once, as from call_tool. Returns (value, every ToolCall made)."""
+    calls, note, problem = [], "", ""
+    for _attempt in range(2):
+        try:
+            call = call_tool(system=system, prompt=prompt + note, tool=tool, max_tokens=max_tokens)
+        except LLMError as exc:
+            if exc.retryable:
+                raise
+            problem = exc.message
+        else:
+            calls.append(call)
+            try:
+                return parse(call.input), calls
+            except InvalidAnswer as exc:
+                problem = exc.message
+        note = retry_note(problem, tool["name"])
+    raise LLMError(f"the answer was invalid twice: {problem}", retryable=False)
+
+
+def fingerprint(texts: list[str], tools: list[dict]) -> str:
+    """A short hash of prompt texts and tool schemas: tests tie it to a prompt version, so a prompt cannot
+    change without a new version (answers made under two prompts must never share one)."""
+    payload = json.dumps({"texts": texts, "tools": tools}, sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
 def _scrub(text: str, api_key: str) -> str:

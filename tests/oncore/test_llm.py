@@ -226,3 +226,10 @@ def test_it_answers_from_a_standalone_server(monkeypatch):
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
         server.responder = lambda body: {"answer": body["messages"][0]["content"].upper()}
         assert ask("shout").input == {"answer": "SHOUT"}
+
+
+def test_it_sends_no_sampling_parameter_which_the_api_version_refuses(server):
+    llm.call_tool(system="Fixed part.", prompt="Label it.", tool=TOOL)
+    body = server.bodies[0]
+    assert not {"temperature", "top_p", "top_k"} & set(body)
+    assert server.requests[0].headers["anthropic-version"] == "2026-10-21"

@@ -27,12 +27,17 @@ def cs_responder(body: dict) -> dict:
     if name == "record_semantic_errors":
         ref, hyp = (re.search(f"<{t}>(.*)</{t}>", text, re.S)[1] for t in ("reference", "hypothesis"))
         same = normalize(ref) == normalize(hyp)
+        errors = (
+            []
+            if same
+            else [{"type": "S", "reference_words": ref.split()[0], "hypothesis_words": hyp.split()[0]}]
+        )
         return {
             "reasoning": "Same meaning." if same else "The hypothesis changes what the caller asked.",
-            "substitutions": 0 if same else 1,
+            "errors": errors,
+            "substitutions": len(errors),
             "deletions": 0,
             "insertions": 0,
-            "reference_words": len(ref.split()),
         }
     if name == "record_questions":
         return {"questions": [{"question": f"Question {k}?", "answer": "the laptop"} for k in range(3)]}
