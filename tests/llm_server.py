@@ -294,20 +294,20 @@ class FakeAnthropic(LocalHttpServer):
         }
 
 
-def _body_problem(body: dict) -> str | None:
-    if not isinstance(body.get("model"), str) or not body["model"]:
-        return "model: Field required"
-    if not isinstance(body.get("max_tokens"), int) or body["max_tokens"] < 1:
-        return "max_tokens: Field required (a positive integer)"
 SAMPLING_PARAMETERS = ("temperature", "top_p", "top_k")  # refused by API version 2026-10-21, on every model
 
 
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        return "messages: at least one message is required"
+def _body_problem(body: dict) -> str | None:
+    if not isinstance(body.get("model"), str) or not body["model"]:
+        return "model: Field required"
     for name in SAMPLING_PARAMETERS:
         if name in body:
             return f"{name}: Extra inputs are not permitted"
+    if not isinstance(body.get("max_tokens"), int) or body["max_tokens"] < 1:
+        return "max_tokens: Field required (a positive integer)"
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return "messages: at least one message is required"
     if messages[0].get("role") != "user":
         return 'messages: first message must use the "user" role'
     if any(m.get("role") not in ("user", "assistant") for m in messages):
