@@ -3,7 +3,8 @@ finished transcriptions cause (write_score, score_transcription). The HTML views
 functions; no view or router writes these tables itself.
 
 The other writers, each the only one for its rows: the queue's claims and outcomes of transcriptions (jobs), the
-judge's picks (picks), and full-call runs (runs.actions for what a person asks, runs.pipeline for the steps)."""
+judge's picks (picks: the actions ask for them and drop them through it), and full-call runs (runs.actions for
+what a person asks, runs.pipeline for the steps)."""
 
 import random
 from dataclasses import dataclass
@@ -15,11 +16,11 @@ from django.db.models import Max, Q
 from django.utils import timezone
 
 from oncore import audio
-from oncore.calls.models import Line
+from oncore.calls.models import Call, Line
 from oncore.transcribers.engines.base import cost_for
 from oncore.transcribers.models import Transcriber
 
-from . import errors, jobs, scoring
+from . import errors, jobs, picks, scoring
 from .models import MAX_CANDIDATES, Bank, Candidate, ControlLine, Flag, Score, Transcription
 
 # ---------------------------------------------------------------- helpers
@@ -109,36 +110,47 @@ def _items_on_line(line_id):
     return items
 
 
-def write_score(flag, control, transcriber_id, source, hypothesis: str | None, expected: str) -> Score:
-    """Score one item for one transcriber; `hypothesis=None` means it produced no text (failed)."""
-    values = {"normalizer_version": scoring.NORMALIZER_VERSION}
-    if hypothesis is None:
+def score_values(expected: str, hypothesis: str | None) -> dict:
+    """The Score fields of one transcriber's text on one item: scored against the expected text, or failed
+    ("error" when no text came back, hypothesis None; "no text" when it has no words after normalization)."""
+    failure = scoring.failure_of(hypothesis)
+    values = {"normalizer_version": scoring.NORMALIZER_VERSION, "failure": failure, "failed": bool(failure)}
+    if failure:
         values.update(
-            failed=True,
-            hypothesis="",
+            hypothesis=hypothesis or "",
             match=False,
             wer=None,
+            wer_units=None,
             case_or_punctuation_only=False,
             substitutions=0,
             deletions=0,
             insertions=0,
             reference_words=0,
         )
-    else:
-        s = scoring.score_line(expected, hypothesis)
-        values.update(
-            failed=False,
-            hypothesis=hypothesis,
-            match=s.match,
-            wer=s.wer,
-            case_or_punctuation_only=s.case_or_punctuation_only,
-            substitutions=s.substitutions,
-            deletions=s.deletions,
-            insertions=s.insertions,
-            reference_words=s.reference_words,
-        )
+        return values
+    s = scoring.score_line(expected, hypothesis)
+    values.update(
+        hypothesis=hypothesis,
+        match=s.match,
+        wer=s.wer,
+        wer_units=s.wer_units,
+        case_or_punctuation_only=s.case_or_punctuation_only,
+        substitutions=s.substitutions,
+        deletions=s.deletions,
+        insertions=s.insertions,
+        reference_words=s.reference_words,
+    )
+    return values
+
+
+def write_score(flag, control, transcriber_id, source, hypothesis: str | None, expected: str) -> Score:
+    """Score one item for one transcriber; `hypothesis=None` means it produced no text (failed)."""
     score, _ = Score.objects.update_or_create(
-        flag=flag, control=control, transcriber_id=transcriber_id, source=source, defaults=values
+        flag=flag,
+        control=control,
+        transcriber_id=transcriber_id,
+        source=source,
+        defaults=score_values(expected, hypothesis),
     )
     results_changed(flag.bank_id)
     return score
@@ -168,17 +180,30 @@ def _score_live(flag: Flag) -> None:
         write_score(flag, control, live.pk, Score.LIVE, control.line.text, control.expected_text)
 
 
-def _sample_controls(flag: Flag, count: int, rng: random.Random | None = None) -> list[ControlLine]:
-    if count <= 0 or flag.controls.exists():
-        return list(flag.controls.all())
-    pool = list(
-        Line.objects.filter(
-            call_id=flag.line.call_id, speaker=Line.CALLER, start_s__isnull=False, end_s__isnull=False
+def _sample_controls(flag: Flag, bank: Bank, rng: random.Random | None = None) -> list[ControlLine]:
+    """Draw the bank's number of control lines for a flag entering it, at random among the other caller lines
+    of its call that have audio timing and whose live text has words (it is their expected text). Never a
+    flagged line (its live text is known to be wrong), and never a line already serving as a control in this
+    bank, so two flags on one call never count one line twice. A call with fewer such lines gives fewer.
+    The call's row is locked while drawing, so two flags on one call draw one after the other."""
+    # The setting as it is now (a settings change applies to the flags that enter the bank after it).
+    count = Bank.objects.values_list("controls_per_flag", flat=True).get(pk=bank.pk)
+    if count <= 0:
+        return []
+    call_id = flag.line.call_id
+    Call.objects.select_for_update().filter(pk=call_id).first()
+    in_bank = ControlLine.objects.filter(flag__bank=bank, line__call_id=call_id).values("line_id")
+    pool = [
+        line
+        for line in Line.objects.filter(
+            call_id=call_id, speaker=Line.CALLER, start_s__isnull=False, end_s__isnull=False
         )
         .exclude(pk=flag.line_id)
         .filter(flag__isnull=True)
+        .exclude(pk__in=in_bank)
         .order_by("position")
-    )
+        if scoring.has_words(line.text)
+    ]
     chosen = (rng or random.SystemRandom()).sample(pool, min(count, len(pool)))
     return [ControlLine.objects.create(flag=flag, line=line, expected_text=line.text) for line in chosen]
 
@@ -191,7 +216,7 @@ def _queue_lines(organization_id: int, lines, transcriber_ids) -> int:
         (t.line_id, t.transcriber_id): t
         for t in Transcription.objects.filter(line__in=lines, transcriber_id__in=transcriber_ids)
     }
-    new = []
+    new, reused = [], set()
     for line in lines:
         for tid in transcriber_ids:
             found = existing.get((line.pk, tid))
@@ -199,15 +224,18 @@ def _queue_lines(organization_id: int, lines, transcriber_ids) -> int:
                 new.append(Transcription(organization_id=organization_id, line=line, transcriber_id=tid))
             elif found.status in jobs.FINISHED:
                 score_transcription(found)
+                reused.add(line.pk)
     Transcription.objects.bulk_create(new, ignore_conflicts=True)
     if new:
         transaction.on_commit(lambda: jobs.pump(organization_id))
+    # Scores from reused transcriptions may complete an item: the judge is asked as when a transcription ends.
+    picks.ask_later(reused)
     return len(new)
 
 
 def _enter_bank(flag: Flag, bank: Bank, rng=None) -> None:
-    """A flag joins a bank: its controls are sampled, the live transcript scored, every candidate queued."""
-    controls = _sample_controls(flag, bank.controls_per_flag, rng)
+    """A flag joins a bank: its controls are drawn, the live transcript scored, every candidate queued."""
+    controls = _sample_controls(flag, bank, rng)
     _score_live(flag)
     candidate_ids = list(bank.candidates.values_list("transcriber_id", flat=True))
     _queue_lines(flag.organization_id, [flag.line] + [c.line for c in controls], candidate_ids)
@@ -216,7 +244,28 @@ def _enter_bank(flag: Flag, bank: Bank, rng=None) -> None:
 # ---------------------------------------------------------------- flags
 
 
-def do_flag_line(line, expected_text, *, bank=None, tags=(), note="", user=None, rng=None) -> Flag:
+def _check_not_live(expected_text: str, line, confirmed: bool) -> None:
+    """Refuse an expected text that equals the live transcript after normalization unless confirmed: the
+    line was not wrong, so flagging it says the live transcriber got it right."""
+    if not confirmed and scoring.normalize(expected_text) == scoring.normalize(line.text):
+        raise errors.ExpectedMatchesLive(
+            "The live transcript already says this, so the line was not wrong. Type what the caller actually "
+            "said, or confirm that you want to flag it with the text it already has.",
+            {"line": line.pk, "live_text": line.text},
+        )
+
+
+def do_flag_line(
+    line,
+    expected_text,
+    *,
+    bank=None,
+    tags=(),
+    note="",
+    user=None,
+    rng=None,
+    confirm_matches_live=False,
+) -> Flag:
     line = Line.objects.select_related("call__tenant", "call__live_transcriber").get(pk=line.pk)
     organization_id = line.call.tenant.organization_id
     if bank is not None and bank.organization_id != organization_id:
@@ -227,6 +276,7 @@ def do_flag_line(line, expected_text, *, bank=None, tags=(), note="", user=None,
     expected_text = _clean_expected(expected_text)
     if Flag.objects.filter(line=line).exists():
         raise errors.FlagExists("This line already has a flag; edit that flag instead.", {"line": line.pk})
+    _check_not_live(expected_text, line, confirm_matches_live)
     if bank is not None:
         jobs.check_capacity(organization_id)
     try:
@@ -250,7 +300,9 @@ def do_flag_line(line, expected_text, *, bank=None, tags=(), note="", user=None,
 
 
 def do_move_flag(flag: Flag, bank: Bank | None, rng=None) -> Flag:
-    """Move a flag to another bank, or out of every bank. Entering a bank scores it with that bank's candidates."""
+    """Move a flag to another bank, or out of every bank. Its controls (with their scores and picks) leave with
+    the old bank; entering a bank draws that bank's number of controls afresh and scores the flag with its
+    candidates."""
     if bank is not None and bank.organization_id != flag.organization_id:
         raise errors.NotFound("No such bank in this organization.")
     if bank is not None and bank.pk != flag.bank_id:
@@ -260,6 +312,8 @@ def do_move_flag(flag: Flag, bank: Bank | None, rng=None) -> Flag:
         if flag.bank_id == (bank.pk if bank else None):
             return flag
         results_changed(flag.bank_id)
+        flag.controls.all().delete()  # with their scores and picks
+        picks.drop(flag)  # asked again over the new bank's candidates
         flag.bank = bank
         flag.save(update_fields=["bank", "updated_at"])
         if bank is not None:
@@ -267,15 +321,18 @@ def do_move_flag(flag: Flag, bank: Bank | None, rng=None) -> Flag:
     return flag
 
 
-def do_edit_flag(flag: Flag, *, expected_text=None, tags=None, note=None) -> Flag:
-    """Edit a flag. A new expected text re-scores every transcriber's stored text against it."""
+def do_edit_flag(flag: Flag, *, expected_text=None, tags=None, note=None, confirm_matches_live=False) -> Flag:
+    """Edit a flag. A new expected text re-scores every transcriber's stored text against it, and the judge's
+    pick on the flagged line is dropped and asked again (it was made against the old text)."""
     fields = ["updated_at"]
     with transaction.atomic():
-        flag = Flag.objects.select_for_update().get(pk=flag.pk)
+        flag = Flag.objects.select_for_update().select_related("line").get(pk=flag.pk)
         rescore = False
         if expected_text is not None:
             expected_text = _clean_expected(expected_text)
             rescore = expected_text != flag.expected_text
+            if rescore:
+                _check_not_live(expected_text, flag.line, confirm_matches_live)
             flag.expected_text = expected_text
             fields.append("expected_text")
         if tags is not None:
@@ -292,9 +349,11 @@ def do_edit_flag(flag: Flag, *, expected_text=None, tags=None, note=None) -> Fla
                     None,
                     score.transcriber_id,
                     score.source,
-                    None if score.failed else score.hypothesis,
+                    None if score.failure == Score.ERROR else score.hypothesis,
                     flag.expected_text,
                 )
+            picks.drop(flag)
+            picks.ask_later([flag.line_id])
     return flag
 
 
@@ -307,7 +366,9 @@ def do_delete_flag(flag: Flag) -> None:
 # ---------------------------------------------------------------- banks and candidates
 
 
-def do_create_bank(organization, *, name, language_label="", threshold=0.6, controls_per_flag=1) -> Bank:
+def do_create_bank(
+    organization, *, name, language_label="", threshold=Decimal("0.6"), controls_per_flag=1
+) -> Bank:
     try:
         with transaction.atomic():
             return Bank.objects.create(

@@ -45,6 +45,11 @@ class ExpectedTextEmpty(ActionError):
     status = 400
 
 
+class ExpectedMatchesLive(ActionError):
+    code = "expected_matches_live"
+    status = 409
+
+
 class BankFull(ActionError):
     code = "bank_full"
     status = 409

@@ -1,3 +1,5 @@
+from decimal import Decimal
+
 from django import forms
 
 from oncore.calls.models import Assistant
@@ -32,12 +34,22 @@ class FlagForm(forms.Form):
     bank = forms.ModelChoiceField(
         queryset=Bank.objects.none(), required=False, empty_label="No bank (decide later)"
     )
+    confirm_matches_live = forms.BooleanField(
+        required=False, label="Flag it anyway: the live transcript already says this"
+    )
 
     def __init__(self, *args, organization, line, **kwargs):
         kwargs.setdefault("auto_id", f"%s-{line.pk}")
         super().__init__(*args, **kwargs)
         self.fields["expected_text"].widget.attrs["id"] = f"expected-{line.pk}"
         self.fields["bank"].queryset = Bank.objects.filter(organization=organization)
+        self.matches_live = False  # set when saving was refused because the live transcript already says this
+
+    def refused(self, error) -> None:
+        """Show an action's refusal on the form; one saying the live transcript already says the expected text
+        asks for the confirmation box."""
+        self.matches_live = error.code == "expected_matches_live"
+        self.add_error(None, error.message)
 
     def all_tags(self) -> list[str]:
         custom = [t for t in self.cleaned_data.get("custom_tags", "").split(",") if t.strip()]
@@ -72,7 +84,7 @@ class BankForm(forms.Form):
         label="Accuracy threshold (%)",
         min_value=0,
         max_value=100,
-        decimal_places=1,
+        decimal_places=2,
         initial=60,
         help_text="A marker for your team; nothing happens automatically when a candidate crosses it.",
     )
@@ -81,8 +93,9 @@ class BankForm(forms.Form):
         coerce=int,
         initial=1,
         label="Control lines per flag",
-        help_text="Unflagged caller lines of the same call scored with each flag. Compare banks only when they "
-        "use the same setting.",
+        help_text="Unflagged caller lines of the same call scored with each flag. A change applies to flags "
+        "made or moved into the bank from now on; flags already in it keep their controls, and the results "
+        "page shows the mix. Compare banks only when they use the same setting.",
     )
 
     def action_kwargs(self) -> dict:
@@ -90,7 +103,7 @@ class BankForm(forms.Form):
         return {
             "name": d["name"],
             "language_label": d["language_label"],
-            "threshold": float(d["threshold_pct"]) / 100,
+            "threshold": d["threshold_pct"] / 100,  # Decimal: "70.2" is exactly 0.702
             "controls_per_flag": d["controls_per_flag"],
         }
 
@@ -99,7 +112,7 @@ class BankForm(forms.Form):
         return {
             "name": bank.name,
             "language_label": bank.language_label,
-            "threshold_pct": round(bank.threshold * 100, 1),
+            "threshold_pct": format((Decimal(bank.threshold) * 100).normalize(), "f"),  # 60.0000 -> "60"
             "controls_per_flag": bank.controls_per_flag,
         }
 

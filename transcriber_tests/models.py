@@ -1,3 +1,5 @@
+from decimal import Decimal
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -16,7 +18,10 @@ class Bank(models.Model):
     language_label = models.CharField(
         max_length=100, blank=True, help_text="Display only, e.g. 'English + French'."
     )
-    threshold = models.FloatField(default=0.6, help_text="Accuracy marker, a fraction 0..1.")
+    # Exact: "70.2%" is 0.7020, compared with matches / scored in integers (scoring.clears).
+    threshold = models.DecimalField(
+        max_digits=5, decimal_places=4, default=Decimal("0.6"), help_text="Accuracy marker, a fraction 0..1."
+    )
     controls_per_flag = models.PositiveSmallIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
     # Moved forward by every write that changes the bank's results; part of the results cache key.
@@ -162,11 +167,16 @@ class Score(models.Model):
 
     `flag` is always set (for a control, the flag it came with) so bank and window filters are one join.
     `source` tells a candidate's replayed text from the live transcript scored as stored.
-    `failed` marks a transcriber that produced no text: an error, left out of the division."""
+    `failed` marks a transcriber that produced no text: an error, left out of the division; `failure` says
+    why: "error" (none came back) or "no text" (a text with no words after normalization).
+    `wer_units` is the line's WER in units of 1 / scoring.WER_SCALE, an integer summed exactly (see scoring)."""
 
     CANDIDATE = "candidate"
     LIVE = "live"
     SOURCES = [(CANDIDATE, "Candidate"), (LIVE, "Live")]
+    ERROR = scoring.ERROR
+    NO_TEXT = scoring.NO_TEXT
+    FAILURES = [("", "Scored"), (ERROR, "Error"), (NO_TEXT, "No text")]
 
     flag = models.ForeignKey(Flag, on_delete=models.CASCADE, related_name="scores")
     control = models.ForeignKey(
@@ -177,9 +187,11 @@ class Score(models.Model):
     )
     source = models.CharField(max_length=10, choices=SOURCES, default=CANDIDATE)
     failed = models.BooleanField(default=False)
+    failure = models.CharField(max_length=10, choices=FAILURES, blank=True, default="")
     hypothesis = models.TextField(blank=True)
     match = models.BooleanField(default=False)
     wer = models.FloatField(null=True, blank=True)
+    wer_units = models.BigIntegerField(null=True, blank=True)
     case_or_punctuation_only = models.BooleanField(default=False)
     substitutions = models.PositiveIntegerField(default=0)
     deletions = models.PositiveIntegerField(default=0)
@@ -201,12 +213,16 @@ class Score(models.Model):
                 name="score_once_per_control",
             ),
             models.CheckConstraint(condition=Q(source__in=["candidate", "live"]), name="score_source_valid"),
+            models.CheckConstraint(
+                condition=Q(failed=False, failure="") | Q(failed=True, failure__in=["error", "no text"]),
+                name="score_failure_reason",
+            ),
         ]
         # Covering indexes (PostgreSQL): the results page aggregates and pairs scores with index-only scans.
         indexes = [
             models.Index(
                 fields=["flag"],
-                include=["source", "transcriber", "failed", "match", "wer"],
+                include=["source", "transcriber", "failed", "match", "wer_units"],
                 name="score_by_flag_covering",
             ),
             models.Index(

@@ -7,22 +7,29 @@ changes a score. One JudgePick per item; a pick whose versions no longer match t
 and one whose item no longer has two versions is removed.
 
 `maybe_pick(flag_id, control_id)` is called once an item's last candidate is scored (`maybe_pick_line` does
-it for every item on a line whose transcription just finished); `fill_picks(bank)` catches up a whole bank.
+it for every item on a line); `fill_picks(bank)` catches up a whole bank. Every path that writes candidate
+scores asks through `ask_later(line_ids)`: a transcription that ends (done or failed), scores taken from
+transcriptions that already exist (a flag moved or made on a line already transcribed, for instance by a
+full-call run; a candidate added back), and an edited expected text (whose old pick is dropped first, `drop`).
+The minutely pump catches up items left without a pick (`catch_up`). Asking twice never makes two picks: one
+row per item, held by unique constraints, and a pick on the same versions is not asked again.
 Without ANTHROPIC_API_KEY nothing is picked or invented.
 """
 
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Count, F, Q
 
 from oncore import llm
 from oncore.calls.models import Line
 
-from . import judge
+from . import jobs, judge
 from .models import ControlLine, Flag, JudgePick, Score
 
 CONTEXT_EACH_SIDE = 3
+PICK_LINE_TASK = "transcriber_tests.tasks.pick_line"  # the queue finds it by its dotted path
+CATCH_UP_LIMIT = 200  # items the minutely catch-up asks about at most
 
 
 def _clean(text: str) -> str:
@@ -134,6 +141,51 @@ def maybe_pick_line(line_id: int) -> int:
     ).values_list("flag_id", "pk"):
         picked += maybe_pick(flag_id, control_id) is not None
     return picked
+
+
+def ask_later(line_ids) -> None:
+    """Once the transaction commits, ask for the picks of every item on these lines (a queue task per line).
+    Nothing without a judge."""
+    ids = sorted(set(line_ids))
+    if ids and llm.judge_configured():
+        transaction.on_commit(lambda: [jobs.enqueue(PICK_LINE_TASK, line_id) for line_id in ids])
+
+
+def drop(flag) -> None:
+    """Remove the pick on a flagged line: its expected text or its bank changed, so it is asked again."""
+    JudgePick.objects.filter(flag=flag, control__isnull=True).delete()
+
+
+def missing(limit: int = CATCH_UP_LIMIT) -> list[tuple[int, int | None]]:
+    """(flag id, control id or None) of items in a bank with no pick where two or more of the bank's candidates
+    matched with different texts: those the judge may still have to pick among. Two queries."""
+    matched = Score.objects.filter(
+        source=Score.CANDIDATE,
+        failed=False,
+        match=True,
+        flag__bank__isnull=False,
+        transcriber__candidacies__bank=F("flag__bank"),
+    )
+
+    def several(qs, *keys):
+        return qs.values(*keys).annotate(n=Count("hypothesis", distinct=True)).filter(n__gte=2)
+
+    flags = several(matched.filter(control__isnull=True), "flag_id").exclude(
+        flag_id__in=JudgePick.objects.filter(control__isnull=True).values("flag_id")
+    )
+    controls = several(matched.filter(control__isnull=False), "flag_id", "control_id").exclude(
+        control_id__in=JudgePick.objects.filter(control__isnull=False).values("control_id")
+    )
+    items = [(f, None) for f in flags.order_by("flag_id").values_list("flag_id", flat=True)[:limit]]
+    items += list(controls.order_by("control_id").values_list("flag_id", "control_id")[:limit])
+    return items[:limit]
+
+
+def catch_up(limit: int = CATCH_UP_LIMIT) -> int:
+    """maybe_pick on items left without a pick (see `missing`), for the minutely pump. Returns picks made."""
+    if not llm.judge_configured():
+        return 0
+    return sum(maybe_pick(flag_id, control_id) is not None for flag_id, control_id in missing(limit))
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from decimal import Decimal
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, Exists, F, IntegerField, Max, Min, OuterRef, Q, Sum
-from django.db.models.functions import Cast
+from django.db.models import Count, Exists, F, IntegerField, Max, Min, OuterRef, Q, Subquery, Sum
+from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
 from benchmark.codeswitch.report import label_languages, language_wer
@@ -183,31 +183,24 @@ def bank_scores(bank: Bank, window_days: int):
 
 
 def _summaries(scores) -> dict[tuple[str, int], scoring.CandidateSummary]:
-    """Per (source, transcriber): scored, matches, failed and mean WER, in one aggregate query."""
+    """Per (source, transcriber): scored, matches, failed and the exact WER sum, in one aggregate query; rows
+    derived by scoring.summary_row, as the pure summary derives them."""
     rows = scores.values("source", "transcriber_id").annotate(
         n_scored=Count("id", filter=Q(failed=False)),
         n_matches=Count("id", filter=Q(failed=False, match=True)),
         n_failed=Count("id", filter=Q(failed=True)),
-        wer_sum=Sum("wer", filter=Q(failed=False)),
+        wer_units=Sum("wer_units", filter=Q(failed=False)),
     )
-    out = {}
-    for r in rows:
-        scored = r["n_scored"]
-        out[(r["source"], r["transcriber_id"])] = scoring.CandidateSummary(
-            candidate=r["transcriber_id"],
-            scored=scored,
-            matches=r["n_matches"],
-            failed=r["n_failed"],
-            accuracy=r["n_matches"] / scored if scored else None,
-            mean_wer=r["wer_sum"] / scored if scored else None,
+    return {
+        (r["source"], r["transcriber_id"]): scoring.summary_row(
+            r["transcriber_id"], r["n_scored"], r["n_matches"], r["n_failed"], int(r["wer_units"] or 0)
         )
-    return out
+        for r in rows
+    }
 
 
 def _empty(tid) -> scoring.CandidateSummary:
-    return scoring.CandidateSummary(
-        candidate=tid, scored=0, matches=0, failed=0, accuracy=None, mean_wer=None
-    )
+    return scoring.summary_row(tid, 0, 0, 0, 0)
 
 
 _PAIRS = """
@@ -250,6 +243,7 @@ class Card:
     interval: tuple[float, float] | None
     cost: Decimal
     is_leader: bool
+    clears_threshold: bool = False  # its accuracy is at or above the bank's threshold, compared exactly
 
 
 @dataclass(frozen=True)
@@ -264,6 +258,19 @@ class BankResults:
     runner_up: Card | None
     pending: int
     live_reason: str = LIVE_REASON
+    control_mix: tuple = ()  # (controls per flag, flags), most flags first, over the window's flags
+
+    @property
+    def mixed_controls(self) -> str:
+        """ "312 flags with 1 control, 40 with 0" when the window's flags carry different numbers of controls
+        (the bank's setting changed, or a call had too few lines); "" when they all carry the same."""
+        if len(self.control_mix) < 2:
+            return ""
+        (controls, flags), *rest = self.control_mix
+        first = (
+            f"{flags} flag{'s' if flags != 1 else ''} with {controls} control{'s' if controls != 1 else ''}"
+        )
+        return ", ".join([first] + [f"{n} with {c}" for c, n in rest])
 
 
 def _on_bank_lines(bank: Bank) -> Q:
@@ -311,6 +318,27 @@ def bank_results(bank: Bank, window_days: int = DEFAULT_WINDOW_DAYS) -> BankResu
     return replace(results, bank=bank, pending=pending_for_bank(bank, ids))
 
 
+def control_mix(bank: Bank, since) -> tuple[tuple[int, int], ...]:
+    """How many of the bank's flags since `since` carry each number of control lines: ((controls, flags), ...),
+    most flags first. One query."""
+    per_flag = (
+        ControlLine.objects.filter(flag=OuterRef("pk"))
+        .order_by()
+        .values("flag")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    rows = (
+        Flag.objects.filter(bank=bank, created_at__gte=since)
+        .annotate(n_controls=Coalesce(Subquery(per_flag), 0))
+        .order_by()
+        .values("n_controls")
+        .annotate(flags=Count("id"))
+        .values_list("n_controls", "flags")
+    )
+    return tuple(sorted(rows, key=lambda row: (-row[1], row[0])))
+
+
 def _compute_bank_results(bank: Bank, window_days: int) -> BankResults:
     candidates = list(candidates_of(bank))
     ids = [c.transcriber_id for c in candidates]
@@ -330,6 +358,7 @@ def _compute_bank_results(bank: Bank, window_days: int) -> BankResults:
                 scoring.wilson_interval(s.matches, s.scored),
                 costs.get(c.transcriber_id, Decimal(0)),
                 ranked.leader == c.transcriber_id,
+                scoring.clears(s.matches, s.scored, bank.threshold),
             )
         )
     by_id = {card.transcriber.pk: card for card in cards}
@@ -354,6 +383,7 @@ def _compute_bank_results(bank: Bank, window_days: int) -> BankResults:
         lead=lead,
         runner_up=by_id.get(runner_up_id),
         pending=0,
+        control_mix=control_mix(bank, since),
     )
 
 

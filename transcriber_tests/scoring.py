@@ -17,6 +17,22 @@ Nothing else changes: letters of any script, combining marks, digits and other n
 so "830" is not "eight thirty". The categories come from the running Python's Unicode database; a
 character assigned in a newer Unicode version may be classified differently by an older Python.
 Bump NORMALIZER_VERSION whenever any of this changes: every stored score records it.
+
+No text: a transcriber whose text has no words after normalization (empty, whitespace, only punctuation) failed
+on that item, exactly like a vendor error: `failure_of` names the reason (NO_TEXT or ERROR), the item is counted
+under failed lines and left out of scored lines, accuracy and mean WER.
+
+Exact comparisons. The numbers decide which transcriber callers get, so ties are decided in integers:
+- Mean WER. Each line's WER is also held as an integer, `wer_units` = WER * WER_SCALE rounded half up, with
+  WER_SCALE = 5,354,228,880, the least common multiple of 1..24: the WER of every line of up to 24 expected
+  words is exact (a line of more words is rounded by less than 1 / (2 * WER_SCALE)). A candidate's mean WER is
+  then (sum of wer_units) / (scored * WER_SCALE); the sum is an integer the database adds up exactly (a bigint,
+  stored on every score) and this module adds up the same way, so the two paths give the same rows. Two
+  means are compared by cross-multiplying integer sums and counts, never in floating point: 2/20 and 4/20
+  tie with 3/20 and 3/20. A bigint holds the sum of about 1.7 billion lines of WER 1.
+- Accuracy: matches / scored compared as fractions (cross-multiplied integers).
+- Threshold: a fraction given exactly (a Decimal such as 0.702, an int, a Fraction; a float is read by its
+  shortest decimal form, so 0.1 is 1/10), compared as matches * denominator >= numerator * scored.
 """
 
 import math
@@ -25,10 +41,16 @@ import string
 import unicodedata
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
 
 from rapidfuzz.distance import Levenshtein
 
 NORMALIZER_VERSION = "1"
+
+WER_SCALE = 5_354_228_880  # math.lcm(*range(1, 25)): a line's WER in units of 1 / WER_SCALE
+ERROR = "error"  # the transcriber failed (a vendor error, unreadable audio): no text came back
+NO_TEXT = "no text"  # its text came back with no words after normalization
 
 _APOSTROPHES = "'\u2019\u02bc"
 _EXTRA_SPACES = "\u200b\ufeff"  # zero width space, byte order mark: invisible, so treated as spaces
@@ -80,6 +102,26 @@ def normalize(text: str) -> str:
     return " ".join(_words(text))
 
 
+def has_words(text: str | None) -> bool:
+    """True when the text has at least one word after normalization."""
+    return bool(text) and bool(_words(text))
+
+
+def failure_of(hypothesis: str | None) -> str:
+    """Why a transcriber's text fails on an item: ERROR when it gave none (None), NO_TEXT when it has no words
+    after normalization; "" when it can be scored."""
+    if hypothesis is None:
+        return ERROR
+    return "" if has_words(hypothesis) else NO_TEXT
+
+
+def wer_units(errors: int, reference_words: int) -> int:
+    """errors / reference_words in units of 1 / WER_SCALE, rounded half up (exact up to 24 reference words)."""
+    if reference_words <= 0 or errors < 0:
+        raise ValueError(f"Need errors >= 0 and reference_words > 0, got {errors} and {reference_words}.")
+    return (2 * errors * WER_SCALE + reference_words) // (2 * reference_words)
+
+
 def _collapse_whitespace(text: str) -> str:
     if not text.isascii():
         text = unicodedata.normalize("NFC", text)
@@ -101,6 +143,12 @@ class LineScore:
     deletions: int
     insertions: int
     reference_words: int
+    hypothesis_words: int  # 0: the text had no words, a failed line ("no text") wherever it is summed
+
+    @property
+    def wer_units(self) -> int:
+        """The WER as an integer number of 1 / WER_SCALE: what mean WERs are summed and compared from."""
+        return wer_units(self.substitutions + self.deletions + self.insertions, self.reference_words)
 
 
 def score_line(expected: str, hypothesis: str) -> LineScore:
@@ -112,9 +160,9 @@ def score_line(expected: str, hypothesis: str) -> LineScore:
     reference_words = len(reference)
     if reference == words:
         noted = expected != hypothesis and _collapse_whitespace(expected) != _collapse_whitespace(hypothesis)
-        return LineScore(True, 0.0, noted, 0, 0, 0, reference_words)
+        return LineScore(True, 0.0, noted, 0, 0, 0, reference_words, len(words))
     if not words:
-        return LineScore(False, 1.0, False, 0, reference_words, 0, reference_words)
+        return LineScore(False, 1.0, False, 0, reference_words, 0, reference_words, 0)
     substitutions = deletions = insertions = 0
     for tag, _, _ in Levenshtein.editops(reference, words).as_list():
         if tag == "replace":
@@ -124,22 +172,36 @@ def score_line(expected: str, hypothesis: str) -> LineScore:
         else:
             insertions += 1
     wer = (substitutions + deletions + insertions) / reference_words
-    return LineScore(False, wer, False, substitutions, deletions, insertions, reference_words)
+    return LineScore(False, wer, False, substitutions, deletions, insertions, reference_words, len(words))
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """A candidate's result on one line. `score` is None when the transcriber produced no text."""
+    """A candidate's result on one line. `score` is None when the transcriber failed with an error; a score of a
+    text with no words (`hypothesis_words == 0`) is a failure too ("no text")."""
 
     candidate: str
     line_id: Hashable
     score: LineScore | None
 
+    @property
+    def failed(self) -> bool:
+        return self.score is None or self.score.hypothesis_words == 0
+
+
+def outcome(candidate: str, line_id: Hashable, expected: str, hypothesis: str | None) -> Outcome:
+    """A transcriber's text on one line as an Outcome: failed (score None) when `failure_of` gives a reason."""
+    if failure_of(hypothesis):
+        return Outcome(candidate, line_id, None)
+    return Outcome(candidate, line_id, score_line(expected, hypothesis))
+
 
 @dataclass(frozen=True, slots=True)
 class CandidateSummary:
     """`accuracy` = matches / scored, a fraction; `failed` lines are errors left out of the division.
-    `accuracy` and `mean_wer` are None when nothing was scored."""
+    `wer_units` is the exact sum of the scored lines' WERs in units of 1 / WER_SCALE; `mean_wer` is
+    wer_units / (scored * WER_SCALE), for display. `accuracy` and `mean_wer` are None when nothing was scored.
+    Build one with `summary_row`, from counts the pure core or the database summed."""
 
     candidate: str
     scored: int
@@ -147,6 +209,20 @@ class CandidateSummary:
     failed: int
     accuracy: float | None
     mean_wer: float | None
+    wer_units: int = 0
+
+
+def summary_row(candidate, scored: int, matches: int, failed: int, wer_units: int) -> CandidateSummary:
+    """A summary row from its integer counts and WER sum: the one place accuracy and mean WER are derived."""
+    return CandidateSummary(
+        candidate=candidate,
+        scored=scored,
+        matches=matches,
+        failed=failed,
+        accuracy=matches / scored if scored else None,
+        mean_wer=wer_units / (scored * WER_SCALE) if scored else None,
+        wer_units=wer_units,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,61 +230,77 @@ class BankSummary:
     rows: tuple[CandidateSummary, ...]
     leader: str | None
     leader_clears_threshold: bool
-    threshold: float
+    threshold: Fraction
     runner_up: str | None = None
 
 
-def summarize(outcomes: Iterable[Outcome], candidates: Sequence[str], threshold: float) -> BankSummary:
+def exact_threshold(threshold) -> Fraction:
+    """The threshold as an exact fraction between 0 and 1 (ValueError otherwise). A Decimal, int, Fraction or
+    decimal string is taken as written; a float by its shortest decimal form (0.1 is 1/10, not the binary
+    number nearest to it)."""
+    if isinstance(threshold, float):
+        if not math.isfinite(threshold):
+            raise ValueError(f"The threshold is a fraction between 0 and 1, got {threshold!r}.")
+        threshold = repr(threshold)
+    if isinstance(threshold, Decimal) and not threshold.is_finite():
+        raise ValueError(f"The threshold is a fraction between 0 and 1, got {threshold!r}.")
+    value = Fraction(threshold)
+    if not 0 <= value <= 1:
+        raise ValueError(f"The threshold is a fraction between 0 and 1, got {threshold!s}.")
+    return value
+
+
+def clears(matches: int, scored: int, threshold) -> bool:
+    """matches / scored >= threshold, compared in integers; False when nothing was scored."""
+    t = exact_threshold(threshold)
+    return scored > 0 and matches * t.denominator >= t.numerator * scored
+
+
+def summarize(outcomes: Iterable[Outcome], candidates: Sequence[str], threshold) -> BankSummary:
     """One row per candidate in the order given, and the leader.
 
     Leader: highest accuracy, ties to the lower mean WER, then to the candidate listed first; None when
     no candidate has a scored line. It clears the threshold (a fraction, 0.6 for 60%) when its accuracy
-    is at or above it. Outcomes for candidates not listed are ignored."""
-    threshold = float(threshold)
-    if not 0.0 <= threshold <= 1.0:
-        raise ValueError(f"The threshold is a fraction between 0 and 1, got {threshold!r}.")
+    is at or above it. Every comparison is exact (see the module docstring). Outcomes for candidates not
+    listed are ignored."""
+    exact_threshold(threshold)
     if len(set(candidates)) != len(candidates):
         raise ValueError("Each candidate may be listed only once.")
+    scored = dict.fromkeys(candidates, 0)
     matches = dict.fromkeys(candidates, 0)
     failed = dict.fromkeys(candidates, 0)
-    wers: dict[str, list[float]] = {name: [] for name in candidates}
-    for outcome in outcomes:
-        if outcome.candidate not in wers:
+    units = dict.fromkeys(candidates, 0)
+    for o in outcomes:
+        if o.candidate not in scored:
             continue
-        if outcome.score is None:
-            failed[outcome.candidate] += 1
+        if o.failed:
+            failed[o.candidate] += 1
             continue
-        wers[outcome.candidate].append(outcome.score.wer)
-        matches[outcome.candidate] += outcome.score.match
-    rows = []
-    for name in candidates:
-        scored = len(wers[name])
-        rows.append(
-            CandidateSummary(
-                candidate=name,
-                scored=scored,
-                matches=matches[name],
-                failed=failed[name],
-                accuracy=matches[name] / scored if scored else None,
-                mean_wer=math.fsum(wers[name]) / scored if scored else None,
-            )
-        )
+        scored[o.candidate] += 1
+        matches[o.candidate] += o.score.match
+        units[o.candidate] += o.score.wer_units
+    rows = [summary_row(name, scored[name], matches[name], failed[name], units[name]) for name in candidates]
     return rank(rows, threshold)
 
 
-def rank(rows: Sequence[CandidateSummary], threshold: float) -> BankSummary:
+def rank(rows: Sequence[CandidateSummary], threshold) -> BankSummary:
     """Leader and runner-up of rows already summed (in the candidates' order), e.g. by a database query.
 
-    Highest accuracy first, ties to the lower mean WER, then to the row listed first."""
-    threshold = float(threshold)
+    Highest accuracy first, ties to the lower mean WER, then to the row listed first: accuracy and mean WER
+    are compared as exact fractions of the rows' integer counts and WER sums."""
+    threshold = exact_threshold(threshold)
     ranked = sorted(
-        (-row.accuracy, row.mean_wer, position) for position, row in enumerate(rows) if row.scored
+        (Fraction(-row.matches, row.scored), Fraction(row.wer_units, row.scored), position)
+        for position, row in enumerate(rows)
+        if row.scored
     )
     if not ranked:
         return BankSummary(tuple(rows), None, False, threshold)
     best = rows[ranked[0][2]]
     runner_up = rows[ranked[1][2]].candidate if len(ranked) > 1 else None
-    return BankSummary(tuple(rows), best.candidate, best.accuracy >= threshold, threshold, runner_up)
+    return BankSummary(
+        tuple(rows), best.candidate, clears(best.matches, best.scored, threshold), threshold, runner_up
+    )
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float] | None:
@@ -264,7 +356,7 @@ def compare_leader(outcomes: Iterable[Outcome], leader: str, runner_up: str, alp
     by_candidate: dict[str, dict[Hashable, bool]] = {leader: {}, runner_up: {}}
     for outcome in outcomes:
         lines = by_candidate.get(outcome.candidate)
-        if lines is None or outcome.score is None:
+        if lines is None or outcome.failed:
             continue
         if outcome.line_id in lines:
             raise ValueError(f"Line {outcome.line_id!r} is scored twice for {outcome.candidate!r}.")

@@ -10,7 +10,7 @@ from django.utils import timezone
 from oncore.calls.models import Assistant, Call, Line
 from oncore.transcribers.models import Transcriber
 
-from . import scoring
+from .actions import score_values
 from .models import Bank, Candidate, ControlLine, Flag, Score, Transcription
 
 WORDS = (
@@ -113,22 +113,13 @@ def fill_bank(organization, *, flags: int, candidates: int = 8, name="Synthetic"
     for flag, control, expected, line in items:
         for source, transcriber in [("live", live)] + [("candidate", t) for t in transcribers]:
             hypothesis = line.text if source == "live" else _garble(rng, expected)
-            s = scoring.score_line(expected, hypothesis)
             scores.append(
                 Score(
                     flag=flag,
                     control=control,
                     transcriber=transcriber,
                     source=source,
-                    hypothesis=hypothesis,
-                    match=s.match,
-                    wer=s.wer,
-                    case_or_punctuation_only=s.case_or_punctuation_only,
-                    substitutions=s.substitutions,
-                    deletions=s.deletions,
-                    insertions=s.insertions,
-                    reference_words=s.reference_words,
-                    normalizer_version=scoring.NORMALIZER_VERSION,
+                    **score_values(expected, hypothesis),
                 )
             )
             if source == "candidate":

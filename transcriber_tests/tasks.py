@@ -77,9 +77,9 @@ def _finish(t: Transcription, **fields) -> bool:
 
 def _after_final(t: Transcription, outcome: str) -> None:
     """Follow-up work once a line's transcription is final, each queued as its own task."""
-    if outcome == "done" and llm.judge_configured():
-        # Where candidates matched but wrote the line differently, the judge picks one (never a score).
-        transaction.on_commit(lambda: jobs.enqueue("transcriber_tests.tasks.pick_line", t.line_id))
+    # Done or failed, it may be the last candidate of an item: where candidates matched but wrote the line
+    # differently, the judge picks one (never a score).
+    picks.ask_later([t.line_id])
     if Run.objects.filter(organization_id=t.organization_id, status=Run.TRANSCRIBING).exists():
         # A full-call run waiting for this line compares as soon as its last line is in.
         transaction.on_commit(
@@ -100,8 +100,21 @@ def fill_picks(bank_id: int) -> str:
 
 
 def pump_all() -> int:
+    """The minutely schedule ("oncore-pump"): dispatch ready rows and recover abandoned ones, then queue the
+    catch-up of judge picks left unasked."""
+    dispatched = _pump()
+    if llm.judge_configured():
+        jobs.enqueue("transcriber_tests.tasks.catch_up_picks")
+    return dispatched
+
+
+def _pump() -> int:
     with transaction.atomic():
         return jobs.pump_all()
+
+
+def catch_up_picks() -> int:
+    return picks.catch_up()
 
 
 def drain(max_seconds: float = 600.0) -> int:
@@ -110,7 +123,7 @@ def drain(max_seconds: float = 600.0) -> int:
     deadline = time.monotonic() + max_seconds
     ran = 0
     while time.monotonic() < deadline:
-        pump_all()
+        _pump()
         ids = list(
             Transcription.objects.filter(status=Transcription.RUNNING, claimed_at__isnull=True)
             .order_by("id")

@@ -149,9 +149,10 @@ def flag_line(request, pk):
                 tags=form.all_tags(),
                 note=form.cleaned_data["note"],
                 user=request.user,
+                confirm_matches_live=form.cleaned_data["confirm_matches_live"],
             )
         except ActionError as exc:
-            form.add_error(None, exc.message)
+            form.refused(exc)
     if form.errors:
         return _form(request, line, form, status=422)
     if request.htmx:
@@ -191,11 +192,12 @@ def edit_flag(request, pk):
                 expected_text=form.cleaned_data["expected_text"],
                 tags=form.all_tags(),
                 note=form.cleaned_data["note"],
+                confirm_matches_live=form.cleaned_data["confirm_matches_live"],
             )
             if form.cleaned_data["bank"] != flag.bank:
                 actions.do_move_flag(flag, form.cleaned_data["bank"])
         except ActionError as exc:
-            form.add_error(None, exc.message)
+            form.refused(exc)
     if form.errors:
         return _form(request, flag.line, form, flag, status=422)
     if request.htmx:

@@ -110,7 +110,7 @@ def test_it_picks_on_control_lines_after_each_transcription(org, make_transcribe
     actions.do_add_candidate(bank, make_transcriber("dashed", "My number is 0-8-7"), confirmed=True)
     caller = list(recorded_call.lines.filter(speaker="caller").order_by("position"))
     for other in (caller[1], caller[3]):  # flagged lines are never controls: leaves caller[2] as the only one
-        actions.do_flag_line(other, other.text)
+        actions.do_flag_line(other, other.text, confirm_matches_live=True)
     flag = actions.do_flag_line(caller[0], "Siobhan, table for four at eight thirty", bank=bank)
     tasks.drain()
     for line_id in Transcription.objects.order_by("id").values_list("line_id", flat=True):

@@ -94,7 +94,7 @@ def test_it_gives_fewer_controls_when_the_call_has_fewer_lines(
 ):
     call = make_call(tenant, live_transcriber, caller_texts=["one line", "another"])
     bank = actions.do_create_bank(org, name="B", controls_per_flag=2)
-    flag = actions.do_flag_line(caller_lines(call)[0], "one line", bank=bank)
+    flag = actions.do_flag_line(caller_lines(call)[0], "one line", bank=bank, confirm_matches_live=True)
     assert flag.controls.count() == 1
 
 
@@ -146,7 +146,7 @@ def test_it_finds_an_older_calls_live_transcriber_by_name(org, tenant, bank, liv
     call = make_call(tenant, None, caller_texts=["hi there"])
     call.live_transcriber_name = live_transcriber.display_name
     call.save()
-    flag = actions.do_flag_line(caller_lines(call)[0], "hi there", bank=bank)
+    flag = actions.do_flag_line(caller_lines(call)[0], "hi there", bank=bank, confirm_matches_live=True)
     assert Score.objects.get(flag=flag, control=None, source=Score.LIVE).transcriber == live_transcriber
 
 
@@ -280,13 +280,17 @@ def test_it_refuses_banked_work_while_the_queue_is_full_and_accepts_again_after_
     settings.ONCORE = {**settings.ONCORE, "ORG_QUEUE_LIMIT": 3}
     call = make_call(tenant, live_transcriber, caller_texts=["a", "b", "c", "d"])
     lines = caller_lines(call)
-    actions.do_flag_line(lines[0], "a", bank=bank)  # 2 candidates x (flag + 1 control) = 4 queued
+    actions.do_flag_line(
+        lines[0], "a", bank=bank, confirm_matches_live=True
+    )  # 2 candidates x (flag + 1 control) = 4 queued
     with pytest.raises(errors.QueueFull, match="Wait for the queue to drain"):
-        actions.do_flag_line(lines[1], "b", bank=bank)
-    unbanked = actions.do_flag_line(lines[1], "b")  # flags into no bank are still accepted
+        actions.do_flag_line(lines[1], "b", bank=bank, confirm_matches_live=True)
+    unbanked = actions.do_flag_line(
+        lines[1], "b", confirm_matches_live=True
+    )  # flags into no bank are still accepted
     assert unbanked.bank is None
     tasks.drain()
-    actions.do_flag_line(lines[2], "c", bank=bank)
+    actions.do_flag_line(lines[2], "c", bank=bank, confirm_matches_live=True)
 
 
 def test_it_lets_two_organizations_share_the_workers(
@@ -300,9 +304,9 @@ def test_it_lets_two_organizations_share_the_workers(
     actions.do_add_candidate(quiet_bank, make_transcriber("quiet", "y"), confirmed=True)
     busy_call = make_call(tenant, live_transcriber, caller_texts=list("abcdef"))
     for line in caller_lines(busy_call)[:3]:
-        actions.do_flag_line(line, "a", bank=busy_bank)
+        actions.do_flag_line(line, "a", bank=busy_bank, confirm_matches_live=True)
     quiet_call = make_call(other_tenant, live_transcriber, caller_texts=["z"])
-    actions.do_flag_line(caller_lines(quiet_call)[0], "z", bank=quiet_bank)
+    actions.do_flag_line(caller_lines(quiet_call)[0], "z", bank=quiet_bank, confirm_matches_live=True)
 
     assert Transcription.objects.filter(organization=org).count() > 10
     tasks.pump_all()
@@ -342,7 +346,7 @@ def test_a_worker_goes_straight_on_with_its_organizations_next_rows_within_its_c
     other_bank = actions.do_create_bank(other_org, name="Other", controls_per_flag=0)
     actions.do_add_candidate(other_bank, make_transcriber("other", "z"), confirmed=True)
     other_call = make_call(other_tenant, live_transcriber, caller_texts=["z"])
-    actions.do_flag_line(caller_lines(other_call)[0], "z", bank=other_bank)
+    actions.do_flag_line(caller_lines(other_call)[0], "z", bank=other_bank, confirm_matches_live=True)
     mine = Transcription.objects.filter(organization=bank.organization)
     later = mine.order_by("-id").first()  # a retry whose backoff has not passed
     mine.filter(pk=later.pk).update(not_before=timezone.now() + timedelta(minutes=5))

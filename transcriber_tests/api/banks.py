@@ -2,6 +2,7 @@
 CSV exports and the organization's queue."""
 
 from datetime import datetime
+from decimal import Decimal
 from typing import Literal
 
 from django.db.models import Prefetch
@@ -12,7 +13,7 @@ from pydantic import field_validator
 from benchmark.entity import reports as benchmark_reports
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, exports, jobs, queries
-from transcriber_tests.models import Bank, Candidate
+from transcriber_tests.models import Bank, Candidate, Score
 
 from .errors import doc
 from .schemas import (
@@ -48,7 +49,13 @@ def _strip(value):
 class BankIn(Schema):
     name: Text = Field(min_length=1, max_length=100, description="Unique in the organization.")
     language_label: Text = Field("", max_length=100, description="Display only, e.g. 'English + French'.")
-    threshold: float = Field(0.6, ge=0, le=1, description="Accuracy marker, a fraction: 0.6 means 60%.")
+    threshold: Decimal = Field(
+        Decimal("0.6"),
+        ge=0,
+        le=1,
+        decimal_places=4,
+        description="Accuracy marker, a fraction with at most 4 decimals: 0.702 means 70.2%, exactly.",
+    )
     controls_per_flag: int = Field(
         1, ge=0, le=2, description="Control lines sampled with each flag: 0, 1 or 2."
     )
@@ -59,7 +66,7 @@ class BankIn(Schema):
 class BankEdit(Schema):
     name: Text | None = Field(None, min_length=1, max_length=100)
     language_label: Text | None = Field(None, max_length=100)
-    threshold: float | None = Field(None, ge=0, le=1)
+    threshold: Decimal | None = Field(None, ge=0, le=1, decimal_places=4)
     controls_per_flag: int | None = Field(None, ge=0, le=2)
 
     _name = field_validator("name")(_strip)
@@ -94,7 +101,7 @@ def _bank_out(bank) -> dict:
         "id": bank.pk,
         "name": bank.name,
         "language_label": bank.language_label,
-        "threshold": bank.threshold,
+        "threshold": float(bank.threshold),
         "controls_per_flag": bank.controls_per_flag,
         "created_at": bank.created_at,
         "flags": bank.n_flags,
@@ -270,7 +277,9 @@ class Summary(Schema):
     transcriber: TranscriberRef
     scored: int = Field(description="Lines scored (flags and controls in the window).")
     matches: int
-    failed: int = Field(description="Lines it produced no text for: errors, left out of the division.")
+    failed: int = Field(
+        description="Lines it failed on (an error, or a text with no words): left out of the division."
+    )
     accuracy: float | None = Field(description="matches / scored, a fraction; null when nothing is scored.")
     mean_wer: float | None
     interval: Interval | None = Field(description="95% Wilson interval of the accuracy.")
@@ -306,6 +315,11 @@ class LeadTestOut(Schema):
     clear: bool = Field(description="The lead is clear: p < 0.05 and the leader is right more often.")
 
 
+class ControlMix(Schema):
+    controls: int = Field(description="Control lines per flag.")
+    flags: int
+
+
 class ResultsOut(Schema):
     bank_id: int
     window_days: int
@@ -315,6 +329,10 @@ class ResultsOut(Schema):
     lead_test: LeadTestOut | None = Field(description="Leader against the runner-up; null with one scored.")
     live: list[Summary] = Field(description="The live transcribers of the bank's calls, for reference only.")
     live_note: str
+    control_mix: list[ControlMix] = Field(
+        description="How many of the window's flags carry each number of control lines, most flags first; more "
+        "than one entry when the bank's setting changed (it applies to new flags) or a call had too few lines."
+    )
     pending: int = Field(description="Transcriptions of this bank still queued or running.")
 
 
@@ -381,12 +399,13 @@ def bank_results(request, bank_id: int, window: int = WINDOW):
     return {
         "bank_id": r.bank.pk,
         "window_days": r.window_days,
-        "threshold": r.bank.threshold,
+        "threshold": float(r.bank.threshold),
         "candidates": cards,
         "leader": leader,
         "lead_test": lead,
         "live": [_summary(*row) for row in r.live_rows],
         "live_note": r.live_reason,
+        "control_mix": [{"controls": c, "flags": n} for c, n in r.control_mix],
         "pending": r.pending,
     }
 
@@ -394,8 +413,12 @@ def bank_results(request, bank_id: int, window: int = WINDOW):
 class Cell(Schema):
     transcriber_id: int
     scored: bool = Field(description="false while its transcription is queued or running.")
-    text: str | None
-    failed: bool
+    text: str | None = Field(description="Its text as it came back; null while waiting or after an error.")
+    failed: bool = Field(description="A failed line: counted under failed, left out of the division.")
+    failure: Literal["error", "no text"] | None = Field(
+        description='Why it failed: "error" (no text came back) or "no text" (a text with no words after '
+        "normalization); null when it was scored or is waiting."
+    )
     match: bool | None
     wer: float | None
     case_or_punctuation_only: bool
@@ -452,6 +475,7 @@ def _cell(transcriber_id, score) -> dict:
             "scored": False,
             "text": None,
             "failed": False,
+            "failure": None,
             "match": None,
             "wer": None,
             "case_or_punctuation_only": False,
@@ -459,8 +483,9 @@ def _cell(transcriber_id, score) -> dict:
     return {
         "transcriber_id": transcriber_id,
         "scored": True,
-        "text": None if score.failed else score.hypothesis,
+        "text": None if score.failure == Score.ERROR else score.hypothesis,
         "failed": score.failed,
+        "failure": score.failure or None,
         "match": None if score.failed else score.match,
         "wer": None if score.failed else score.wer,
         "case_or_punctuation_only": score.case_or_punctuation_only,

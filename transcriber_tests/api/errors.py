@@ -79,6 +79,15 @@ PRODUCT_ERROR_CODES = [
         "Type what the caller actually said, word for word; punctuation alone does not count.",
         "flags",
     ),
+    ErrorCode(
+        "expected_matches_live",
+        409,
+        "The expected text is what the live transcript already says",
+        "After normalization the expected text equals the line's live transcript (`detail.live_text`), so the "
+        "line was not wrong. Type what the caller actually said; to flag it with this text anyway, send the "
+        'same request with `"confirm_matches_live": true`.',
+        "flags",
+    ),
     # Banks and candidates.
     ErrorCode(
         "bank_name_taken",

@@ -14,6 +14,10 @@ from .schemas import DateRange, FlagOut, Id, Page, PageIn, Text, flag_out, get_o
 router = Router(tags=["Flags"])
 
 TAGS_HELP = "Error tags: name, time, spelling, or your own words (lowercased; commas become spaces)."
+CONFIRM_HELP = (
+    "An expected text equal to the line's live transcript after normalization says the line was not wrong: "
+    "it is refused (409 expected_matches_live) unless this is true."
+)
 
 
 def _check_tags(tags):
@@ -33,6 +37,7 @@ class FlagIn(Schema):
     bank_id: Id | None = Field(None, description="The bank to score it in; omit or null to decide later.")
     tags: list[Text] = Field([], max_length=20, description=TAGS_HELP)
     note: Text = Field("", max_length=2000)
+    confirm_matches_live: bool = Field(False, description=CONFIRM_HELP)
 
     @model_validator(mode="after")
     def _tags_fit(self):
@@ -49,6 +54,7 @@ class FlagEdit(Schema):
     )
     tags: list[Text] | None = Field(None, max_length=20, description=TAGS_HELP + " Replaces the tags.")
     note: Text | None = Field(None, max_length=2000)
+    confirm_matches_live: bool = Field(False, description=CONFIRM_HELP)
 
     @model_validator(mode="after")
     def _tags_fit(self):
@@ -97,6 +103,7 @@ FLAG_LINE_ERRORS = (
     "line_has_no_timing",
     "flag_exists",
     "expected_text_empty",
+    "expected_matches_live",
     "queue_full",
 )
 
@@ -107,7 +114,12 @@ def create_flag(request, body: FlagIn):
     transcript is scored at once and every candidate is queued; into no bank, it waits unscored."""
     line = get_or_404(Line.objects.filter(call__tenant__organization=request.org), body.line_id, "line")
     flag = actions.do_flag_line(
-        line, body.expected_text, bank=_bank(request, body.bank_id), tags=body.tags, note=body.note
+        line,
+        body.expected_text,
+        bank=_bank(request, body.bank_id),
+        tags=body.tags,
+        note=body.note,
+        confirm_matches_live=body.confirm_matches_live,
     )
     return Status(201, flag_out(_flags(request).get(pk=flag.pk)))
 
@@ -133,12 +145,27 @@ def get_flag(request, flag_id: int):
 
 @router.patch(
     "/flags/{int:flag_id}",
-    **doc(200, FlagOut, "The edited flag.", "invalid_request", "not_found", "expected_text_empty"),
+    **doc(
+        200,
+        FlagOut,
+        "The edited flag.",
+        "invalid_request",
+        "not_found",
+        "expected_text_empty",
+        "expected_matches_live",
+    ),
 )
 def edit_flag(request, flag_id: int, body: FlagEdit):
-    """Change the expected text, tags or note; fields left out stay as they are."""
+    """Change the expected text, tags or note; fields left out stay as they are. A new expected text re-scores
+    the line and asks the judge for a new pick."""
     flag = get_or_404(_flags(request), flag_id, "flag")
-    actions.do_edit_flag(flag, expected_text=body.expected_text, tags=body.tags, note=body.note)
+    actions.do_edit_flag(
+        flag,
+        expected_text=body.expected_text,
+        tags=body.tags,
+        note=body.note,
+        confirm_matches_live=body.confirm_matches_live,
+    )
     return flag_out(_flags(request).get(pk=flag.pk))
 
 
