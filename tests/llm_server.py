@@ -133,18 +133,23 @@ def prompt_text(body: dict) -> str:
 def judge_responder(body: dict) -> dict:
     """A valid, deterministic answer to each of the judge's tools (see transcriber_tests.judge).
 
-    pick: the first version offered; label: "same_meaning"; patterns: one pattern holding every line;
-    verdict: a fixed sentence."""
+    pick: the first version offered; labels: "same_meaning" for every line asked; patterns: one pattern holding
+    every line; verdict: a fixed sentence."""
     tool = forced_tool(body)
     name = tool.get("name", "")
     properties = tool.get("input_schema", {}).get("properties", {})
     if name == "record_pick":
         return {
-            "candidate": properties["candidate"]["enum"][0],
             "reasoning": "It keeps the caller's wording.",
+            "candidate": properties["candidate"]["enum"][0],
         }
-    if name == "record_label":
-        return {"label": "same_meaning", "reasoning": "Both say the same thing."}
+    if name == "record_labels":
+        ids = re.findall(r'<line id="([^"]+)">', prompt_text(body))
+        return {
+            "labels": [
+                {"line": i, "reasoning": "Both say the same thing.", "label": "same_meaning"} for i in ids
+            ]
+        }
     if name == "record_patterns":
         ids = re.findall(r'<line id="([^"]+)">', prompt_text(body))
         if not ids:

@@ -340,6 +340,10 @@ class Run(models.Model):
     judge_input_tokens = models.PositiveIntegerField(default=0)
     judge_output_tokens = models.PositiveIntegerField(default=0)
     judge_cost = models.DecimalField(max_digits=12, decimal_places=6, default=0)
+    # Label requests the judge was sent, and those the rule labeller spared it (each request labels up to a few
+    # lines of one call: see pipeline.label_requests).
+    judge_label_requests = models.PositiveIntegerField(default=0)
+    judge_calls_saved = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -415,7 +419,12 @@ class RunLine(models.Model):
     ]
     BY_FLAG = "flag"
     BY_JUDGE = "judge"
-    LABEL_SOURCES = [(BY_FLAG, "Scored against the flag"), (BY_JUDGE, "Judge")]
+    BY_RULE = "rule"
+    LABEL_SOURCES = [
+        (BY_FLAG, "Scored against the flag"),
+        (BY_JUDGE, "Judge"),
+        (BY_RULE, "Rule (same after canonicalization)"),
+    ]
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="lines")
     line = models.ForeignKey("calls.Line", on_delete=models.CASCADE, related_name="run_lines")
@@ -436,6 +445,10 @@ class RunLine(models.Model):
     label = models.CharField(max_length=16, choices=LABELS, blank=True)
     label_source = models.CharField(max_length=8, choices=LABEL_SOURCES, blank=True)
     reasoning = models.TextField(blank=True)
+    # The judge sees "transcript 1" and "transcript 2", in an order drawn per line from the run's seed.
+    live_shown_first = models.BooleanField(null=True, blank=True)
+    label_prompt_version = models.CharField(max_length=40, blank=True, help_text="Prompt (or rule) version.")
+    label_error = models.TextField(blank=True, help_text="Why the judge left this line unlabelled.")
     pattern = models.ForeignKey(
         RunPattern, on_delete=models.SET_NULL, null=True, blank=True, related_name="lines"
     )
@@ -447,8 +460,9 @@ class RunLine(models.Model):
     replay_text = models.TextField(blank=True)
     replay_failed = models.BooleanField(default=False)
     replay_matches = models.BooleanField(null=True)
-    # Review sample: a person agrees or disagrees with the judge's label.
+    # Review sample: a person labels the line without seeing the judge's (or rule's) label, then sees it.
     in_review = models.BooleanField(default=False)
+    human_label = models.CharField(max_length=16, choices=LABELS, blank=True)
     review_agrees = models.BooleanField(null=True)
     reviewed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"

@@ -9,7 +9,7 @@ from tests.fixtures import assert_error
 from tests.llm_server import error
 from tests.transcriber_tests.runs.support import Say, scripted_judge
 from transcriber_tests import actions
-from transcriber_tests.models import Run
+from transcriber_tests.models import Run, RunLine
 from transcriber_tests.runs import tasks as run_tasks
 
 pytestmark = pytest.mark.django_db
@@ -93,17 +93,26 @@ def test_it_reads_a_finished_run_its_lines_and_review_and_takes_a_review(api, ru
 
     sample = api.get(f"/runs/{run_id}/review").json()
     assert sample["count"] == 4
-    reviewed = api.post(f"/runs/{run_id}/review/{sample['items'][0]['id']}", {"agrees": False}).json()
+    # Blind: the sample shows the two texts, not the label they got, until the reviewer gives theirs.
+    assert {(i["label"], i["label_source"], i["reasoning"]) for i in sample["items"]} == {("", "", "")}
+    item = sample["items"][0]
+    given = RunLine.objects.get(pk=item["id"]).label
+    other = next(label for label in ("both_wrong", "same_meaning") if label != given)
+    reviewed = api.post(f"/runs/{run_id}/review/{item['id']}", {"label": other}).json()
+    assert reviewed["human_label"] == other and reviewed["label"] == given
     assert reviewed["review_agrees"] is False and reviewed["reviewed_at"]
+    assert api.get(f"/runs/{run_id}/review").json()["items"][0]["label"] == given  # shown once reviewed
     assert api.get(f"/runs/{run_id}/review", {"show": "todo"}).json()["count"] == 3
     assert api.get(f"/runs/{run_id}").json()["review"] == {
         "sample": 4,
         "reviewed": 1,
         "agrees": 0,
         "judge_human_agreement": 0.0,
+        "by_prompt_version": [{"prompt_version": "judge-2", "reviewed": 1, "agrees": 0, "kappa": 0.0}],
     }
+    assert_error(api.post(f"/runs/{run_id}/review/{item['id']}", {"label": "yes"}), 422, "validation_error")
     assert_error(
-        api.post(f"/runs/{run_id}/review/{first['id']}", {"agrees": True}), 409, "not_in_review_sample"
+        api.post(f"/runs/{run_id}/review/{first['id']}", {"label": "both_wrong"}), 409, "not_in_review_sample"
     )
     assert_error(api.post(f"/runs/{run_id}/cancel"), 409, "run_not_active")
     assert_error(api.post(f"/runs/{run_id}/retry-judge"), 409, "judge_not_failed")
@@ -142,7 +151,7 @@ def test_it_hides_another_organizations_runs(api, other_api, run_setup, no_judge
         other_api.post(f"/runs/{run_id}/retry-judge"),
         other_api.get(f"/runs/{run_id}/lines"),
         other_api.get(f"/runs/{run_id}/review"),
-        other_api.post(f"/runs/{run_id}/review/{line_id}", {"agrees": True}),
+        other_api.post(f"/runs/{run_id}/review/{line_id}", {"label": "same_meaning"}),
         other_api.get(f"/runs/{run_id}/lines.csv"),
     ):
         assert_error(response, 404, "not_found")
@@ -152,12 +161,13 @@ def test_it_hides_another_organizations_runs(api, other_api, run_setup, no_judge
 def test_it_retries_a_failed_judge(api, run_setup, llm_server, settings):
     settings.ANTHROPIC_MAX_RETRIES = 0
     bank, cand, call_a, call_b = run_setup
-    llm_server.queue({"label": "live_right", "reasoning": "The digits are gone."}, error(500))
+    answers = iter([scripted_judge, lambda body: error(500)])
+    llm_server.responder = lambda body: next(answers)(body)
     run_id = _start(api, bank, [call_a, call_b], confirm=True).json()["id"]
     assert run_tasks.drain_run(run_id, max_seconds=60) == Run.DONE
     failed = api.get(f"/runs/{run_id}").json()
     assert failed["judge"]["status"] == "failed" and "Anthropic API error" in failed["judge"]["error"]
-    assert failed["counts"]["unlabelled"] == 3
+    assert failed["counts"]["unlabelled"] == 2 and failed["counts"]["judge_requests"] == 1
     retried = api.post(f"/runs/{run_id}/retry-judge").json()
     assert retried["status"] == "judging" and retried["judge"]["status"] == "pending"
 

@@ -1,5 +1,7 @@
 """The judge's pick on flagged and control lines where several candidates matched but wrote it differently."""
 
+import re
+
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -34,13 +36,26 @@ def scores_of(flag):
     return list(Score.objects.filter(flag=flag).order_by("id").values())
 
 
+def shown(body) -> dict:
+    """letter -> text of the versions a pick request shows the judge (in a shuffled order)."""
+    return dict(re.findall(r'<version id="([A-Z])">([^<]*)</version>', prompt_text(body)))
+
+
+def first_shown(llm_server) -> str:
+    """The text the default responder picks: the version shown first in the last pick request."""
+    return shown(llm_server.bodies[-1])["A"]
+
+
 def test_it_picks_among_matching_versions_with_the_assistants_instructions_and_neighbouring_lines(
     bank, recorded_call, llm_server
 ):
     flag = flag_first_line(bank, recorded_call)
     tasks.drain()
     before = scores_of(flag)
-    llm_server.queue({"candidate": "B", "reasoning": "The booking system stores names in lower case."})
+    llm_server.responder = lambda body: {
+        "reasoning": "The booking system stores names in lower case.",
+        "candidate": next(k for k, text in shown(body).items() if text == "mary kate table for two"),
+    }
 
     pick = picks.maybe_pick(flag.pk)
 
@@ -101,7 +116,9 @@ def test_it_records_a_failed_pick_and_fills_it_later(bank, recorded_call, llm_se
     call_command("fill_picks", str(bank.pk))
     assert "1 items, 1 picked, 0 where the judge failed" in capsys.readouterr().out
     pick = JudgePick.objects.get()
-    assert pick.chosen.slug == "test-hyphen" and pick.error == ""  # the default responder takes the first
+    assert (
+        pick.chosen_text == first_shown(llm_server) and pick.error == ""
+    )  # the default responder: shown first
 
 
 def test_it_picks_on_control_lines_after_each_transcription(org, make_transcriber, recorded_call, llm_server):
@@ -117,7 +134,7 @@ def test_it_picks_on_control_lines_after_each_transcription(org, make_transcribe
         tasks.pick_line(line_id)
     control = flag.controls.get(line=caller[2])
     pick = JudgePick.objects.get(control=control)
-    assert pick.flag == flag and pick.chosen.slug == "test-plain"
+    assert pick.flag == flag and pick.chosen_text == first_shown(llm_server)
     assert JudgePick.objects.count() == 1  # on the flag itself no candidate matched
 
 
@@ -139,4 +156,4 @@ def test_it_reads_the_picks_of_a_page_in_one_query(
     items = list(Score.objects.filter(flag=flag, source=Score.LIVE))
     with django_assert_num_queries(1):
         found = picks.picks_by_item(items)
-        assert found[(flag.pk, None)].chosen.slug == "test-hyphen"
+        assert found[(flag.pk, None)].chosen_text == first_shown(llm_server)

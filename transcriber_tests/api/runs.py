@@ -56,8 +56,15 @@ class RunEstimateOut(Schema):
     calibration_cost: str
     judge_configured: bool = Field(description="Whether the judge (language model) is set up on the server.")
     flagged_lines: int
-    differ_rate: float | None
+    differ_rate: float | None = Field(
+        description="Share of the bank's control lines where the candidate differed."
+    )
+    rule_share: float | None = Field(
+        description="Share of those differing lines the rule labels same_meaning without the judge."
+    )
+    expected_rule_lines: int = Field(description="Differing lines expected to be labelled by rule: free.")
     expected_judged_lines: int
+    judge_requests: int = Field(description="Label requests expected (several lines of one call each).")
     judge_input_tokens: int
     judge_output_tokens: int
     judge_cost: str
@@ -111,6 +118,12 @@ class Counts(Schema):
     unlabelled: int = Field(
         description="Differing lines with no label (judge not configured, failed or pending)."
     )
+    rule_labelled: int = Field(
+        description="Differing lines labelled same_meaning by rule, never sent to the judge."
+    )
+    judge_gave_up: int = Field(description="Lines left unlabelled after the judge answered invalidly twice.")
+    judge_calls_saved: int = Field(description="Label requests the rule labels spared the judge.")
+    judge_requests: int = Field(description="Label requests sent to the judge.")
     flagged: int
     transcriptions: int
     transcriptions_finished: int
@@ -126,11 +139,21 @@ class Calibration(Schema):
     low: bool = Field(description="Agreement under warn_below: the run's numbers deserve less weight.")
 
 
+class VersionAgreementOut(Schema):
+    prompt_version: str = Field(description="The judge's prompt version, or the rule's (rule:...).")
+    reviewed: int
+    agrees: int
+    kappa: float | None = Field(
+        description="Cohen's kappa of the reviewer's labels against the labels given."
+    )
+
+
 class Review(Schema):
     sample: int
     reviewed: int
     agrees: int
     judge_human_agreement: float | None
+    by_prompt_version: list[VersionAgreementOut]
 
 
 class Judge(Schema):
@@ -182,15 +205,20 @@ class RunLineOut(Schema):
     live_match: bool | None
     candidate_wer: float | None
     live_wer: float | None
-    label: Literal["", "candidate_right", "live_right", "same_meaning", "both_wrong"]
-    label_source: Literal["", "flag", "judge"]
+    label: Literal["", "candidate_right", "live_right", "same_meaning", "both_wrong"] = Field(
+        description="In the review sample, empty until the line is reviewed (the review is blind)."
+    )
+    label_source: Literal["", "flag", "judge", "rule"]
     reasoning: str
+    label_prompt_version: str
+    label_error: str = Field(description="Why the judge left the line unlabelled, when it did.")
     pattern_id: int | None
     calibration: bool
     replay_text: str
     replay_failed: bool
     replay_matches: bool | None
     in_review: bool
+    human_label: Literal["", "candidate_right", "live_right", "same_meaning", "both_wrong"]
     review_agrees: bool | None
     reviewed_at: datetime | None
 
@@ -212,7 +240,9 @@ class ReviewFilters(PageIn):
 
 
 class ReviewIn(Schema):
-    agrees: bool = Field(description="Whether you agree with the judge's label on this line.")
+    label: Literal["candidate_right", "live_right", "same_meaning", "both_wrong"] = Field(
+        description="The label you give the line, before seeing the label it got."
+    )
 
 
 def _bank(request, bank_id) -> Bank:
@@ -256,6 +286,10 @@ def _run_out(run) -> dict:
             "same_meaning": s.same_meaning,
             "both_wrong": s.both_wrong,
             "unlabelled": s.unlabelled,
+            "rule_labelled": s.rule_labelled,
+            "judge_gave_up": s.judge_gave_up,
+            "judge_calls_saved": s.judge_calls_saved,
+            "judge_requests": s.judge_requests,
             "flagged": s.flagged,
             "transcriptions": s.transcriptions,
             "transcriptions_finished": s.transcriptions_finished,
@@ -274,6 +308,15 @@ def _run_out(run) -> dict:
             "reviewed": s.reviewed,
             "agrees": s.review_agrees,
             "judge_human_agreement": s.judge_human_agreement,
+            "by_prompt_version": [
+                {
+                    "prompt_version": v.prompt_version,
+                    "reviewed": v.agreement.n,
+                    "agrees": v.agreement.agree,
+                    "kappa": v.agreement.kappa,
+                }
+                for v in queries.review_agreement(run)
+            ],
         },
         "judge": {
             "status": run.judge_status,
@@ -317,12 +360,15 @@ def _run_line_out(rl) -> dict:
         "label": rl.label,
         "label_source": rl.label_source,
         "reasoning": rl.reasoning,
+        "label_prompt_version": rl.label_prompt_version,
+        "label_error": rl.label_error,
         "pattern_id": rl.pattern_id,
         "calibration": rl.calibration,
         "replay_text": rl.replay_text,
         "replay_failed": rl.replay_failed,
         "replay_matches": rl.replay_matches,
         "in_review": rl.in_review,
+        "human_label": rl.human_label,
         "review_agrees": rl.review_agrees,
         "reviewed_at": rl.reviewed_at,
     }
@@ -442,10 +488,18 @@ def run_lines(request, run_id: int, q: Query[RunLineFilters]):
 
 @router.get("/runs/{int:run_id}/review", **doc(200, RunLinePage, "The review sample's lines.", "not_found"))
 def review_sample(request, run_id: int, q: Query[ReviewFilters]):
-    """The judge-labelled lines set aside for a person to check (up to 120), to measure how far to trust the
-    labels."""
+    """The lines labelled by the judge or by rule set aside for a person to check (up to 120, drawn from every
+    label), to measure how far to trust the labels. Blind: a line's label, its source and its reasoning are
+    empty until it is reviewed."""
     run = _run(request, run_id)
-    return page(queries.review_lines(run, "" if q.show == "all" else q.show), q, _run_line_out)
+    return page(queries.review_lines(run, "" if q.show == "all" else q.show), q, _blind_line_out)
+
+
+def _blind_line_out(rl) -> dict:
+    out = _run_line_out(rl)
+    if not rl.human_label:
+        out.update(label="", label_source="", reasoning="", label_prompt_version="", pattern_id=None)
+    return out
 
 
 @router.post(
@@ -453,10 +507,11 @@ def review_sample(request, run_id: int, q: Query[ReviewFilters]):
     **doc(200, RunLineOut, "The reviewed line.", "invalid_request", "not_found", "not_in_review_sample"),
 )
 def review_line(request, run_id: int, run_line_id: int, body: ReviewIn):
-    """Agree or disagree with the judge's label on a line of the review sample; sending again replaces it."""
+    """Give your label to a line of the review sample; the answer shows the label it got and whether you agree.
+    Sending again replaces yours."""
     run = _run(request, run_id)
     run_line = get_or_404(run.lines.select_related("line"), run_line_id, "line in this run")
-    return _run_line_out(actions.do_review_line(run_line, body.agrees))
+    return _run_line_out(actions.do_review_line(run_line, body.label))
 
 
 @router.get(

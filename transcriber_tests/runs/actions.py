@@ -15,7 +15,7 @@ from oncore import llm
 from oncore.calls.models import Call, Line
 from oncore.transcribers.engines.base import cost_for
 
-from .. import jobs, judge
+from .. import jobs, judge, rule_labels, scoring
 from ..actions import clip_seconds, live_transcriber_of, untranscribed
 from ..errors import (
     EstimateNotConfirmed,
@@ -104,7 +104,10 @@ class RunEstimate:
     judge_configured: bool
     flagged_lines: int
     differ_rate: float | None  # share of the bank's control lines where the candidate differed; None: unknown
+    rule_share: float | None  # share of those differing lines the rule labels (free); None: unknown
+    expected_rule_lines: int  # lines expected to be labelled by rule: no judge tokens
     expected_judged_lines: int
+    judge_requests: int  # label requests expected (several lines of one call each)
     judge_input_tokens: int
     judge_output_tokens: int
     judge_cost: Decimal
@@ -150,6 +153,53 @@ def differ_rate(bank: Bank, candidate) -> float | None:
     return row["differ"] / row["n"] if row["n"] else None
 
 
+RULE_SAMPLE = 500  # control lines read to guess the rule's share
+
+
+def rule_share(bank: Bank, candidate) -> float | None:
+    """Of the bank's control lines where the candidate's text differed from the live transcript, the share the
+    rule labeller reads as the same (rule_labels): the best guess of how many differing lines skip the judge."""
+    rows = (
+        Score.objects.filter(
+            flag__bank=bank,
+            control__isnull=False,
+            transcriber=candidate,
+            source=Score.CANDIDATE,
+            failed=False,
+            match=False,
+        )
+        .order_by("-id")
+        .values_list("hypothesis", "control__expected_text")[:RULE_SAMPLE]
+    )
+    rows = list(rows)
+    if not rows:
+        return None
+    return sum(rule_labels.rule_label(live, text) is not None for text, live in rows) / len(rows)
+
+
+def _judge_lines(bank, candidate, context, unflagged) -> tuple[int, int, float | None, float | None]:
+    """(expected judged lines, expected rule-labelled lines, differ rate, rule share). Lines the candidate
+    already transcribed are known exactly; the others are guessed from the bank's control lines."""
+    done = dict(
+        Transcription.objects.filter(
+            line__in=[ln.pk for ln in unflagged], transcriber=candidate, status=Transcription.DONE
+        ).values_list("line_id", "text")
+    )
+    judged = by_rule = unknown = 0
+    for ln in unflagged:
+        if ln.pk not in done:
+            unknown += 1
+        elif scoring.normalize(done[ln.pk]) != scoring.normalize(context.text[ln.pk]):
+            if rule_labels.rule_label(context.text[ln.pk], done[ln.pk]) is None:
+                judged += 1
+            else:
+                by_rule += 1
+    rate, share = differ_rate(bank, candidate), rule_share(bank, candidate)
+    differing = unknown * (1.0 if rate is None else rate)
+    free = differing * (share or 0.0)
+    return judged + math.ceil(differing - free), by_rule + math.floor(free), rate, share
+
+
 def _estimate(bank, candidate, calls, lines) -> RunEstimate:
     todo, seconds = untranscribed(lines, candidate)
     price = Decimal(str(candidate.price_per_minute))
@@ -163,17 +213,24 @@ def _estimate(bank, candidate, calls, lines) -> RunEstimate:
         else Decimal(0)
     )
     cal_cost = (per_line_cost * n_cal).quantize(Decimal("0.000001"))
-    flagged = Flag.objects.filter(line__in=[ln.pk for ln in lines]).count()
-    unflagged = len(lines) - flagged
-    rate = differ_rate(bank, candidate)
-    expected = math.ceil(unflagged * (1.0 if rate is None else rate))
+    flagged_ids = set(Flag.objects.filter(line__in=[ln.pk for ln in lines]).values_list("line_id", flat=True))
+    unflagged = [ln for ln in lines if ln.pk not in flagged_ids]
+    context = pipeline.Context(calls)
+    expected, by_rule, rate, share = _judge_lines(bank, candidate, context, unflagged)
     configured = llm.judge_configured()
-    instructions = max((c.assistant.instructions for c in calls if c.assistant), key=len, default="")
-    if configured:
-        tin, tout = judge.estimate_run_tokens(expected, unflagged, instructions=instructions)
-        max_in, max_out = judge.estimate_run_tokens(unflagged, unflagged, instructions=instructions)
-    else:
-        tin = tout = max_in = max_out = 0
+    # The requests the judge would get, built as the run builds them (real context, live text for both sides).
+    requests = pipeline.label_requests(
+        context, unflagged, lambda ln: (context.text[ln.pk], context.text[ln.pk], True)
+    )
+    tokens, most = judge.estimate_run_tokens([r.parts for r in requests], expected)
+    if not configured:
+        tokens = most = judge.TokenEstimate(0, 0, 0)
+    tin, tout, max_in, max_out = (
+        tokens.input_tokens,
+        tokens.output_tokens,
+        most.input_tokens,
+        most.output_tokens,
+    )
     return RunEstimate(
         calls=len(calls),
         lines=len(lines),
@@ -185,9 +242,12 @@ def _estimate(bank, candidate, calls, lines) -> RunEstimate:
         calibration_audio_seconds=per_line_s * n_cal,
         calibration_cost=cal_cost,
         judge_configured=configured,
-        flagged_lines=flagged,
+        flagged_lines=len(flagged_ids),
         differ_rate=rate,
+        rule_share=share,
+        expected_rule_lines=by_rule,
         expected_judged_lines=expected if configured else 0,
+        judge_requests=tokens.requests,
         judge_input_tokens=tin,
         judge_output_tokens=tout,
         judge_cost=llm.estimate_cost(tin, tout),
@@ -252,7 +312,8 @@ def do_start_run(
         raise EstimateNotConfirmed(
             f"This run transcribes {estimate.lines} lines with {candidate} ({estimate.audio_minutes:.1f} audio "
             f"minutes, about ${estimate.audio_cost}), replays {estimate.calibration_lines} for calibration "
-            f"(about ${estimate.calibration_cost}), and the judge expects about "
+            f"(about ${estimate.calibration_cost}), about {estimate.expected_rule_lines} differing lines are "
+            f"labelled by rule for free, and the judge expects about "
             f"{estimate.judge_input_tokens + estimate.judge_output_tokens:,} tokens (about ${estimate.judge_cost}). "
             "Confirm the estimate to start.",
             estimate.as_dict(),
@@ -349,6 +410,8 @@ def do_retry_judge(run: Run) -> Run:
                 judge_claimed_at=None,
                 updated_at=now,
             )
+            if moved:  # lines the judge gave up on are asked again
+                run.lines.filter(label="").exclude(label_error="").update(label_error="")
     except IntegrityError:
         raise _in_progress(run.organization_id) from None
     run.refresh_from_db()
@@ -361,12 +424,16 @@ def do_retry_judge(run: Run) -> Run:
 # ---------------------------------------------------------------- review of the judge's labels
 
 
-def do_review_line(run_line: RunLine, agrees: bool, user=None) -> RunLine:
-    """A person agrees or disagrees with the judge's label on a line of the review sample."""
+def do_review_line(run_line: RunLine, human_label: str, user=None) -> RunLine:
+    """A person labels a line of the review sample without having seen its label (the judge's, or the rule's);
+    the label they give is stored, and whether it agrees. Labelling again replaces it."""
     if not run_line.in_review:
         raise NotInReviewSample("Only lines in the run's review sample can be reviewed.")
+    if human_label not in judge.LABELS:
+        raise ValueError(f"{human_label!r} is not one of {', '.join(judge.LABELS)}")
     RunLine.objects.filter(pk=run_line.pk).update(
-        review_agrees=bool(agrees),
+        human_label=human_label,
+        review_agrees=human_label == run_line.label,
         reviewed_at=timezone.now(),
         reviewed_by=user if user is not None and user.is_authenticated else None,
     )

@@ -1,12 +1,22 @@
 """The steps of a full-call run that the queue runs (see the package's docstring for the states): `advance` does
-whichever is next: begin (ask for the transcriptions), compare (once they are in: texts, mechanical labels,
-calibration), the judge step (labels in batches, then patterns, verdict and the review sample). Each step claims
-its move with a conditional update, so a step delivered twice, or by two workers, does nothing the second time."""
+whichever is next: begin (ask for the transcriptions), compare (once they are in: texts, mechanical labels, rule
+labels, calibration), the judge step (labels in batches, then patterns, verdict and the review sample). Each step
+claims its move with a conditional update, so a step delivered twice, or by two workers, does nothing the second
+time.
+
+Rule labels: a differing, unflagged line whose two texts read the same after the entity matcher's canonicalization
+("ten forty five" and "10:45") is same_meaning by rule (rule_labels.py) and never sent to the judge.
+The judge labels the rest, several lines of one call per request (label_requests), each shown as neutral
+"transcript 1" and "transcript 2" in an order drawn per line from the run's seed (RunLine.live_shown_first). A
+line whose answer stays invalid after being asked once more is left unlabelled with the reason (label_error),
+and judging goes on."""
 
 import logging
 import random
 import time
+from dataclasses import dataclass
 from datetime import timedelta
+from string import ascii_uppercase
 
 from django.conf import settings
 from django.db import transaction
@@ -16,12 +26,15 @@ from django.utils import timezone
 from oncore import llm
 from oncore.calls.models import Line
 
-from .. import jobs, judge, scoring
+from .. import jobs, judge, rule_labels, scoring
 from ..models import Flag, Run, RunLine, RunPattern, Transcription
 
 log = logging.getLogger(__name__)
 
-CONTEXT_EACH_SIDE = 3  # neighbouring lines shown to the judge on each side of a line
+CONTEXT_EACH_SIDE = (
+    3  # neighbouring lines shown to the judge on each side of a line (or of a request's lines)
+)
+REQUEST_SPAN = 24  # the lines of one label request lie within this many positions of one call
 PATTERN_CONTEXT_EACH_SIDE = 1
 VERDICT_EXAMPLES_EACH = 3  # fixes and breaks each shown to the verdict
 ADVANCE_TASK = "transcriber_tests.runs.tasks.advance"  # the queue finds the task by its dotted path
@@ -143,6 +156,11 @@ def compare(run_id: int) -> str:
             flags.get(rl.line_id),
             found.get((rl.line_id, rl.replay_transcriber_id)) if rl.calibration else None,
         )
+        if rl.differs and not rl.label:
+            rl.live_shown_first = shown_first(run.seed, rl.line_id)
+    by_rule = [rl for rl in run_lines if rl.label_source == RunLine.BY_RULE]
+    to_judge = [rl for rl in run_lines if rl.differs and not rl.label]
+    saved = len(chunks(by_rule + to_judge)) - len(chunks(to_judge))
     fields = [
         "compared",
         "live_text",
@@ -158,6 +176,9 @@ def compare(run_id: int) -> str:
         "live_wer",
         "label",
         "label_source",
+        "reasoning",
+        "label_prompt_version",
+        "live_shown_first",
         "replay_text",
         "replay_failed",
         "replay_matches",
@@ -165,7 +186,10 @@ def compare(run_id: int) -> str:
     with transaction.atomic():
         # The conditional update first: it takes the run's row, so a cancel waits for this to commit.
         if not Run.objects.filter(pk=run_id, status=Run.TRANSCRIBING).update(
-            status=Run.JUDGING, judge_status=Run.JUDGE_PENDING, updated_at=timezone.now()
+            status=Run.JUDGING,
+            judge_status=Run.JUDGE_PENDING,
+            judge_calls_saved=saved,
+            updated_at=timezone.now(),
         ):
             return "skipped"
         RunLine.objects.bulk_update(run_lines, fields, batch_size=500)
@@ -209,6 +233,14 @@ def _fill_line(rl: RunLine, t: Transcription, flag: Flag | None, replay: Transcr
         c = scoring.compare_line(rl.live_text, rl.candidate_text, rl.expected_text or None)
         rl.differs, rl.label = c.differs, c.label
         rl.label_source = RunLine.BY_FLAG if c.label else ""
+        rule = (
+            None
+            if (c.label or not c.differs or flag)
+            else rule_labels.rule_label(rl.live_text, rl.candidate_text)
+        )
+        if rule is not None:
+            rl.label, rl.label_source, rl.reasoning = rule.label, RunLine.BY_RULE, rule.reason
+            rl.label_prompt_version = rule_labels.RULE_VERSION
         rl.candidate_match, rl.live_match = c.candidate_match, c.live_match
         rl.candidate_wer, rl.live_wer = c.candidate_wer, c.live_wer
     if replay is not None:
@@ -219,16 +251,44 @@ def _fill_line(rl: RunLine, t: Transcription, flag: Flag | None, replay: Transcr
         )
 
 
-class _Context:
-    """The neighbouring lines and the assistant's instructions of the run's calls, loaded once per task."""
+def shown_first(seed: int, line_id: int) -> bool:
+    """Whether the judge sees the live transcript as transcript 1 on this line: drawn from the run's seed."""
+    return random.Random(f"{seed}:{line_id}").random() < 0.5
 
-    def __init__(self, run: Run):
+
+def chunks(lines) -> list[list]:
+    """Lines (anything with call_id, or line.call_id, and position) grouped into label requests: lines of one
+    call in position order, at most judge.LINES_PER_REQUEST per request, within REQUEST_SPAN positions."""
+    groups: list[list] = []
+    for item in sorted(lines, key=lambda x: (_call_of(x), x.position)):
+        last = groups[-1] if groups else None
+        if (
+            last
+            and _call_of(last[0]) == _call_of(item)
+            and len(last) < judge.LINES_PER_REQUEST
+            and item.position - last[0].position <= REQUEST_SPAN
+        ):
+            last.append(item)
+        else:
+            groups.append([item])
+    return groups
+
+
+def _call_of(item) -> int:
+    return item.call_id if hasattr(item, "call_id") else item.line.call_id
+
+
+class Context:
+    """The lines and the assistant's instructions of some calls, loaded once, to build the judge's requests."""
+
+    def __init__(self, calls):
         self.lines: dict[int, list] = {}
         self.instructions: dict[int, str] = {}
-        for call in run.calls.select_related("assistant"):
+        for call in calls:
             self.instructions[call.pk] = call.assistant.instructions if call.assistant else ""
         for line in Line.objects.filter(call__in=list(self.instructions)).order_by("call_id", "position"):
             self.lines.setdefault(line.call_id, []).append(line)
+        self.text = {line.pk: line.text for lines in self.lines.values() for line in lines}
 
     def around(self, line_id: int, call_id: int, each_side: int) -> list[tuple[str, str]]:
         lines = self.lines.get(call_id, [])
@@ -239,6 +299,48 @@ class _Context:
         out.append(("caller", "[the line being judged]"))
         out += [(ln.speaker, ln.text) for ln in lines[index + 1 : index + 1 + each_side]]
         return out
+
+    def request(self, call_id: int, keyed: dict) -> tuple[str, list[tuple[str, str]]]:
+        """(instructions, context lines) of a request labelling the lines in `keyed` (line id -> key): the call's
+        lines from CONTEXT_EACH_SIDE before the first to CONTEXT_EACH_SIDE after the last, each labelled line
+        written as its placeholder."""
+        lines = self.lines.get(call_id, [])
+        where = [i for i, ln in enumerate(lines) if ln.pk in keyed]
+        if not where:
+            return self.instructions.get(call_id, ""), []
+        window = lines[max(0, where[0] - CONTEXT_EACH_SIDE) : where[-1] + 1 + CONTEXT_EACH_SIDE]
+        context = [
+            (ln.speaker, judge.placeholder(keyed[ln.pk]) if ln.pk in keyed else ln.text) for ln in window
+        ]
+        return self.instructions.get(call_id, ""), context
+
+
+@dataclass(frozen=True)
+class LabelRequest:
+    instructions: str
+    context_lines: list
+    items: list  # judge.LabelItem, keyed A, B, ...
+    line_ids: dict  # key -> line id
+
+    @property
+    def parts(self) -> tuple[str, list, list]:
+        return self.instructions, self.context_lines, self.items
+
+
+def label_requests(context: Context, lines, texts) -> list[LabelRequest]:
+    """Every request that labels `lines` (RunLines, or calls' Lines for an estimate); `texts(line)` gives
+    (live text, candidate text, live shown first) of each."""
+    requests = []
+    for group in chunks(lines):
+        keys = {_line_id(item): ascii_uppercase[n] for n, item in enumerate(group)}
+        instructions, context_lines = context.request(_call_of(group[0]), keys)
+        items = [judge.LabelItem(keys[_line_id(item)], *texts(item)) for item in group]
+        requests.append(LabelRequest(instructions, context_lines, items, {k: i for i, k in keys.items()}))
+    return requests
+
+
+def _line_id(item) -> int:
+    return item.line_id if hasattr(item, "line_id") else item.pk
 
 
 def _add_tokens(run_id: int, call: llm.ToolCall | None) -> None:
@@ -257,8 +359,11 @@ def _add_tokens(run_id: int, call: llm.ToolCall | None) -> None:
 
 
 def to_label(run: Run):
-    """Lines the judge labels: compared, not flagged, the candidate produced text, and it differs."""
-    return run.lines.filter(compared=True, differs=True, candidate_failed=False, flag__isnull=True, label="")
+    """Lines the judge labels: compared, not flagged, the candidate produced text, it differs, no rule label,
+    and the judge has not given up on it."""
+    return run.lines.filter(
+        compared=True, differs=True, candidate_failed=False, flag__isnull=True, label="", label_error=""
+    )
 
 
 def judge_step(run_id: int, budget_s: float | None = None) -> str:
@@ -275,29 +380,21 @@ def judge_step(run_id: int, budget_s: float | None = None) -> str:
     run = Run.objects.get(pk=run_id)
     held = Run.objects.filter(pk=run_id, status=Run.JUDGING, judge_claimed_at=now)
     if not llm.judge_configured():
+        _review_sample(run)  # rule labels are reviewed like the judge's
         _finish_judging(held, Run.JUDGE_NOT_CONFIGURED, "judge not configured: set ANTHROPIC_API_KEY")
         return "done"
     deadline = time.monotonic() + (judge_budget_s() if budget_s is None else budget_s)
     try:
-        context = _Context(run)
-        for rl in to_label(run).select_related("line").order_by("position"):
+        context = Context(run.calls.select_related("assistant"))
+        pending = list(to_label(run).select_related("line").order_by("position"))
+        for request in label_requests(context, pending, lambda rl: _texts(run.seed, rl)):
             if not held.exists():
                 return "stopped"
             if time.monotonic() > deadline:
                 held.update(judge_claimed_at=None)
                 advance_later(run_id)
                 return "continues"
-            call_id = rl.line.call_id
-            result = judge.label_line(
-                instructions=context.instructions.get(call_id, ""),
-                context_lines=context.around(rl.line_id, call_id, CONTEXT_EACH_SIDE),
-                live_text=rl.live_text,
-                candidate_text=rl.candidate_text,
-            )
-            RunLine.objects.filter(pk=rl.pk, label="").update(
-                label=result.label, label_source=RunLine.BY_JUDGE, reasoning=result.reasoning
-            )
-            _add_tokens(run_id, result.call)
+            _label(run_id, request)
         run.refresh_from_db()
         if not run.patterns_done:
             if not held.exists():
@@ -322,6 +419,34 @@ def judge_step(run_id: int, budget_s: float | None = None) -> str:
     return "done"
 
 
+def _texts(seed: int, rl: RunLine) -> tuple[str, str, bool]:
+    live_first = shown_first(seed, rl.line_id) if rl.live_shown_first is None else rl.live_shown_first
+    return rl.live_text, rl.candidate_text, live_first
+
+
+def _label(run_id: int, request: LabelRequest) -> None:
+    """One label request: write each line's label, or why the judge left it unlabelled, and the tokens."""
+    instructions, context_lines, items = request.parts
+    batch = judge.label_lines(instructions=instructions, context_lines=context_lines, items=items)
+    ids = request.line_ids
+    with transaction.atomic():
+        for key, label in batch.labels.items():
+            RunLine.objects.filter(run_id=run_id, line_id=ids[key], label="").update(
+                label=label.label,
+                label_source=RunLine.BY_JUDGE,
+                reasoning=label.reasoning,
+                label_prompt_version=judge.JUDGE_PROMPT_VERSION,
+                label_error="",
+            )
+        for key, error in batch.errors.items():
+            RunLine.objects.filter(run_id=run_id, line_id=ids[key], label="").update(label_error=error)
+        for call in batch.calls:
+            _add_tokens(run_id, call)
+        Run.objects.filter(pk=run_id).update(
+            judge_label_requests=F("judge_label_requests") + len(batch.calls)
+        )
+
+
 def _finish_judging(held, judge_status: str, message: str) -> None:
     held.update(
         status=Run.DONE,
@@ -333,7 +458,7 @@ def _finish_judging(held, judge_status: str, message: str) -> None:
     )
 
 
-def _patterns(run: Run, context: _Context) -> None:
+def _patterns(run: Run, context: Context) -> None:
     breaks = list(run.lines.filter(label=RunLine.LIVE_RIGHT).select_related("line").order_by("position"))
     items = [
         {
@@ -377,15 +502,34 @@ def _verdict(run: Run) -> None:
     _add_tokens(run.pk, verdict.call)
 
 
+REVIEWED_SOURCES = (RunLine.BY_JUDGE, RunLine.BY_RULE)
+
+
+def stratified_sample(pool: dict, room: int, rng: random.Random) -> list:
+    """Up to `room` items drawn from `pool` (stratum -> items), as evenly across strata as their sizes allow:
+    each round gives every stratum with items left one more place, drawn at random within it."""
+    left = {stratum: rng.sample(sorted(items), len(items)) for stratum, items in sorted(pool.items())}
+    chosen: list = []
+    while len(chosen) < room and any(left.values()):
+        for stratum in sorted(left):
+            if left[stratum] and len(chosen) < room:
+                chosen.append(left[stratum].pop())
+    return chosen
+
+
 def _review_sample(run: Run) -> int:
-    """Set aside up to `run.review_size` judge-labelled lines at random (seeded by the run). Safe to repeat:
-    lines already in the sample stay, and the sample only grows up to its size."""
+    """Set aside up to `run.review_size` lines labelled by the judge or by rule, stratified by label (every label
+    as evenly represented as the run allows), at random within each (seeded by the run). Safe to repeat: lines
+    already in the sample stay, and the sample only grows up to its size."""
     have = set(run.lines.filter(in_review=True).values_list("pk", flat=True))
     room = run.review_size - len(have)
     if room <= 0:
         return 0
-    pool = sorted(set(run.lines.filter(label_source=RunLine.BY_JUDGE).values_list("pk", flat=True)) - have)
-    chosen = random.Random(run.seed + len(have)).sample(pool, min(room, len(pool)))
+    pool: dict[str, set] = {}
+    for pk, label in run.lines.filter(label_source__in=REVIEWED_SOURCES).values_list("pk", "label"):
+        if pk not in have:
+            pool.setdefault(label, set()).add(pk)
+    chosen = stratified_sample(pool, room, random.Random(run.seed + len(have)))
     return RunLine.objects.filter(pk__in=chosen).update(in_review=True)
 
 

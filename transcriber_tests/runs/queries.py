@@ -9,6 +9,7 @@ from django.db.models import Count, Exists, F, OuterRef, Q
 from oncore.calls.models import Call
 
 from .. import jobs
+from ..agreement import Agreement, agreement
 from ..models import Bank, Flag, Run, RunLine, Transcription
 from ..queries import bank_results
 from . import pipeline
@@ -42,6 +43,10 @@ class RunSummary:
     same_meaning: int
     both_wrong: int
     unlabelled: int  # differing lines with no label (judge not configured, failed, or not there yet)
+    rule_labelled: int  # differing lines labelled same_meaning by rule: never sent to the judge
+    judge_gave_up: int  # lines the judge answered invalidly twice: left unlabelled with the reason
+    judge_calls_saved: int  # label requests the rule labels spared the judge
+    judge_requests: int  # label requests the judge was sent
     flagged: int
     calibration_sampled: int
     calibration_compared: int
@@ -85,6 +90,8 @@ def run_summary(run: Run) -> RunSummary:
         n_same=Count("id", filter=Q(label=RunLine.SAME_MEANING)),
         n_both=Count("id", filter=Q(label=RunLine.BOTH_WRONG)),
         n_unlabelled=Count("id", filter=Q(compared=True, candidate_failed=False, differs=True, label="")),
+        n_rule=Count("id", filter=Q(label_source=RunLine.BY_RULE)),
+        n_gave_up=Count("id", filter=Q(label="") & ~Q(label_error="")),
         n_flagged=Count("id", filter=Q(flag__isnull=False)),
         n_cal=Count("id", filter=Q(calibration=True)),
         n_cal_compared=Count("id", filter=Q(calibration=True, replay_matches__isnull=False)),
@@ -114,6 +121,10 @@ def run_summary(run: Run) -> RunSummary:
         same_meaning=c["n_same"],
         both_wrong=c["n_both"],
         unlabelled=c["n_unlabelled"],
+        rule_labelled=c["n_rule"],
+        judge_gave_up=c["n_gave_up"],
+        judge_calls_saved=run.judge_calls_saved,
+        judge_requests=run.judge_label_requests,
         flagged=c["n_flagged"],
         calibration_sampled=c["n_cal"],
         calibration_compared=c["n_cal_compared"],
@@ -140,6 +151,8 @@ LINE_FILTERS = {
         "Differing, not labelled",
         Q(compared=True, differs=True, candidate_failed=False, label=""),
     ),
+    "rule": ("Labelled by rule", Q(label_source=RunLine.BY_RULE)),
+    "gave_up": ("Judge could not label", Q(label="") & ~Q(label_error="")),
     "no_text": ("Candidate produced no text", Q(candidate_failed=True)),
     "flagged": ("Flagged lines", Q(flag__isnull=False)),
     "review": ("Review sample", Q(in_review=True)),
@@ -162,6 +175,22 @@ REVIEW_FILTERS = {
     "agreed": ("Agreed", Q(review_agrees=True)),
     "disagreed": ("Disagreed", Q(review_agrees=False)),
 }
+
+
+@dataclass(frozen=True)
+class VersionAgreement:
+    prompt_version: str  # of the labels reviewed (a rule label's is the rule's version)
+    agreement: Agreement
+
+
+def review_agreement(run: Run) -> list[VersionAgreement]:
+    """The review's agreement between the person's labels and the labels given, with Cohen's kappa, per prompt
+    version (rule labels under their own version), in one query."""
+    pairs: dict[str, list] = {}
+    reviewed = run.lines.filter(in_review=True).exclude(human_label="")
+    for version, human, label in reviewed.values_list("label_prompt_version", "human_label", "label"):
+        pairs.setdefault(version, []).append((human, label))
+    return [VersionAgreement(version, agreement(found)) for version, found in sorted(pairs.items())]
 
 
 def review_lines(run: Run, which: str = ""):

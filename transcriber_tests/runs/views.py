@@ -141,6 +141,7 @@ def _run_context(request, run):
         "which": which,
         "filters": [(key, label) for key, (label, _) in queries.LINE_FILTERS.items()],
         "query": _query_without_page(request),
+        "agreement_by_version": queries.review_agreement(run),
     }
 
 
@@ -205,6 +206,8 @@ def run_review(request, pk):
             "which": which,
             "filters": [(key, label) for key, (label, _) in queries.REVIEW_FILTERS.items()],
             "query": _query_without_page(request),
+            "agreement_by_version": queries.review_agreement(run),
+            "label_choices": RunLine.LABELS,
         },
     )
 
@@ -214,17 +217,21 @@ def run_review(request, pk):
 def run_review_line(request, pk, line_pk):
     run = _get_run_for_admin(request, pk)
     run_line = get_object_or_404(RunLine.objects.select_related("line__call"), pk=line_pk, run=run)
-    answer = request.POST.get("agrees")
-    if answer not in ("yes", "no"):
-        messages.error(request, "Answer agree or disagree.")
+    label = request.POST.get("label")
+    if label not in dict(RunLine.LABELS):
+        messages.error(request, "Choose the label you would give the line.")
         return redirect("runs:review", run.pk)
     try:
-        actions.do_review_line(run_line, answer == "yes", request.user)
+        actions.do_review_line(run_line, label, request.user)
     except ActionError as exc:
         messages.error(request, exc.message)
         return redirect("runs:review", run.pk)
     if request.htmx:
-        return render(request, "transcriber_tests/runs/_review_row.html", {"run": run, "rl": run_line})
+        return render(
+            request,
+            "transcriber_tests/runs/_review_row.html",
+            {"run": run, "rl": run_line, "label_choices": RunLine.LABELS},
+        )
     return redirect(reverse("runs:review", args=[run.pk]) + f"#rl-{run_line.pk}")
 
 

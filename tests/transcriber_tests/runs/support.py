@@ -141,13 +141,37 @@ JUDGED = {
 }
 
 
+LINE_BLOCK = re.compile(
+    r'<line id="([^"]+)">\s*<transcript_1>(.*?)</transcript_1>\s*<transcript_2>(.*?)</transcript_2>', re.S
+)
+
+
+def shown_lines(body) -> list[tuple[str, str, str]]:
+    """(id, transcript 1, transcript 2) of every line a label request shows the judge."""
+    return LINE_BLOCK.findall(prompt_text(body))
+
+
+def neutral_answer(label: str, candidate_first: bool) -> str:
+    """What the judge answers for a run label, given which transcript is the candidate's."""
+    if label not in ("candidate_right", "live_right"):
+        return label
+    first_is_right = (label == "candidate_right") == candidate_first
+    return judge.FIRST_RIGHT if first_is_right else judge.SECOND_RIGHT
+
+
 def scripted_judge(body):
-    """Labels from JUDGED; one pattern named "drops digits" for every break; a fixed verdict."""
+    """Labels from JUDGED (the candidate's text is found among the two transcripts shown); one pattern named
+    "drops digits" for every break; a fixed verdict."""
     tool = body["tool_choice"]["name"]
     text = prompt_text(body)
     if tool == judge.LABEL_TOOL_NAME:
-        candidate = re.search(r"<candidate_transcript>(.*)</candidate_transcript>", text).group(1)
-        return {"label": JUDGED.get(candidate, "same_meaning"), "reasoning": f"Judged {candidate!r}."}
+        labels = []
+        for key, first, second in shown_lines(body):
+            candidate_first = first in JUDGED
+            candidate = first if candidate_first else second
+            label = neutral_answer(JUDGED.get(candidate, "same_meaning"), candidate_first)
+            labels.append({"line": key, "reasoning": f"Judged {candidate!r}.", "label": label})
+        return {"labels": labels}
     if tool == judge.PATTERNS_TOOL_NAME:
         ids = re.findall(r'<line id="([^"]+)">', text)
         return {

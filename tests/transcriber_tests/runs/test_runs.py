@@ -3,6 +3,7 @@ server for the judge."""
 
 # ruff: noqa: F811 (tests take the imported fixtures as parameters)
 
+import random
 from decimal import Decimal
 
 import pytest
@@ -19,7 +20,7 @@ from transcriber_tests.runs import pipeline
 from transcriber_tests.runs import queries as run_queries
 from transcriber_tests.runs import tasks as run_tasks
 
-from .support import Say, caller_lines, scripted_judge
+from .support import Say, caller_lines, scripted_judge, shown_lines
 
 pytestmark = pytest.mark.django_db
 
@@ -79,6 +80,12 @@ def test_it_runs_whole_calls_with_labels_patterns_verdict_review_sample_and_cali
     assert world.server.requests.count("cand") - requests_before == 6
     assert Transcription.objects.filter(transcriber=cand).count() == 7
     assert run.judge_input_tokens > 0 and run.judge_cost > 0 and run.judge_model
+    # The two differing lines of each call went to the judge together: two label requests for four lines.
+    labels = [b for b in llm_server.bodies if b["tool_choice"]["name"] == judge.LABEL_TOOL_NAME]
+    assert len(labels) == run.judge_label_requests == summary.judge_requests == 2
+    assert {rl.label_prompt_version for rl in run.lines.filter(label_source=RunLine.BY_JUDGE)} == {
+        judge.JUDGE_PROMPT_VERSION
+    }
 
 
 def test_it_runs_without_a_judge_key_and_says_what_is_missing(run_setup, no_judge):
@@ -181,7 +188,7 @@ def test_it_cancels_a_run_mid_transcription_and_drops_its_queued_work(run_setup,
 def test_it_stops_labelling_when_cancelled_mid_judging(run_setup, llm_server, monkeypatch):
     bank, cand, call_a, call_b = run_setup
     run = start(bank, [call_a, call_b])
-    real = judge.label_line
+    real = judge.label_lines
     calls = []
 
     def label_then_cancel(**kwargs):
@@ -190,10 +197,10 @@ def test_it_stops_labelling_when_cancelled_mid_judging(run_setup, llm_server, mo
         run_actions.do_cancel_run(run)
         return result
 
-    monkeypatch.setattr(judge, "label_line", label_then_cancel)
+    monkeypatch.setattr(judge, "label_lines", label_then_cancel)
     assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.CANCELLED
-    assert len(calls) == 1
-    assert run.lines.filter(label_source=RunLine.BY_JUDGE).count() <= 1
+    assert len(calls) == 1  # the first call's two lines, in one request
+    assert run.lines.filter(label_source=RunLine.BY_JUDGE).count() <= 2
     assert not run.patterns.exists() and Run.objects.get(pk=run.pk).verdict == ""
 
 
@@ -209,22 +216,22 @@ def test_it_finishes_without_duplicate_rows_after_a_worker_stops_mid_run(run_set
     assert pipeline.begin(run.pk) == "skipped"  # a second delivery queues nothing twice
     tasks.drain()
     assert pipeline.advance(run.pk) == "judging"
-    real, labelled = judge.label_line, []
+    real, labelled = judge.label_lines, []
 
-    def dies_on_the_third(**kwargs):
-        if len(labelled) == 2:
+    def dies_on_the_second(**kwargs):
+        if len(labelled) == 1:
             raise WorkerKilled()
         labelled.append(kwargs)
         return real(**kwargs)
 
-    monkeypatch.setattr(judge, "label_line", dies_on_the_third)
+    monkeypatch.setattr(judge, "label_lines", dies_on_the_second)
     with pytest.raises(WorkerKilled):
         pipeline.advance(run.pk)
     run.refresh_from_db()
     assert run.status == Run.JUDGING and run.judge_claimed_at is not None
     assert pipeline.advance(run.pk) == "skipped"  # the dead worker's claim holds until its lease runs out
 
-    monkeypatch.setattr(judge, "label_line", real)
+    monkeypatch.setattr(judge, "label_lines", real)
     Run.objects.filter(pk=run.pk).update(judge_claimed_at=run.judge_claimed_at.replace(year=2000))
     assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
     assert pipeline.advance(run.pk) == "skipped"
@@ -241,23 +248,25 @@ def test_it_finishes_without_duplicate_rows_after_a_worker_stops_mid_run(run_set
         .exists()
     )
     labels = [b for b in llm_server.bodies if b["tool_choice"]["name"] == judge.LABEL_TOOL_NAME]
-    assert len(labels) == 4  # 2 before the stop, 2 after: no line labelled twice
+    assert len(labels) == 2  # one request before the stop, one after: no line labelled twice
 
 
 def test_it_keeps_what_it_has_when_the_judge_fails_mid_run_and_can_retry(run_setup, llm_server, settings):
     settings.ANTHROPIC_MAX_RETRIES = 0
     bank, cand, call_a, call_b = run_setup
-    llm_server.queue({"label": "live_right", "reasoning": "The digits are gone."}, error(500))
+    answers = iter([scripted_judge, lambda body: error(500)])
+    llm_server.responder = lambda body: next(answers)(body)
     run = start(bank, [call_a, call_b])
     assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
     run.refresh_from_db()
     assert run.judge_status == Run.JUDGE_FAILED
     assert "The judge failed: Anthropic API error (500" in run.judge_error
-    assert "3 differing lines left unlabelled" in run.judge_error
+    assert "2 differing lines left unlabelled" in run.judge_error
     summary = run_queries.run_summary(run)
-    assert summary.compared == 7 and summary.breaks == 1 and summary.unlabelled == 3
-    assert summary.review_sample == 1
+    assert summary.compared == 7 and summary.breaks == 1 and summary.unlabelled == 2
+    assert summary.review_sample == 2
 
+    llm_server.responder = scripted_judge
     run_actions.do_retry_judge(run)
     assert run.status == Run.JUDGING
     assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
@@ -347,3 +356,155 @@ def test_it_drives_runs_to_their_end_from_the_command_line(run_setup, no_judge, 
     assert capsys.readouterr().out.strip() == f"Run {run.pk}: done."
     call_command("run_runs")
     assert capsys.readouterr().out.strip() == "No queued or running runs."
+
+
+# ---------------------------------------------------------------- rule labels, the fair judge
+
+
+def rule_world(org, world):
+    """A bank and one call: two lines that read the same by rule, one the judge must label."""
+    cand = world.candidate("cand")
+    bank = actions.do_create_bank(org, name="Rules", controls_per_flag=0)
+    actions.do_add_candidate(bank, cand, confirmed=True)
+    call = world.call(
+        [
+            Say("Tuesday at ten forty five works for me.", candidate="Tuesday at 10:45 works for me"),
+            Say("The 12th of March, 1991", candidate="The twelfth of March, nineteen ninety one."),
+            Say("my number is 0 8 7 1 2", candidate="my number is 0 8 7"),
+        ]
+    )
+    return bank, cand, call
+
+
+def test_it_labels_lines_that_read_the_same_by_rule_without_asking_the_judge(org, world, llm_server):
+    bank, cand, call = rule_world(org, world)
+    llm_server.responder = scripted_judge
+    run = start(bank, [call], candidate=cand)
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    lines = {rl.live_text: rl for rl in run.lines.all()}
+    time = lines["Tuesday at ten forty five works for me."]
+    assert (time.label, time.label_source) == (RunLine.SAME_MEANING, RunLine.BY_RULE)
+    assert time.reasoning == 'Times: "10:45" = "ten forty five".'
+    date = lines["The 12th of March, 1991"]
+    assert date.label_source == RunLine.BY_RULE
+    assert date.reasoning == 'Ordinals: "twelfth" = "12th"; years: "nineteen ninety one" = "1991".'
+    assert lines["my number is 0 8 7 1 2"].label == RunLine.LIVE_RIGHT  # the judge's
+    # The judge was asked about the one line that needed an opinion, alone.
+    requests = [b for b in llm_server.bodies if b["tool_choice"]["name"] == judge.LABEL_TOOL_NAME]
+    assert len(requests) == 1
+    asked = [texts for _, *texts in shown_lines(requests[0])]
+    assert asked in (
+        [["my number is 0 8 7 1 2", "my number is 0 8 7"]],
+        [["my number is 0 8 7", "my number is 0 8 7 1 2"]],
+    )
+    summary = run_queries.run_summary(run)
+    assert (summary.rule_labelled, summary.same_meaning, summary.unlabelled) == (2, 2, 0)
+    run.refresh_from_db()
+    assert run.judge_calls_saved == 0  # the three lines would have gone in one request anyway
+    assert {rl.label_source for rl in run.lines.filter(in_review=True)} == {RunLine.BY_RULE, RunLine.BY_JUDGE}
+
+
+def test_it_labels_by_rule_and_offers_those_labels_for_review_without_a_judge_key(org, world, no_judge):
+    bank, cand, call = rule_world(org, world)
+    run = start(bank, [call], candidate=cand)
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    summary = run_queries.run_summary(run)
+    assert (summary.rule_labelled, summary.unlabelled, summary.review_sample) == (2, 1, 2)
+    assert set(run.lines.filter(in_review=True).values_list("label_source", flat=True)) == {RunLine.BY_RULE}
+
+
+def test_it_counts_the_judge_requests_rule_labels_save(org, world, llm_server):
+    cand = world.candidate("cand")
+    bank = actions.do_create_bank(org, name="Rules", controls_per_flag=0)
+    actions.do_add_candidate(bank, cand, confirmed=True)
+    calls = [
+        world.call([Say("a table for four", candidate="a table for 4")]),
+        world.call([Say("at half past eight", candidate="at 8:30"), Say("hello", candidate="hallo")]),
+    ]
+    run = start(bank, calls, candidate=cand)
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    run.refresh_from_db()
+    summary = run_queries.run_summary(run)
+    # The first call's only differing line is labelled by rule: its request is never sent.
+    assert (summary.rule_labelled, summary.judge_calls_saved, summary.judge_requests) == (2, 1, 1)
+    assert run.judge_label_requests == 1
+
+
+def test_it_shows_the_judge_each_line_in_an_order_drawn_from_the_runs_seed(org, world, llm_server):
+    cand = world.candidate("cand")
+    bank = actions.do_create_bank(org, name="Order", controls_per_flag=0)
+    actions.do_add_candidate(bank, cand, confirmed=True)
+    call = world.call([Say(f"line number {i}", candidate=f"lime number {i}") for i in range(10)])
+    run = start(bank, [call], candidate=cand)
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    stored = {rl.live_text: rl.live_shown_first for rl in run.lines.all()}
+    assert set(stored.values()) == {True, False}  # both orders occur
+    assert all(rl.live_shown_first == pipeline.shown_first(run.seed, rl.line_id) for rl in run.lines.all())
+    for body in llm_server.bodies:
+        if body["tool_choice"]["name"] == judge.LABEL_TOOL_NAME:
+            for _, first, second in shown_lines(body):
+                live = first if first.startswith("line") else second
+                assert stored[live] is (first == live)
+
+
+def test_it_leaves_a_line_the_judge_answers_invalidly_twice_unlabelled_and_goes_on(run_setup, llm_server):
+    bank, cand, call_a, call_b = run_setup
+
+    def never_labels_the_digits(body):
+        answer = scripted_judge(body)
+        if body["tool_choice"]["name"] == judge.LABEL_TOOL_NAME:
+            for entry, (_, first, second) in zip(answer["labels"], shown_lines(body), strict=True):
+                if "0 8 7" in first + second:
+                    entry["label"] = "mostly_right"
+        return answer
+
+    llm_server.responder = never_labels_the_digits
+    run = start(bank, [call_a, call_b])
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    run.refresh_from_db()
+    assert run.judge_status == Run.JUDGE_DONE and run.verdict  # judging went on
+    digits = run.lines.get(live_text="my number is 0 8 7 1 2")
+    assert (
+        digits.label == "" and "invalid twice" in digits.label_error and "mostly_right" in digits.label_error
+    )
+    summary = run_queries.run_summary(run)
+    assert (summary.judge_gave_up, summary.unlabelled, summary.breaks) == (1, 1, 1)
+    assert run.judge_label_requests == 3  # call A twice (its second asking only for the digits), call B once
+
+
+def test_it_counts_rule_labelled_lines_as_free_in_the_estimate(org, world, llm_server):
+    bank, cand, call = rule_world(org, world)
+    first = start(bank, [call], candidate=cand)
+    run_tasks.drain_run(first.pk, max_seconds=60)
+    estimate = run_actions.estimate_run(
+        bank, [call.pk], cand
+    )  # every line is transcribed already: known exactly
+    assert estimate.already_transcribed == 3 and estimate.audio_cost == 0
+    assert (estimate.expected_rule_lines, estimate.expected_judged_lines, estimate.judge_requests) == (
+        2,
+        1,
+        1,
+    )
+    assert estimate.judge_input_tokens < estimate.max_judge_input_tokens
+
+
+def test_it_estimates_the_judges_tokens_from_the_context_actually_sent(org, world, llm_server):
+    cand = world.candidate("cand")
+    bank = actions.do_create_bank(org, name="Ctx", controls_per_flag=0)
+    actions.do_add_candidate(bank, cand, confirmed=True)
+    short = world.call([Say("hello"), Say("goodbye")])
+    long = world.call([Say("hello"), Say("goodbye")])
+    long.lines.filter(speaker="assistant").update(
+        text="Certainly, let me read that back to you in full. " * 10
+    )
+    estimate_short = run_actions.estimate_run(bank, [short.pk], cand)
+    estimate_long = run_actions.estimate_run(bank, [long.pk], cand)
+    assert estimate_long.max_judge_input_tokens > estimate_short.max_judge_input_tokens + 200
+
+
+def test_it_draws_the_review_sample_from_every_label():
+    pool = {"live_right": set(range(100)), "both_wrong": {1000, 1001}, "same_meaning": set(range(200, 210))}
+    chosen = pipeline.stratified_sample(pool, 8, random.Random(1))
+    by_label = {label: len(set(chosen) & items) for label, items in pool.items()}
+    assert by_label == {"both_wrong": 2, "live_right": 3, "same_meaning": 3} and len(set(chosen)) == 8
+    assert len(pipeline.stratified_sample(pool, 500, random.Random(1))) == 112

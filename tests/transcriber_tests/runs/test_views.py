@@ -7,6 +7,7 @@ import io
 
 import pytest
 from django.urls import reverse
+from django.utils.html import escape
 
 from oncore.templatetags.oncore_tags import pct_number
 from transcriber_tests import actions
@@ -115,33 +116,43 @@ def test_it_cancels_a_run_from_its_page(admin_client, run_setup, no_judge):
     assert Run.objects.get(pk=run.pk).status == Run.CANCELLED
 
 
-def test_it_records_reviews_and_shows_judge_human_agreement(admin_client, done_run):
+def test_it_reviews_blind_then_shows_the_label_given_agreement_and_kappa(admin_client, done_run):
     sample = list(done_run.lines.filter(in_review=True).order_by("position"))
     page = admin_client.get(reverse("runs:review", args=[done_run.pk])).content.decode()
     assert all(f'id="rl-{rl.pk}"' in page for rl in sample)
     assert reverse("tt:line_audio", args=[sample[0].line_id]) in page
+    # Blind: neither the label given nor the judge's reasoning shows before the reviewer labels the line.
+    assert all(escape(rl.reasoning) not in page for rl in sample)
+    assert page.count("Shown once you have given yours.") == len(sample)
 
     row = admin_client.post(
         reverse("runs:review_line", args=[done_run.pk, sample[0].pk]),
-        {"agrees": "yes"},
+        {"label": sample[0].label},
         HTTP_HX_REQUEST="true",
-    )
-    assert row.status_code == 200 and "✓ agree" in row.content.decode()
-    plain = admin_client.post(reverse("runs:review_line", args=[done_run.pk, sample[1].pk]), {"agrees": "no"})
+    ).content.decode()
+    assert "✓ you agree" in row and escape(sample[0].reasoning) in row
+    other = next(label for label, _ in RunLine.LABELS if label != sample[1].label)
+    plain = admin_client.post(reverse("runs:review_line", args=[done_run.pk, sample[1].pk]), {"label": other})
     assert plain.status_code == 302
+    assert RunLine.objects.get(pk=sample[1].pk).human_label == other
     summary = run_queries.run_summary(done_run)
     assert (summary.reviewed, summary.review_agrees, pct_number(summary.judge_human_agreement)) == (
         2,
         1,
         50.0,
     )
-    assert (
-        "judge–human agreement <strong>50.0%</strong>"
-        in admin_client.get(reverse("runs:detail", args=[done_run.pk])).content.decode()
-    )
+    run_page = admin_client.get(reverse("runs:detail", args=[done_run.pk])).content.decode()
+    assert "agreement with your labels <strong>50.0%</strong>" in run_page
+    assert "judge prompts judge-2" in run_page and "Cohen" in run_page
+    (version,) = run_queries.review_agreement(done_run)
+    assert version.prompt_version == "judge-2" and version.agreement.n == 2
 
+    refused = admin_client.post(
+        reverse("runs:review_line", args=[done_run.pk, sample[2].pk]), {"label": "yes"}
+    )
+    assert refused.status_code == 302 and RunLine.objects.get(pk=sample[2].pk).human_label == ""
     outside = done_run.lines.filter(in_review=False).first()
-    admin_client.post(reverse("runs:review_line", args=[done_run.pk, outside.pk]), {"agrees": "yes"})
+    admin_client.post(reverse("runs:review_line", args=[done_run.pk, outside.pk]), {"label": "same_meaning"})
     assert RunLine.objects.get(pk=outside.pk).review_agrees is None
 
 
@@ -183,9 +194,9 @@ def test_it_keeps_the_runs_list_and_run_page_to_a_fixed_number_of_queries(
     run_tasks.drain_run(second.pk, max_seconds=60)
     with django_assert_max_num_queries(8):
         assert admin_client.get(reverse("runs:bank_runs", args=[done_run.bank_id])).status_code == 200
-    with django_assert_max_num_queries(11):
+    with django_assert_max_num_queries(12):
         assert admin_client.get(reverse("runs:detail", args=[done_run.pk])).status_code == 200
-    with django_assert_max_num_queries(8):
+    with django_assert_max_num_queries(9):
         assert admin_client.get(reverse("runs:review", args=[done_run.pk])).status_code == 200
 
 
