@@ -78,6 +78,14 @@ class Recording:
 
     taken = 0
 
+    def answers(self, response_type, path_prefix: str = "") -> list:
+        """(the SDK's response type, each success body) of the requests whose path starts with path_prefix."""
+        return [
+            (response_type, json.loads(reply.body))
+            for request, reply in self.replies
+            if request.path.startswith(path_prefix)
+        ]
+
     def entry(self, name: str, request) -> dict:
         headers = {k: v for k, v in sorted(request.headers.items()) if k in KEPT_HEADERS}
         item = {
@@ -122,8 +130,7 @@ def capture_openai() -> tuple[str, list, list]:
             response_format="json",
         )
         entries += rec.take("whisper-1 with language, prompt and response_format=json")
-    bodies = [json.loads(reply.body) for _, reply in rec.replies]
-    return f"openai {version('openai')}", entries, [(Transcription, body) for body in bodies]
+    return f"openai {version('openai')}", entries, rec.answers(Transcription)
 
 
 def capture_deepgram() -> tuple[str, list, list]:
@@ -149,8 +156,7 @@ def capture_deepgram() -> tuple[str, list, list]:
             keyterm=["Siobhan", "O'Brien"],
         )
         entries += rec.take("language, booleans and a keyterm list")
-    bodies = [json.loads(reply.body) for _, reply in rec.replies]
-    return f"deepgram-sdk {version('deepgram-sdk')}", entries, [(ListenV1Response, body) for body in bodies]
+    return f"deepgram-sdk {version('deepgram-sdk')}", entries, rec.answers(ListenV1Response)
 
 
 def capture_elevenlabs() -> tuple[str, list, list]:
@@ -170,12 +176,7 @@ def capture_elevenlabs() -> tuple[str, list, list]:
             tag_audio_events=False,
         )
         entries += rec.take("language_code and tag_audio_events=false")
-    bodies = [json.loads(reply.body) for _, reply in rec.replies]
-    return (
-        f"elevenlabs {version('elevenlabs')}",
-        entries,
-        [(SpeechToTextChunkResponseModel, body) for body in bodies],
-    )
+    return f"elevenlabs {version('elevenlabs')}", entries, rec.answers(SpeechToTextChunkResponseModel)
 
 
 def capture_assemblyai() -> tuple[str, list, list]:
@@ -197,13 +198,10 @@ def capture_assemblyai() -> tuple[str, list, list]:
         config = aai.TranscriptionConfig(speech_models=["universal-2"], language_code="en_uk")
         aai.Transcriber(config=config).transcribe(clip())
         entries += rec.take("universal-2 with language_code en_uk")
-    bodies = [
-        json.loads(reply.body) for request, reply in rec.replies if request.path.startswith("/v2/transcript")
-    ]
     for entry in entries:  # the ids are the fake's: the replay fills in its own
         if entry["method"] == "GET":
             entry["path"] = "/v2/transcript/{transcript_id}"
-    return f"assemblyai {version('assemblyai')}", entries, [(TranscriptResponse, body) for body in bodies]
+    return f"assemblyai {version('assemblyai')}", entries, rec.answers(TranscriptResponse, "/v2/transcript")
 
 
 CAPTURES = {
