@@ -17,7 +17,7 @@ from transcriber_tests.runs import pipeline
 from transcriber_tests.runs import queries as run_queries
 from transcriber_tests.runs import tasks as run_tasks
 
-from .support import scripted_judge
+from .support import Say, scripted_judge
 
 pytestmark = pytest.mark.django_db
 
@@ -235,3 +235,27 @@ def test_it_refuses_the_wrong_method(admin_client, done_run):
     assert admin_client.post(reverse("runs:detail", args=[done_run.pk])).status_code == 405
     assert admin_client.post(reverse("runs:bank_runs", args=[done_run.bank_id])).status_code == 405
     assert admin_client.put(reverse("runs:new", args=[done_run.bank_id])).status_code == 405
+
+
+def test_it_shows_lines_labelled_by_rule_and_the_judge_requests_they_saved(
+    admin_client, org, world, llm_server
+):
+    cand = world.candidate("cand")
+    bank = actions.do_create_bank(org, name="Rules", controls_per_flag=0)
+    actions.do_add_candidate(bank, cand, confirmed=True)
+    by_rule = world.call([Say("a table for four", candidate="a table for 4")])
+    judged = world.call([Say("under Fitzgerald", candidate="under fitz gerald")])
+    run = run_actions.do_start_run(bank, [by_rule.pk, judged.pk], candidate=cand, confirmed=True)
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+
+    page = admin_client.get(reverse("runs:detail", args=[run.pk])).content.decode()
+    assert "<dt>Labelled by rule</dt><dd>1 <span" in page and "(1 judge request saved)" in page
+    assert escape('Numbers: "4" = "four".') in page and 'title="The texts read the same' in page
+    rule_lines = admin_client.get(reverse("runs:detail", args=[run.pk]), {"label": "rule"}).content.decode()
+    assert "a table for four" in rule_lines and "under Fitzgerald" not in rule_lines
+
+    estimate = admin_client.post(
+        reverse("runs:new", args=[bank.pk]),
+        {"more_calls": f"{by_rule.pk},{judged.pk}", "candidate": cand.pk},
+    ).content.decode()
+    assert "About 1 differing line will read the same" in estimate and "in about 1 request" in estimate
