@@ -12,6 +12,7 @@ import io
 import math
 import os
 import re
+import struct
 import wave
 from dataclasses import dataclass
 from pathlib import Path
@@ -195,13 +196,120 @@ def write_recording(path, samples: np.ndarray, sample_rate: int, format: str = "
     sf.write(target, samples, int(sample_rate), format=format, subtype=_SUBTYPES[format])
 
 
-def cut_line(
-    path, start_s: float, end_s: float, *, margin_s: float | None = None, label: str = ""
-) -> LineClips:
-    """Cut one line's clips from a recording, with margin_s of audio on each side.
+WAV_HEADER_BYTES = 44  # the canonical PCM header encode_wav writes: RIFF, fmt and data chunk headers
+# Frames read at once while streaming a clip: about 0.7 MB of 16-bit stereo at 48 kHz, whatever the clip's length.
+STREAM_BLOCK_FRAMES = 1 << 16
 
-    The cut is clamped to the recording; a line that starts at or past the end (or ends at or
-    before the start) of the recording is an AudioError, as is any damage met while reading.
+
+@dataclass(frozen=True)
+class Clip:
+    """Where a line's clip lies in its recording, found without reading its audio. Its playback WAV (16-bit
+    PCM, every channel) has a known size, so it can be streamed in blocks or any byte range read on its own:
+    memory stays bounded by one block, whatever the length of the line."""
+
+    source: object  # the recording's path
+    what: str
+    first: int  # the first frame of the clip in the recording
+    frames: int
+    channels: int
+    sample_rate: int
+    dtype: str  # what the frames are read as: "int16" for integer PCM, "float32" for Vorbis and float WAV
+
+    @property
+    def start_s(self) -> float:
+        return self.first / self.sample_rate
+
+    @property
+    def duration_s(self) -> float:
+        return self.frames / self.sample_rate
+
+    @property
+    def wav_size(self) -> int:
+        """Bytes of the playback WAV: its header and every frame."""
+        return WAV_HEADER_BYTES + self.frames * self.channels * 2
+
+    def wav_header(self) -> bytes:
+        block_align = self.channels * 2
+        data_bytes = self.frames * block_align
+        return (
+            b"RIFF"
+            + struct.pack("<I", 36 + data_bytes)
+            + b"WAVEfmt "
+            + struct.pack(
+                "<IHHIIHH",
+                16,
+                1,
+                self.channels,
+                self.sample_rate,
+                self.sample_rate * block_align,
+                block_align,
+                16,
+            )
+            + b"data"
+            + struct.pack("<I", data_bytes)
+        )
+
+    def samples(self) -> np.ndarray:
+        """Every frame of the clip, shaped (frames, channels): for a transcription, never for playback."""
+        return np.concatenate(
+            list(self._blocks(0, self.frames, self.frames)) or [np.empty((0, self.channels))]
+        )
+
+    def wav_bytes(self, start: int = 0, end: int | None = None):
+        """Yield bytes start..end (inclusive; end None: to the last byte) of the playback WAV, decoding only
+        the frames those bytes hold, one block at a time."""
+        end = self.wav_size - 1 if end is None else min(end, self.wav_size - 1)
+        if start < WAV_HEADER_BYTES:
+            yield self.wav_header()[start : end + 1]
+        if end < WAV_HEADER_BYTES:
+            return
+        frame_bytes = self.channels * 2
+        data_start, data_end = max(start, WAV_HEADER_BYTES) - WAV_HEADER_BYTES, end - WAV_HEADER_BYTES
+        first, last = data_start // frame_bytes, data_end // frame_bytes
+        skip = data_start - first * frame_bytes  # bytes of the first frame before the range
+        remaining = data_end - data_start + 1
+        for block in self._blocks(first, last + 1, STREAM_BLOCK_FRAMES):
+            data = _to_int16(block).astype("<i2", copy=False).tobytes()[skip : skip + remaining]
+            skip, remaining = 0, remaining - len(data)
+            yield data
+
+    def _blocks(self, first: int, stop: int, block_frames: int):
+        """The clip's frames first..stop-1 (relative to the clip), block_frames at a time."""
+        with _open(self.source, self.what) as f:
+            try:
+                f.seek(self.first + first)
+                position = first
+                while position < stop:
+                    n = min(block_frames, stop - position)
+                    block = f.read(n, dtype=self.dtype, always_2d=True)
+                    if len(block) < n:
+                        raise AudioError(
+                            f"{_cap(self.what)} is truncated: it stops at "
+                            f"{(self.first + position + len(block)) / self.sample_rate:.1f} s, inside the line."
+                        )
+                    position += n
+                    yield block
+            except (sf.SoundFileError, RuntimeError) as exc:
+                raise AudioError(
+                    f"{_cap(self.what)} is truncated or damaged: "
+                    f"{self.start_s:.1f}–{self.start_s + self.duration_s:.1f} s cannot be read ({_reason(exc)})."
+                ) from exc
+
+
+def locate_clip(
+    path,
+    start_s: float,
+    end_s: float,
+    *,
+    margin_s: float | None = None,
+    label: str = "",
+    check_end: bool = True,
+) -> Clip:
+    """Where a line's clip lies, with margin_s of audio on each side, clamped to the recording.
+
+    A line that starts at or past the end (or ends at or before the start) of the recording is an AudioError;
+    so is, with check_end, a recording whose clip cannot be read to its last frame (checked by reading that
+    frame alone, so a streamed clip does not break off halfway).
     """
     what = _what(label, path)
     start_s, end_s = float(start_s), float(end_s)
@@ -226,29 +334,41 @@ def cut_line(
         rate = info.sample_rate
         first = max(0, int(math.floor((start_s - margin) * rate)))
         last = min(info.frames, int(math.ceil((end_s + margin) * rate)))
-        wanted = last - first
         # Integer PCM (WAV, FLAC) is read as 16-bit integers directly; Vorbis and float WAV as floats.
         dtype = "int16" if f.subtype in _INTEGER_PCM else "float32"
+        readable = True
         try:
-            f.seek(first)
-            data = f.read(wanted, dtype=dtype, always_2d=True)
+            if check_end:
+                f.seek(last - 1)
+                readable = len(f.read(1, dtype=dtype)) == 1
         except (sf.SoundFileError, RuntimeError) as exc:
             raise AudioError(
                 f"{_cap(what)} is truncated or damaged: "
                 f"{first / rate:.1f}–{last / rate:.1f} s cannot be read ({_reason(exc)})."
             ) from exc
-    if len(data) < wanted:
-        raise AudioError(
-            f"{_cap(what)} is truncated: it stops at {(first + len(data)) / rate:.1f} s "
-            f"but says it is {info.duration_s:.1f} s long."
-        )
+        if not readable:
+            raise AudioError(
+                f"{_cap(what)} is truncated: it stops before {last / rate:.1f} s "
+                f"but says it is {info.duration_s:.1f} s long."
+            )
+    source = bytes(path) if isinstance(path, bytes | bytearray | memoryview) else path
+    return Clip(source, what, first, last - first, info.channels, rate, dtype)
+
+
+def cut_line(
+    path, start_s: float, end_s: float, *, margin_s: float | None = None, label: str = ""
+) -> LineClips:
+    """Cut one line's clips from a recording, with margin_s of audio on each side (see locate_clip), read
+    whole into memory: what a transcription sends. Playback streams the clip instead (Clip.wav_bytes)."""
+    clip = locate_clip(path, start_s, end_s, margin_s=margin_s, label=label, check_end=False)
+    data = clip.samples()  # a short read here says where the recording stops
     return LineClips(
-        candidate_wav=encode_wav(data[:, 0], rate),
-        playback_wav=encode_wav(data, rate),
-        sample_rate=rate,
-        start_s=first / rate,
-        end_s=last / rate,
-        duration_s=wanted / rate,
+        candidate_wav=encode_wav(data[:, 0], clip.sample_rate),
+        playback_wav=encode_wav(data, clip.sample_rate),
+        sample_rate=clip.sample_rate,
+        start_s=clip.start_s,
+        end_s=(clip.first + clip.frames) / clip.sample_rate,
+        duration_s=clip.duration_s,
     )
 
 

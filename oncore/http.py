@@ -1,20 +1,62 @@
-"""HTTP helpers shared by the dashboard and the API."""
+"""HTTP helpers shared by the dashboard and the API: a line's clip streamed with Range support, and redirects to
+a `next` URL that stay on this site."""
 
-from django.http import HttpResponse
+from django.http import HttpResponseRedirect, StreamingHttpResponse
+from django.utils.http import url_has_allowed_host_and_scheme
 
 from oncore import audio
 
+MAX_ID = 2**63 - 1  # the database's bigint: no id is larger, so a larger one is refused, never looked up
 
-def wav_response(request, data: bytes) -> HttpResponse:
-    """WAV bytes with HTTP Range support, so a browser can seek: 200 for the whole clip, 206 for a range.
-    Raises ValueError for a range outside the clip (the caller answers 416 in its own shape)."""
-    wanted = audio.http_range(len(data), request.headers.get("Range"))
+
+def ids_in(values) -> list[int]:
+    """The ids among some strings (a query string's or a form's values): whole numbers from 1 to MAX_ID, each
+    once, in order; anything else is left out."""
+    ids = []
+    for value in values:
+        value = str(value).strip()
+        if value.isascii() and value.isdigit() and len(value) <= 19 and 0 < int(value) <= MAX_ID:
+            ids.append(int(value))
+    return list(dict.fromkeys(ids))
+
+
+def id_in(value) -> int | None:
+    """The id a string holds (see ids_in), else None."""
+    found = ids_in([value or ""])
+    return found[0] if found else None
+
+
+def clip_response(request, clip: audio.Clip) -> StreamingHttpResponse:
+    """A clip's playback WAV with HTTP Range support, so a browser can seek: 200 for the whole clip, 206 for a
+    range. Streamed a block at a time, and only the frames the range holds are decoded, so memory stays bounded
+    whatever the clip's length. Raises ValueError for a range outside the clip (the caller answers 416 in its
+    own shape)."""
+    size = clip.wav_size
+    wanted = audio.http_range(size, request.headers.get("Range"))
     if wanted is None:
-        response = HttpResponse(data, content_type="audio/wav")
+        response = StreamingHttpResponse(clip.wav_bytes(), content_type="audio/wav")
+        response["Content-Length"] = str(size)
     else:
         start, end = wanted
-        response = HttpResponse(data[start : end + 1], content_type="audio/wav", status=206)
-        response["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
+        response = StreamingHttpResponse(clip.wav_bytes(start, end), content_type="audio/wav", status=206)
+        response["Content-Range"] = f"bytes {start}-{end}/{size}"
+        response["Content-Length"] = str(end - start + 1)
     response["Accept-Ranges"] = "bytes"
     response["Cache-Control"] = "private, max-age=3600"
     return response
+
+
+def safe_next(request, default: str) -> str:
+    """The `next` URL a form sent (POST, else GET) when it stays on this site with an allowed scheme, else
+    `default`. Never a view name: whatever is sent is only ever used as a URL."""
+    wanted = request.POST.get("next") or request.GET.get("next") or ""
+    if wanted and url_has_allowed_host_and_scheme(
+        wanted, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return wanted
+    return default
+
+
+def redirect_next(request, default: str) -> HttpResponseRedirect:
+    """Redirect to the form's `next` URL if it is safe (see safe_next), else to `default` (a URL)."""
+    return HttpResponseRedirect(safe_next(request, default))

@@ -103,6 +103,19 @@ def other_admin(django_user_model, other_org):
 
 
 @pytest.fixture
+def staff_client(db, django_user_model):
+    """The operator: a staff user in no organization (benchmark runs and datasets are theirs), with a client of
+    its own, so a test can hold it beside admin_client."""
+    from django.test import Client
+
+    operator = Client()
+    operator.force_login(
+        django_user_model.objects.create_user(username="root", password="pw-for-tests-1", is_staff=True)
+    )
+    return operator
+
+
+@pytest.fixture
 def admin_client(client, admin_user):
     client.force_login(admin_user)
     return client
@@ -341,6 +354,37 @@ def flag(bank, recorded_call):
     flag = actions.do_flag_line(line, "Siobhan, table for four at eight thirty", bank=bank, tags=["name"])
     tasks.drain()
     return flag
+
+
+@pytest.fixture
+def owned(org, tenant, recorded_call, make_transcriber, admin_user):
+    """One of each object of the organization, for the tests that walk every URL (the isolation matrix, the
+    hostile-input walk): a bank with a candidate, a flag, a run, a free caller line and API keys."""
+    from oncore.accounts.models import ApiKey
+    from transcriber_tests import actions
+    from transcriber_tests.runs import actions as run_actions
+
+    bank = actions.do_create_bank(org, name="Secret bank")
+    candidate = make_transcriber("secret", "Siobhan")
+    actions.do_add_candidate(bank, candidate, confirmed=True)
+    lines = list(recorded_call.lines.filter(speaker="caller").order_by("position"))
+    flag = actions.do_flag_line(lines[0], "Siobhan, table for four", bank=bank)
+    run = run_actions.do_start_run(bank, [recorded_call.pk], candidate=candidate, confirmed=True)
+    key, raw = ApiKey.generate(org, name="owner")
+    tenant_key = ApiKey.generate(org, tenant=tenant, name="tenant")[1]
+    return {
+        "bank": bank,
+        "candidate": candidate,
+        "call": recorded_call,
+        "line": lines[0],
+        "free_line": lines[2],
+        "flag": flag,
+        "run": run,
+        "run_line": run.lines.first(),
+        "key": key,
+        "raw_key": raw,
+        "tenant_key": tenant_key,
+    }
 
 
 # ---------------------------------------------------------------------------------------- the judge

@@ -9,15 +9,20 @@ import pytest
 from django.urls import URLResolver, get_resolver, reverse
 
 from oncore.accounts.models import ApiKey
-from transcriber_tests import actions
-from transcriber_tests.runs import actions as run_actions
 
 pytestmark = pytest.mark.django_db
 
 
 # Public pages, and pages that are global by design (the benchmark datasets belong to no organization: any
 # organization's admin may read them; members and anonymous users are still refused).
-PUBLIC = {"login", "logout", "switch_org", "api_errors", "healthz", "tt:home"}  # home only redirects to the calls page
+PUBLIC = {
+    "login",
+    "logout",
+    "switch_org",
+    "api_errors",
+    "healthz",
+    "tt:home",
+}  # home only redirects to the calls page
 GLOBAL_ADMIN = {
     "bench:runs",
     "bench:run_start",
@@ -81,31 +86,6 @@ def dashboard_names():
                 yield namespace + p.name
 
     return {n for n in walk(get_resolver().url_patterns) if n not in PUBLIC | GLOBAL_ADMIN}
-
-
-@pytest.fixture
-def owned(org, tenant, recorded_call, make_transcriber, admin_user):
-    bank = actions.do_create_bank(org, name="Secret bank")
-    candidate = make_transcriber("secret", "Siobhan")
-    actions.do_add_candidate(bank, candidate, confirmed=True)
-    lines = list(recorded_call.lines.filter(speaker="caller").order_by("position"))
-    flag = actions.do_flag_line(lines[0], "Siobhan, table for four", bank=bank)
-    run = run_actions.do_start_run(bank, [recorded_call.pk], candidate=candidate, confirmed=True)
-    key, raw = ApiKey.generate(org, name="owner")
-    tenant_key = ApiKey.generate(org, tenant=tenant, name="tenant")[1]
-    return {
-        "bank": bank,
-        "candidate": candidate,
-        "call": recorded_call,
-        "line": lines[0],
-        "free_line": lines[2],
-        "flag": flag,
-        "run": run,
-        "run_line": run.lines.first(),
-        "key": key,
-        "raw_key": raw,
-        "tenant_key": tenant_key,
-    }
 
 
 def test_it_knows_every_dashboard_url():

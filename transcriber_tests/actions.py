@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Q
+from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from oncore import audio
@@ -52,6 +52,19 @@ def clip_seconds(line) -> float:
     return max(0.0, (line.end_s - line.start_s) + 2 * margin)
 
 
+def too_long(line) -> bool:
+    """Whether a timed line is longer than ONCORE_MAX_LINE_S: it cannot be flagged, be a control or be replayed
+    in a run."""
+    return line.duration_s > settings.ONCORE["MAX_LINE_S"]
+
+
+def replayable(lines):
+    """The lines of a queryset with audio timing and at most ONCORE_MAX_LINE_S long (see too_long)."""
+    return lines.filter(
+        start_s__isnull=False, end_s__isnull=False, end_s__lte=F("start_s") + settings.ONCORE["MAX_LINE_S"]
+    )
+
+
 def why_not_flaggable(line, *, check_audio: bool = True) -> errors.ActionError | None:
     """The refusal do_flag_line would give for this line (other than an existing flag), or None."""
     call = line.call
@@ -75,6 +88,11 @@ def why_not_flaggable(line, *, check_audio: bool = True) -> errors.ActionError |
     if not line.has_timing:
         return errors.LineHasNoTiming(
             "This line has no audio timing (start and end of the caller's speech), so its audio cannot be cut."
+        )
+    if too_long(line):
+        return errors.LineTooLong(
+            f"This line is {line.duration_s:.0f} s long; lines longer than {settings.ONCORE['MAX_LINE_S']:g} s "
+            "cannot be flagged or replayed (its timing most likely spans several turns)."
         )
     if check_audio:
         try:

@@ -35,6 +35,11 @@ class LineHasNoTiming(ActionError):
     status = 409
 
 
+class LineTooLong(ActionError):
+    code = "line_too_long"
+    status = 409
+
+
 class FlagExists(ActionError):
     code = "flag_exists"
     status = 409

@@ -3,6 +3,7 @@ from decimal import Decimal
 from django import forms
 
 from oncore.calls.models import Assistant
+from oncore.http import MAX_ID, ids_in
 from oncore.transcribers.models import Transcriber
 
 from .models import STANDARD_TAGS, Bank
@@ -131,8 +132,8 @@ class AddCandidateForm(forms.Form):
 class CallFilterForm(forms.Form):
     """The calls page's filters. Tenant and assistant are ids (one of another organization finds no call)."""
 
-    tenant = forms.IntegerField(required=False, widget=forms.Select)
-    assistant = forms.IntegerField(required=False, widget=forms.Select)
+    tenant = forms.IntegerField(required=False, widget=forms.Select, min_value=1, max_value=MAX_ID)
+    assistant = forms.IntegerField(required=False, widget=forms.Select, min_value=1, max_value=MAX_ID)
     date_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     date_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     has_flags = forms.BooleanField(required=False)
@@ -193,11 +194,13 @@ class RunForm(forms.Form):
         return zip(self.call_choices, self["calls"], strict=True)
 
     def clean_more_calls(self):
-        raw = self.cleaned_data["more_calls"].replace(";", ",").replace(" ", ",")
-        try:
-            return [int(part) for part in raw.split(",") if part.strip()]
-        except ValueError:
-            raise forms.ValidationError("Call ids are whole numbers, separated by commas.") from None
+        parts = [
+            p for p in self.cleaned_data["more_calls"].replace(";", ",").replace(" ", ",").split(",") if p
+        ]
+        ids = ids_in(parts)
+        if len(ids) != len(set(parts)):
+            raise forms.ValidationError("Call ids are whole numbers, separated by commas.")
+        return ids
 
     def call_ids(self) -> list[int]:
         return list(dict.fromkeys(list(self.cleaned_data["calls"]) + self.cleaned_data["more_calls"]))

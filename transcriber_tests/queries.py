@@ -9,6 +9,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.core.cache import cache
+from django.core.paginator import Paginator
 from django.db import connection
 from django.db.models import Count, Exists, F, IntegerField, Max, Min, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Cast, Coalesce
@@ -115,19 +116,33 @@ def line_rows(call: Call, lines=None) -> list[LineRow]:
     return rows
 
 
-def line_clip(line: Line) -> bytes:
-    """The line's clip as played on the dashboard (WAV): both channels, with the margin on each side. Refuses
-    with LineNotRecorded, LineHasNoTiming or RecordingUnavailable."""
+CALL_PAGE_LINES = 200  # lines per call page: the largest call allowed (ONCORE_MAX_LINES_PER_CALL) stays quick
+
+
+def call_lines_page(call: Call, number=None, line_id: int | None = None):
+    """One page of a call's lines in order, with their flags: page `number` (as Paginator.get_page reads it),
+    or the page that holds line `line_id` when it is one of the call's."""
+    lines = call.lines.select_related("flag__bank").order_by("position")
+    if line_id is not None:
+        position = lines.filter(pk=line_id).values_list("position", flat=True).first()
+        if position is not None:
+            number = lines.filter(position__lt=position).count() // CALL_PAGE_LINES + 1
+    return Paginator(lines, CALL_PAGE_LINES).get_page(number)
+
+
+def line_clip(line: Line) -> audio.Clip:
+    """The line's clip as played on the dashboard, located but not read (oncore.http.clip_response streams it):
+    both channels, with the margin on each side. Refuses with LineNotRecorded, LineHasNoTiming or
+    RecordingUnavailable."""
     call = line.call
     if not (call.recorded and call.recording):
         raise errors.LineNotRecorded(f"Call {call.pk} was not recorded, so its lines have no audio.")
     if not line.has_timing:
         raise errors.LineHasNoTiming("This line has no audio timing, so its audio cannot be cut.")
     try:
-        clips = audio.cut_line(call.recording.path, line.start_s, line.end_s, label=f"call {call.pk}")
+        return audio.locate_clip(call.recording.path, line.start_s, line.end_s, label=f"call {call.pk}")
     except audio.AudioError as exc:
         raise errors.RecordingUnavailable(str(exc)) from None
-    return clips.playback_wav
 
 
 # ---------------------------------------------------------------- flags, banks and candidates

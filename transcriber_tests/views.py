@@ -11,7 +11,7 @@ from django_htmx.http import HTMX_STOP_POLLING
 from benchmark.entity import reports as benchmark_reports
 from oncore.accounts.access import admin_required
 from oncore.calls.models import Call, Line
-from oncore.http import wav_response
+from oncore.http import clip_response, id_in, redirect_next
 from oncore.transcribers.models import Transcriber
 
 from . import actions, exports, jobs, queries
@@ -72,6 +72,7 @@ def calls(request):
             "form": form,
             "query": _query_without_page(request),
         },
+        status=422 if form.errors else 200,
     )
 
 
@@ -86,16 +87,24 @@ def _query_without_page(request) -> str:
 @require_GET
 @admin_required
 def call_page(request, pk):
+    """The call's lines, a page at a time (?page=N, or ?line=ID for the page that holds that line)."""
     call = _get_call_for_admin(request, pk)
+    page = queries.call_lines_page(call, request.GET.get("page"), id_in(request.GET.get("line")))
     return render(
         request,
         "transcriber_tests/call.html",
         {
             "call": call,
-            "rows": queries.line_rows(call),
+            "page": page,
+            "rows": queries.line_rows(call, list(page.object_list)),
             "live": actions.live_transcriber_of(call),
         },
     )
+
+
+def _line_url(line) -> str:
+    """The call page at this line (on whichever page of the call's lines holds it)."""
+    return reverse("tt:call", args=[line.call_id]) + f"?line={line.pk}#line-{line.pk}"
 
 
 @require_GET
@@ -108,10 +117,10 @@ def line_audio(request, pk):
     except ActionError as exc:
         return HttpResponse(exc.message, status=404, content_type="text/plain")
     try:
-        return wav_response(request, clip)
+        return clip_response(request, clip)
     except ValueError:
         response = HttpResponse(status=416)
-        response["Content-Range"] = f"bytes */{len(clip)}"
+        response["Content-Range"] = f"bytes */{clip.wav_size}"
         return response
 
 
@@ -158,7 +167,7 @@ def flag_line(request, pk):
     if request.htmx:
         return _line_fragment(request, line)
     messages.success(request, "Line flagged.")
-    return redirect(reverse("tt:call", args=[line.call_id]) + f"#line-{line.pk}")
+    return redirect(_line_url(line))
 
 
 def _form(request, line, form, flag=None, status=200):
@@ -203,7 +212,7 @@ def edit_flag(request, pk):
     if request.htmx:
         return _line_fragment(request, flag.line)
     messages.success(request, "Flag saved.")
-    return redirect(reverse("tt:call", args=[flag.line.call_id]) + f"#line-{flag.line_id}")
+    return redirect(_line_url(flag.line))
 
 
 @require_POST
@@ -219,7 +228,7 @@ def move_flag(request, pk):
             messages.success(request, f"Flag moved to {form.cleaned_data['bank'] or 'no bank'}.")
         except ActionError as exc:
             messages.error(request, exc.message)
-    return redirect(request.POST.get("next") or reverse("tt:unbanked_flags"))
+    return redirect_next(request, reverse("tt:unbanked_flags"))
 
 
 @require_POST
@@ -406,7 +415,7 @@ def turn_table(request, pk):
     bank = _get_bank_for_admin(request, pk)
     window = _window(request)
     kind = request.GET.get("kind", "")
-    tag = request.GET.get("tag", "")
+    tag = request.GET.get("tag", "").replace("\x00", "")  # no tag holds one; PostgreSQL cannot compare it
     disagree = request.GET.get("disagree") == "1"
     items = queries.turn_items(bank, window, kind=kind, tag=tag, disagree=disagree)
     page = Paginator(items, PAGE_SIZE).get_page(request.GET.get("page"))

@@ -22,8 +22,9 @@ from .models import LoginFailure
 
 
 def normalized_username(raw) -> str:
-    """The username as the log-in form reads it (NFKC), case-folded: the key the throttle counts under."""
-    return unicodedata.normalize("NFKC", str(raw or "")).strip().casefold()[:150]
+    """The username as the log-in form reads it (NFKC), case-folded: the key the throttle counts under (without
+    NUL characters, which no username holds and PostgreSQL cannot store)."""
+    return unicodedata.normalize("NFKC", str(raw or "")).replace("\x00", "").strip().casefold()[:150]
 
 
 def client_address(request) -> str | None:

@@ -1,6 +1,7 @@
 from django.shortcuts import redirect
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
+
+from oncore.http import redirect_next
 
 from .access import ORG_SESSION_KEY, memberships_of
 
@@ -15,7 +16,4 @@ def switch_org(request):
         if str(m.organization_id) == wanted:
             request.session[ORG_SESSION_KEY] = m.organization_id
             break
-    nxt = request.POST.get("next") or "/"
-    if not url_has_allowed_host_and_scheme(nxt, allowed_hosts={request.get_host()}):
-        nxt = "/"
-    return redirect(nxt)
+    return redirect_next(request, "/")

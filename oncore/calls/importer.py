@@ -1,9 +1,11 @@
 """Import calls in the documented JSON format (docs/call-import-format.md)."""
 
 import json
+import math
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from django.conf import settings
 from django.core.files import File
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
@@ -53,15 +55,86 @@ def _parse_time(value, where) -> datetime:
     return parsed
 
 
+def _not_json(constant):
+    raise ValueError(f"{constant} is not a number JSON allows; give a finite number or null")
+
+
+def parse_json(text: str, name: str):
+    """The calls file's JSON: refuses NaN and ±Infinity (not JSON, though Python reads them) and nesting too
+    deep to read, with an ImportFormatError naming the file."""
+    try:
+        return json.loads(text, parse_constant=_not_json)
+    except (json.JSONDecodeError, ValueError) as exc:
+        raise ImportFormatError(f"{name}: not valid JSON ({exc}).") from None
+    except RecursionError:
+        raise ImportFormatError(f"{name}: the JSON is nested too deeply to be a calls file.") from None
+
+
+def check_file_size(size: int, name: str) -> None:
+    limit_mb = settings.ONCORE["MAX_IMPORT_FILE_MB"]
+    if size > limit_mb * 2**20:
+        raise ImportFormatError(
+            f"{name} is {size / 2**20:.1f} MB; a calls file may be at most {limit_mb} MB "
+            "(ONCORE_MAX_IMPORT_FILE_MB). Split it into several files."
+        )
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:,.1f} s" + (f" ({seconds / 3600:.2f} h)" if seconds >= 3600 else "")
+
+
+def _check_recording(info: audio.RecordingInfo, where: str) -> None:
+    """The limits a recording must keep to (ONCORE_MAX_RECORDING_S, ONCORE_MAX_SAMPLE_RATE)."""
+    max_s, max_rate = settings.ONCORE["MAX_RECORDING_S"], settings.ONCORE["MAX_SAMPLE_RATE"]
+    if info.duration_s > max_s:
+        raise ImportFormatError(
+            f"{where}: the recording is {_duration(info.duration_s)} long; at most {_duration(max_s)} is "
+            "accepted (ONCORE_MAX_RECORDING_S). Split the call or leave its recording out."
+        )
+    if info.sample_rate > max_rate:
+        raise ImportFormatError(
+            f"{where}: the recording is sampled at {info.sample_rate} Hz; at most {max_rate} Hz is accepted "
+            "(ONCORE_MAX_SAMPLE_RATE). Resample it (telephone audio needs no more than 16 kHz)."
+        )
+
+
+def _timing(ln: dict, lwhere: str, duration_s: float | None):
+    """(start_s, end_s) of a line, both None when its timing is unknown. Both must be finite numbers with
+    0 <= start_s < end_s, and end_s at most the recording's duration (or the longest recording accepted)."""
+    start, end = ln.get("start_s"), ln.get("end_s")
+    if start is None and end is None:
+        return None, None
+    limit = duration_s if duration_s is not None else settings.ONCORE["MAX_RECORDING_S"]
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (start, end))
+    if not numbers or not all(math.isfinite(v) for v in (start, end)):
+        raise ImportFormatError(
+            f"{lwhere}: start_s and end_s must both be numbers of seconds (or both null), "
+            f"not {start!r} and {end!r}."
+        )
+    if not 0 <= start < end <= limit:
+        within = "the recording, which is" if duration_s is not None else "the longest recording accepted,"
+        raise ImportFormatError(
+            f"{lwhere}: the timing {start}–{end} s must have 0 ≤ start_s < end_s ≤ {limit:.3f} s "
+            f"(the end of {within} {limit:.3f} s long)."
+        )
+    return float(start), float(end)
+
+
 def import_calls(path, organization, *, shift_to=None) -> dict:
     """Load a calls file into an organization. Calls already imported (same tenant and external_id) are
     skipped, so importing twice changes nothing. `shift_to` moves every date so the file's reference_date
-    lands on that time (demo data stays recent). Returns counts."""
+    lands on that time (demo data stays recent). Returns counts. Refuses, naming the call and line, what breaks
+    the format or the limits (ONCORE_MAX_IMPORT_FILE_MB, _MAX_RECORDING_S, _MAX_SAMPLE_RATE, _MAX_LINES_PER_CALL,
+    line timing within the recording); nothing of a refused file is imported."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ImportFormatError(f"{path.name}: cannot read JSON ({exc}).") from None
+        check_file_size(path.stat().st_size, path.name)
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ImportFormatError(f"{path.name}: cannot read it ({exc}).") from None
+    data = parse_json(text, path.name)
+    if not isinstance(data, dict):
+        raise ImportFormatError(f"{path.name}: the file must hold one JSON object with 'format' and 'calls'.")
     if data.get("format") != FORMAT:
         raise ImportFormatError(f"{path.name}: 'format' must be {FORMAT!r}.")
     shift = timedelta(0)
@@ -124,29 +197,32 @@ def import_calls(path, organization, *, shift_to=None) -> dict:
                 live_transcriber_name=live_name,
             )
             recording = spec.get("recording")
+            duration_s = None
             if recording:
                 file_path = (path.parent / recording).resolve()
                 if not file_path.is_file():
                     raise ImportFormatError(
                         f"{where}: recording {recording!r} not found next to {path.name}."
                     )
-                audio.probe(file_path, label=where)  # refuses files that are not audio, with a clear message
-                with file_path.open("rb") as fh:
-                    call.recording.save(file_path.name, File(fh), save=False)
-            call.save()
+                info = audio.probe(file_path, label=where)  # refuses files that are not audio, clearly
+                _check_recording(info, where)
+                duration_s = info.duration_s
+            specs = _require(spec, "lines", where)
+            max_lines = settings.ONCORE["MAX_LINES_PER_CALL"]
+            if len(specs) > max_lines:
+                raise ImportFormatError(
+                    f"{where}: {len(specs)} lines; a call may have at most {max_lines} "
+                    "(ONCORE_MAX_LINES_PER_CALL)."
+                )
             lines = []
-            for position, ln in enumerate(_require(spec, "lines", where)):
+            for position, ln in enumerate(specs):
                 lwhere = f"{where}, line {position + 1}"
                 speaker = _require(ln, "speaker", lwhere)
                 if speaker not in (Line.CALLER, Line.ASSISTANT):
                     raise ImportFormatError(
                         f"{lwhere}: speaker must be 'caller' or 'assistant', not {speaker!r}."
                     )
-                start, end = ln.get("start_s"), ln.get("end_s")
-                if (start is None) != (end is None) or (start is not None and float(end) <= float(start)):
-                    raise ImportFormatError(
-                        f"{lwhere}: give both start_s and end_s, with end_s after start_s."
-                    )
+                start, end = _timing(ln, lwhere, duration_s)
                 lines.append(
                     Line(
                         call=call,
@@ -157,6 +233,10 @@ def import_calls(path, organization, *, shift_to=None) -> dict:
                         end_s=end,
                     )
                 )
+            if recording:
+                with file_path.open("rb") as fh:
+                    call.recording.save(file_path.name, File(fh), save=False)
+            call.save()
             Line.objects.bulk_create(lines)
             counts["calls"] += 1
             counts["lines"] += len(lines)

@@ -62,6 +62,12 @@ class Call(models.Model):
         return self.live_transcriber_name or "unknown"
 
 
+# No timing beyond this many seconds is stored (a database-level backstop: import checks timing against the
+# recording's duration). On PostgreSQL, NaN compares above every number, so this also keeps NaN and ±Infinity
+# out, which JSON cannot carry.
+MAX_TIMING_S = 1_000_000.0
+
+
 class Line(models.Model):
     CALLER = "caller"
     ASSISTANT = "assistant"
@@ -84,6 +90,11 @@ class Line(models.Model):
             models.CheckConstraint(
                 condition=Q(start_s__isnull=True) | Q(end_s__isnull=True) | Q(end_s__gt=models.F("start_s")),
                 name="line_end_after_start",
+            ),
+            models.CheckConstraint(
+                condition=(Q(start_s__isnull=True) | Q(start_s__gte=0))
+                & (Q(end_s__isnull=True) | Q(end_s__lte=MAX_TIMING_S)),
+                name="line_timing_in_range",
             ),
         ]
 

@@ -1,6 +1,5 @@
 """Catalogue, organization, calls (list, detail with lines, import) and a line's audio."""
 
-import json
 import tempfile
 import uuid
 from datetime import datetime
@@ -16,7 +15,7 @@ from oncore import audio
 from oncore.api import ApiError
 from oncore.calls import importer
 from oncore.calls.models import Assistant, Line
-from oncore.http import wav_response
+from oncore.http import clip_response
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, queries
 
@@ -25,6 +24,7 @@ from .schemas import (
     AssistantRef,
     DateRange,
     FlagBrief,
+    Id,
     Page,
     PageIn,
     Reason,
@@ -100,7 +100,7 @@ class AssistantOut(Schema):
 
 
 class AssistantFilters(PageIn):
-    tenant: int | None = Field(None, description="Only this tenant's assistants (tenant id).")
+    tenant: Id | None = Field(None, description="Only this tenant's assistants (tenant id).")
 
 
 class AssistantPage(Page):
@@ -147,8 +147,8 @@ class CallOut(Schema):
 
 
 class CallFilters(PageIn, DateRange):
-    tenant: int | None = Field(None, description="Only this tenant's calls (tenant id).")
-    assistant: int | None = Field(None, description="Only this assistant's calls (assistant id).")
+    tenant: Id | None = Field(None, description="Only this tenant's calls (tenant id).")
+    assistant: Id | None = Field(None, description="Only this assistant's calls (assistant id).")
     has_flags: bool | None = Field(
         None, description="true: only calls with a flagged line; false: only without."
     )
@@ -309,17 +309,24 @@ def _safe_name(name: str) -> bool:
         "invalid_request",
         "import_format_error",
         "recording_missing",
+        "request_too_large",
     ),
 )
 def import_calls(request, file: File[UploadedFile], recordings: File[list[UploadedFile]] = None):
     """Import calls in the documented JSON format (`oncore-calls/1`), as multipart/form-data: the JSON as the
     `file` part and each recording a call names as a `recordings` part whose file name is that name.
     Calls already imported (same tenant and external_id) are skipped, so importing twice changes nothing."""
+    try:
+        importer.check_file_size(file.size, file.name)
+    except importer.ImportFormatError as exc:
+        raise ApiError("request_too_large", str(exc), {"size": file.size}) from None
     raw = file.read()
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = importer.parse_json(raw.decode("utf-8-sig"), file.name)
+    except UnicodeDecodeError as exc:
         raise ApiError("import_format_error", f"{file.name}: not UTF-8 JSON ({exc}).") from None
+    except importer.ImportFormatError as exc:
+        raise ApiError("import_format_error", str(exc)) from None
     try:
         parsed = _CallsFileIn.model_validate(data)
     except PydanticValidationError as exc:
@@ -387,13 +394,13 @@ def line_audio(request, line_id: int):
     line = get_or_404(
         Line.objects.filter(call__tenant__organization=request.org).select_related("call"), line_id, "line"
     )
-    data = queries.line_clip(line)
+    clip = queries.line_clip(line)
     try:
-        return wav_response(request, data)
+        return clip_response(request, clip)
     except ValueError:
         raise ApiError(
             "range_not_satisfiable",
-            f"The clip is {len(data)} bytes; that range is outside it.",
-            {"length": len(data)},
-            {"Content-Range": f"bytes */{len(data)}"},
+            f"The clip is {clip.wav_size} bytes; that range is outside it.",
+            {"length": clip.wav_size},
+            {"Content-Range": f"bytes */{clip.wav_size}"},
         ) from None

@@ -65,6 +65,15 @@ PRODUCT_ERROR_CODES = [
         "flags",
     ),
     ErrorCode(
+        "line_too_long",
+        409,
+        "The line is longer than a line may be",
+        "A line longer than the limit (120 s unless the operator set `ONCORE_MAX_LINE_S`) cannot be flagged "
+        "or replayed in a run: its timing most likely spans several turns. Re-import the call with the "
+        "caller's turns timed one by one, or flag another line.",
+        "flags",
+    ),
+    ErrorCode(
         "flag_exists",
         409,
         "The line already has a flag",

@@ -69,12 +69,12 @@ class MoveIn(Schema):
 
 
 class FlagFilters(PageIn, DateRange):
-    bank: int | None = Field(None, description="Only flags in this bank (bank id).")
+    bank: Id | None = Field(None, description="Only flags in this bank (bank id).")
     unbanked: bool | None = Field(
         None, description="true: only flags in no bank; false: only flags in a bank."
     )
     tag: Text | None = Field(None, max_length=50, description="Only flags carrying this tag.")
-    call: int | None = Field(None, description="Only flags on this call's lines (call id).")
+    call: Id | None = Field(None, description="Only flags on this call's lines (call id).")
 
 
 class FlagPage(Page):
@@ -101,6 +101,7 @@ FLAG_LINE_ERRORS = (
     "recording_unavailable",
     "live_transcriber_unknown",
     "line_has_no_timing",
+    "line_too_long",
     "flag_exists",
     "expected_text_empty",
     "expected_matches_live",

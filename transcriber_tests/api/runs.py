@@ -232,7 +232,7 @@ LineFilter = Literal[tuple(key or "all" for key in queries.LINE_FILTERS)]
 
 class RunLineFilters(PageIn):
     label: LineFilter = Field("all", description="Which lines: a label, differing, identical, flagged, ...")
-    pattern: int | None = Field(None, description="Only the lines of this pattern (pattern id).")
+    pattern: Id | None = Field(None, description="Only the lines of this pattern (pattern id).")
 
 
 class ReviewFilters(PageIn):

@@ -9,10 +9,10 @@ from typing import Annotated
 from ninja import Field, Schema
 from pydantic import AfterValidator
 
+from oncore.http import MAX_ID
 from transcriber_tests import errors
 
 MAX_LIMIT = 200
-MAX_ID = 2**63 - 1  # the database's bigint: larger ids cannot exist, so they are refused, not looked up
 
 
 def _no_nul(value: str) -> str:

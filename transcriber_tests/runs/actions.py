@@ -16,7 +16,7 @@ from oncore.calls.models import Call, Line
 from oncore.transcribers.engines.base import cost_for
 
 from .. import jobs, judge, rule_labels, scoring
-from ..actions import clip_seconds, live_transcriber_of, untranscribed
+from ..actions import clip_seconds, live_transcriber_of, replayable, untranscribed
 from ..errors import (
     EstimateNotConfirmed,
     JudgeNotFailed,
@@ -79,12 +79,13 @@ def _resolve_calls(organization, call_ids) -> list[Call]:
 
 
 def run_lines_of(calls):
-    """Every caller line with audio timing of these calls, in call order then line order."""
+    """Every caller line with audio timing of these calls, in call order then line order; lines longer than
+    ONCORE_MAX_LINE_S are left out, as they cannot be flagged either."""
     order = {c.pk: i for i, c in enumerate(calls)}
     lines = list(
-        Line.objects.filter(
-            call__in=[c.pk for c in calls], speaker=Line.CALLER, start_s__isnull=False, end_s__isnull=False
-        ).only("id", "call_id", "position", "start_s", "end_s")
+        replayable(Line.objects.filter(call__in=[c.pk for c in calls], speaker=Line.CALLER)).only(
+            "id", "call_id", "position", "start_s", "end_s"
+        )
     )
     lines.sort(key=lambda ln: (order[ln.call_id], ln.position))
     return lines

@@ -12,6 +12,7 @@ from django_htmx.http import HTMX_STOP_POLLING
 from oncore import llm
 from oncore.accounts.access import admin_required
 from oncore.calls.models import Call
+from oncore.http import ids_in
 
 from .. import exports
 from ..errors import ActionError, EstimateNotConfirmed, RunInProgress
@@ -64,7 +65,7 @@ def run_new(request, pk):
         raw = request.GET.getlist("call")
     else:
         raw = request.POST.getlist("calls") + request.POST.get("more_calls", "").replace(";", ",").split(",")
-    selected = list(dict.fromkeys(int(c) for c in (r.strip() for r in raw) if c.isdigit()))
+    selected = ids_in(raw)
     choices = queries.call_choices(request.org, bank, selected)
     form = RunForm(request.POST or None, bank=bank, call_choices=choices, initial={"calls": selected})
     estimate, in_progress, status = None, None, 200
