@@ -242,14 +242,14 @@ def test_it_keeps_transcriptions_and_comparisons_when_the_llm_fails_mid_run_and_
     bank, cand, call_a, call_b = run_setup
     labels = []
 
-    def fails_after_two_labels(body):
+    def fails_after_the_first_label_request(body):  # the first call's two lines, labelled in one request
         if body["tool_choice"]["name"] == judge.LABEL_TOOL_NAME:
             labels.append(body)
-            if len(labels) > 2:
+            if len(labels) > 1:
                 return error(500, "Internal server error")
         return scripted_judge(body)
 
-    llm_server.responder = fails_after_two_labels
+    llm_server.responder = fails_after_the_first_label_request
     run = run_actions.do_start_run(bank, [call_a.pk, call_b.pk], confirmed=True)
     assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
 
@@ -271,7 +271,7 @@ def test_it_keeps_transcriptions_and_comparisons_when_the_llm_fails_mid_run_and_
     run.refresh_from_db()
     assert run.judge_status == Run.JUDGE_DONE and run.judge_error == "" and run.verdict
     assert run_queries.run_summary(run).unlabelled == 0
-    assert label_requests(llm_server) - asked_before == 2  # only the lines left unlabelled were asked again
+    assert label_requests(llm_server) - asked_before == 1  # only the lines left unlabelled, in one request
     assert dict(run.lines.filter(pk__in=kept).values_list("pk", "label")) == kept
     assert Transcription.objects.filter(transcriber=cand).count() == 7  # nothing transcribed twice
 
