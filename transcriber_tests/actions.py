@@ -200,7 +200,8 @@ def _score_live(flag: Flag) -> None:
 
 def _sample_controls(flag: Flag, bank: Bank, rng: random.Random | None = None) -> list[ControlLine]:
     """Draw the bank's number of control lines for a flag entering it, at random among the other caller lines
-    of its call that have audio timing and whose live text has words (it is their expected text). Never a
+    of its call that have audio timing (replayable: not longer than ONCORE_MAX_LINE_S) and whose live text has
+    words (it is their expected text). Never a
     flagged line (its live text is known to be wrong), and never a line already serving as a control in this
     bank, so two flags on one call never count one line twice. A call with fewer such lines gives fewer.
     The call's row is locked while drawing, so two flags on one call draw one after the other."""
@@ -213,9 +214,7 @@ def _sample_controls(flag: Flag, bank: Bank, rng: random.Random | None = None) -
     in_bank = ControlLine.objects.filter(flag__bank=bank, line__call_id=call_id).values("line_id")
     pool = [
         line
-        for line in Line.objects.filter(
-            call_id=call_id, speaker=Line.CALLER, start_s__isnull=False, end_s__isnull=False
-        )
+        for line in replayable(Line.objects.filter(call_id=call_id, speaker=Line.CALLER))
         .exclude(pk=flag.line_id)
         .filter(flag__isnull=True)
         .exclude(pk__in=in_bank)

@@ -118,6 +118,17 @@ def test_it_refuses_to_flag_or_run_a_line_longer_than_the_maximum_and_says_why(
     assert not Run.objects.exists()
 
 
+def test_it_never_draws_a_line_longer_than_the_maximum_as_a_control(org, tenant, live_transcriber):
+    call = make_call(tenant, live_transcriber, caller_texts=["table for two", "at eight please"])
+    long = Line.objects.create(
+        call=call, position=9, speaker="caller", text="a long turn", start_s=0, end_s=500
+    )
+    bank = actions.do_create_bank(org, name="Two controls", controls_per_flag=2)
+    flag = actions.do_flag_line(call.lines.get(position=0), "table for two please", bank=bank)
+    assert list(flag.controls.values_list("line_id", flat=True)) == [call.lines.get(position=2).pk]
+    assert long.pk not in set(flag.controls.values_list("line_id", flat=True))
+
+
 def test_it_takes_the_line_limit_from_settings(api, hour_line, settings):
     settings.ONCORE = {**settings.ONCORE, "MAX_LINE_S": HOUR_S}
     assert actions.why_not_flaggable(hour_line) is None
