@@ -1,7 +1,11 @@
 """Schemathesis against the generated OpenAPI schema, through the WSGI app: every operation gets a bounded number
 of generated requests (valid ones with the ids of real objects, valid ones with generated ids, and invalid
 ones), sent with an organization key. No response may be a 5xx, and every response must be one the schema
-documents: its status, its content type and its body."""
+documents: its status, its content type and its body.
+
+The hostile values no generator is likely to hit (integers past the database's range, NaN and infinities, very
+long strings, NUL characters, nested JSON, wrong content types) are sent to every operation and every dashboard
+URL, parameter by parameter, by the walk in tests/hardening/test_hostile_input.py, from the same schema."""
 
 import pytest
 

@@ -279,7 +279,7 @@ def test_it_streams_uploaded_recordings_to_disk(settings):
 
 
 def test_it_shows_the_largest_call_allowed_a_page_at_a_time(
-    admin_client, tenant, live_transcriber, django_assert_max_num_queries, settings
+    admin_client, api, tenant, live_transcriber, django_assert_max_num_queries, settings
 ):
     call = make_call(tenant, live_transcriber, caller_texts=["hello"])
     n = settings.ONCORE["MAX_LINES_PER_CALL"]
@@ -297,3 +297,8 @@ def test_it_shows_the_largest_call_allowed_a_page_at_a_time(
     last = Line.objects.get(call=call, position=n - 1)
     on_its_page = admin_client.get(url, {"line": last.pk}).content.decode()
     assert f'id="line-{last.pk}"' in on_its_page and f"Page {n // 200} of {n // 200}" in on_its_page
+    # The API's call detail holds every line (at most ONCORE_MAX_LINES_PER_CALL) in a fixed number of queries.
+    started = time.perf_counter()
+    with django_assert_max_num_queries(15):
+        detail = api.get(f"/calls/{call.pk}")
+    assert len(detail.json()["line_items"]) == n and time.perf_counter() - started < 5
