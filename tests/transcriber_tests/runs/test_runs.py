@@ -447,7 +447,9 @@ def test_it_shows_the_judge_each_line_in_an_order_drawn_from_the_runs_seed(org, 
                 assert stored[live] is (first == live)
 
 
-def test_it_leaves_a_line_the_judge_answers_invalidly_twice_unlabelled_and_goes_on(run_setup, llm_server):
+def test_it_leaves_a_line_the_judge_answers_invalidly_twice_unlabelled_and_goes_on(
+    run_setup, llm_server, admin_client
+):
     bank, cand, call_a, call_b = run_setup
 
     def never_labels_the_digits(body):
@@ -470,6 +472,11 @@ def test_it_leaves_a_line_the_judge_answers_invalidly_twice_unlabelled_and_goes_
     summary = run_queries.run_summary(run)
     assert (summary.judge_gave_up, summary.unlabelled, summary.breaks) == (1, 1, 1)
     assert run.judge_label_requests == 3  # call A twice (its second asking only for the digits), call B once
+    page = admin_client.get(reverse("runs:detail", args=[run.pk]), {"label": "gave_up"}).content.decode()
+    assert (
+        "Left unlabelled: the judge&#x27;s answer was invalid twice" in page
+        and "my number is 0 8 7 1 2" in page
+    )
 
 
 def test_it_counts_rule_labelled_lines_as_free_in_the_estimate(org, world, llm_server):
