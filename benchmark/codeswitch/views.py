@@ -1,5 +1,6 @@
 """Code-switching evaluation pages: the imported datasets, and one report per dataset with its CSV and JSON.
-Datasets and runs are global like the entity benchmark's; admins only (members get 403).
+Datasets and runs are the operator's like the entity benchmark's; organization admins and staff read them
+(members get 403).
 
 Included from benchmark/urls.py with path("codeswitch/", include("benchmark.codeswitch.urls"))."""
 
@@ -9,7 +10,7 @@ from django.utils.safestring import mark_safe
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
-from oncore.accounts.access import admin_required
+from oncore.accounts.access import benchmark_reader_required
 from oncore.csv import stream_csv
 
 from ..models import CsDataset
@@ -22,14 +23,14 @@ def _get_dataset_for_admin(request, pk) -> CsDataset:
 
 
 @require_GET
-@admin_required
+@benchmark_reader_required
 def dataset_list(request):
     datasets = CsDataset.objects.order_by("name")
     return render(request, "benchmark/cs/datasets.html", {"datasets": datasets})
 
 
 @require_GET
-@admin_required
+@benchmark_reader_required
 def dataset_report(request, pk):
     dataset = _get_dataset_for_admin(request, pk)
     figures = report.dataset_report(dataset)
@@ -39,7 +40,7 @@ def dataset_report(request, pk):
 
 
 @require_GET
-@admin_required
+@benchmark_reader_required
 def dataset_csv(request, pk):
     dataset = _get_dataset_for_admin(request, pk)
     name = f"codeswitch-{slugify(dataset.name) or dataset.pk}.csv"
@@ -47,7 +48,7 @@ def dataset_csv(request, pk):
 
 
 @require_GET
-@admin_required
+@benchmark_reader_required
 def dataset_json(request, pk):
     dataset = _get_dataset_for_admin(request, pk)
     response = JsonResponse(

@@ -1,8 +1,9 @@
 """Entity benchmark pages: the runs with their headline figure (start a run, score a finished one), a run's
 figures by tier with its three outputs, and the span diff between two runs.
 
-Benchmark datasets and runs belong to no organization: they are global, and every organization admin sees
-and starts the same runs. Members get the 403 of the rest of the dashboard."""
+Benchmark datasets and runs belong to no organization: they are the operator's. Every organization admin reads
+the same runs; only staff users start or score one (a run bills the operator's vendor keys). Members get the
+403 of the rest of the dashboard."""
 
 import csv
 import io
@@ -15,7 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HTMX_STOP_POLLING
 
-from oncore.accounts.access import admin_required
+from oncore.accounts.access import benchmark_reader_required, staff_required
 from oncore.csv import stream_csv
 from oncore.transcribers.models import Transcriber
 
@@ -120,7 +121,7 @@ def _list_context(request, tiers: str) -> dict:
 
 
 @require_GET
-@admin_required
+@benchmark_reader_required
 def run_list(request):
     context = _list_context(request, _tiers(request))
     if request.htmx and request.GET.get("fragment") == "progress":
@@ -136,7 +137,7 @@ def run_list(request):
 
 
 @require_POST
-@admin_required
+@staff_required
 def run_start(request):
     form = StartRunForm(request.POST)
     if form.is_valid():
@@ -169,7 +170,7 @@ def run_start(request):
 
 
 @require_GET
-@admin_required
+@benchmark_reader_required
 def run_page(request, pk):
     run = _get_run_for_admin(request, pk)
     if request.htmx and request.GET.get("fragment") == "progress":
@@ -201,7 +202,7 @@ def run_page(request, pk):
 
 
 @require_POST
-@admin_required
+@staff_required
 def run_score(request, pk):
     run = _get_run_for_admin(request, pk)
     form = ScoreRunForm(request.POST)
@@ -222,7 +223,7 @@ def _not_scored(run) -> HttpResponse:
 
 
 @require_GET
-@admin_required
+@benchmark_reader_required
 def run_hits_csv(request, pk):
     """The per-span hits CSV: the command's columns and rows, streamed with the dashboard's CSV safety."""
     run = _get_run_for_admin(request, pk)
@@ -243,14 +244,14 @@ def _json_download(run, kind: str, data: dict) -> HttpResponse:
 
 
 @require_GET
-@admin_required
+@benchmark_reader_required
 def run_summary_json(request, pk):
     run = _get_run_for_admin(request, pk)
     return _json_download(run, "summary", run.summary)
 
 
 @require_GET
-@admin_required
+@benchmark_reader_required
 def run_manifest_json(request, pk):
     run = _get_run_for_admin(request, pk)
     return _json_download(run, "manifest", run.manifest)
@@ -260,7 +261,7 @@ def run_manifest_json(request, pk):
 
 
 @require_GET
-@admin_required
+@benchmark_reader_required
 def compare(request):
     if "a" in request.GET and "b" in request.GET:
         form = CompareForm(request.GET)
@@ -280,7 +281,7 @@ def compare(request):
 
 
 @require_GET
-@admin_required
+@benchmark_reader_required
 def compare_csv(request):
     form = CompareForm(request.GET)
     result = form.diff()

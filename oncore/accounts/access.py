@@ -1,4 +1,5 @@
-"""Who may see what: the current organization of a request, and the admin-only gate of transcriber testing."""
+"""Who may see what: the current organization of a request, the admin-only gate of transcriber testing, and the
+operator's (staff) gate of the benchmarks."""
 
 from functools import wraps
 
@@ -53,6 +54,39 @@ def admin_required(view):
             )
         request.membership = membership
         request.org = membership.organization
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+STAFF_ONLY = (
+    "Benchmark datasets and runs are the operator's: a run sends every clip to a vendor billed to the operator's "
+    "keys, so only staff users start or score runs (or the operator, with the manage.py commands). "
+    "Organization admins read the results."
+)
+
+
+def benchmark_reader_required(view):
+    """Log in, be staff (the operator) or an admin of the current organization: the benchmarks' read pages."""
+    as_admin = admin_required(view)
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if request.user.is_staff:
+            return view(request, *args, **kwargs)
+        return as_admin(request, *args, **kwargs)
+
+    return wrapper
+
+
+def staff_required(view):
+    """Log in and be staff: what spends the operator's money, such as starting a benchmark run."""
+
+    @login_required
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not request.user.is_staff:
+            return forbidden(request, STAFF_ONLY)
         return view(request, *args, **kwargs)
 
     return wrapper

@@ -5,6 +5,12 @@ from django.core.management.base import CommandError
 from benchmark.entity import actions
 from benchmark.models import Dataset
 
+# Every benchmark command's help ends with it: the dashboard lets only staff users start runs, for the same reason.
+OPERATOR_ONLY = (
+    "For the operator: benchmark datasets and runs belong to no organization, and a run bills the operator's "
+    "vendor keys. Organization admins read the results in the dashboard."
+)
+
 
 def on_off(value: str) -> bool:
     value = value.strip().lower()

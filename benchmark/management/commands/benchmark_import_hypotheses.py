@@ -5,14 +5,14 @@ from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.entity.actions import HypothesesRefused, import_hypotheses
 
-from ._common import add_dataset_arguments, get_dataset, on_off
+from ._common import OPERATOR_ONLY, add_dataset_arguments, get_dataset, on_off
 
 
 class Command(BaseCommand):
     help = (
         'Import a system\'s hypotheses from JSONL as a finished run. One line per clip: {"clip_id": ..., '
         '"hypothesis": ..., "system": ..., "model": ..., "formatting": true/false (optional)}. '
-        "See docs/benchmark.md."
+        "See docs/benchmark.md. " + OPERATOR_ONLY
     )
 
     def add_arguments(self, parser):

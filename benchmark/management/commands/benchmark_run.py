@@ -5,7 +5,7 @@ from benchmark.executor import DEFAULT_CONCURRENCY, ProgressBar, RunRefused
 from benchmark.models import BenchmarkRun
 from oncore.transcribers.models import Transcriber
 
-from ._common import add_dataset_arguments, get_dataset, on_off
+from ._common import OPERATOR_ONLY, add_dataset_arguments, get_dataset, on_off
 
 
 class Command(BaseCommand):
@@ -13,7 +13,7 @@ class Command(BaseCommand):
         "Transcribe every clip of a benchmark dataset with a catalogue transcriber. Resumable: run the same "
         "command again and an interrupted run continues where it stopped; a clip already transcribed "
         "is never "
-        "sent again."
+        "sent again. " + OPERATOR_ONLY
     )
 
     def add_arguments(self, parser):

@@ -8,13 +8,16 @@ from benchmark.entity import actions, reports, scoring
 from benchmark.models import BenchmarkRun
 from oncore.templatetags.oncore_tags import percent
 
+from ._common import OPERATOR_ONLY
+
 
 class Command(BaseCommand):
     help = (
         "Score a benchmark run: writes the per-span hits CSV, the summary JSON and the run manifest, and "
         "prints the headline (entity accuracy, MLCommons, tier A, n=...). --compare lists, span by span, "
         "what one run "
-        "found and the other missed. Refuses to run while the entity matcher fails its self-test."
+        "found and the other missed. Refuses to run while the entity matcher fails its self-test. "
+        + OPERATOR_ONLY
     )
 
     def add_arguments(self, parser):

@@ -7,9 +7,14 @@ from benchmark.executor import ProgressBar, RunRefused
 from benchmark.models import CsDataset, CsRun
 from oncore.transcribers.models import Transcriber
 
+from ._common import OPERATOR_ONLY
+
 
 class Command(BaseCommand):
-    help = "Transcribe a code-switched dataset with a catalogue transcriber (resumable), then judge it."
+    help = (
+        "Transcribe a code-switched dataset with a catalogue transcriber (resumable), then judge it. "
+        + OPERATOR_ONLY
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--dataset", required=True, help="Dataset name (see import_codeswitch).")

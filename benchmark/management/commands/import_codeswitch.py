@@ -6,9 +6,14 @@ from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.codeswitch.importer import ImportRefused, import_codeswitch
 
+from ._common import OPERATOR_ONLY
+
 
 class Command(BaseCommand):
-    help = "Import a code-switched dataset (JSONL, audio paths relative to the file). Idempotent."
+    help = (
+        "Import a code-switched dataset (JSONL, audio paths relative to the file). Idempotent. "
+        + OPERATOR_ONLY
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("path", help="The JSONL file.")

@@ -4,13 +4,15 @@ from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.entity.importer import ImportRefused, import_dataset
 
+from ._common import OPERATOR_ONLY
+
 
 class Command(BaseCommand):
     help = (
         "Import the Entity Transcription Benchmark from PATH: a folder with data/test-*.parquet, or a "
         "parquet "
         "file. Rows that break the dataset's contract are excluded and listed with their clip id and reason. "
-        "Importing the same files again changes nothing."
+        "Importing the same files again changes nothing. " + OPERATOR_ONLY
     )
 
     def create_parser(self, prog_name, subcommand, **kwargs):

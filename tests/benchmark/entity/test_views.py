@@ -278,22 +278,22 @@ def test_it_keeps_the_list_at_a_fixed_number_of_queries(admin_client, dataset, d
 # ---------------------------------------------------------------- starting and scoring
 
 
-def test_it_starts_a_run_of_a_catalogue_transcriber_over_a_dataset(admin_client, dataset, beta_stt):
-    response = admin_client.post(
+def test_it_starts_a_run_of_a_catalogue_transcriber_over_a_dataset(staff_client, dataset, beta_stt):
+    response = staff_client.post(
         reverse("bench:run_start"), {"dataset": dataset.pk, "transcriber": beta_stt.pk, "concurrency": 3}
     )
 
     run = BenchmarkRun.objects.get(transcriber=beta_stt)
     assert response.status_code == 302 and response["Location"] == reverse("bench:run", args=[run.pk])
     assert (run.status, run.clips_total, run.concurrency) == (BenchmarkRun.QUEUED, 4, 3)
-    page = admin_client.get(response["Location"]).content.decode()
+    page = staff_client.get(response["Location"]).content.decode()
     assert f"Run {run.pk} queued" in page and "0 of 4 clips" in page and "Not scored yet" in page
 
 
-def test_it_refuses_a_second_run_while_one_of_the_same_transcriber_is_going(admin_client, dataset, beta_stt):
+def test_it_refuses_a_second_run_while_one_of_the_same_transcriber_is_going(staff_client, dataset, beta_stt):
     make_run(dataset, "beta", BETA, transcriber=beta_stt, status=BenchmarkRun.RUNNING)
 
-    response = admin_client.post(
+    response = staff_client.post(
         reverse("bench:run_start"), {"dataset": dataset.pk, "transcriber": beta_stt.pk, "concurrency": 2}
     )
 
@@ -302,10 +302,10 @@ def test_it_refuses_a_second_run_while_one_of_the_same_transcriber_is_going(admi
     assert BenchmarkRun.objects.count() == 1
 
 
-def test_it_explains_why_a_transcriber_cannot_run(admin_client, dataset):
+def test_it_explains_why_a_transcriber_cannot_run(staff_client, dataset):
     broken = Transcriber.objects.create(slug="broken", provider="nope", model="x", display_name="Broken")
 
-    response = admin_client.post(
+    response = staff_client.post(
         reverse("bench:run_start"), {"dataset": dataset.pk, "transcriber": broken.pk, "concurrency": 2}
     )
 
@@ -314,10 +314,10 @@ def test_it_explains_why_a_transcriber_cannot_run(admin_client, dataset):
     assert not BenchmarkRun.objects.exists()
 
 
-def test_it_scores_a_finished_run_and_shows_its_figures(admin_client, dataset):
+def test_it_scores_a_finished_run_and_shows_its_figures(staff_client, dataset):
     run = make_run(dataset, "alpha", ALPHA)
 
-    response = admin_client.post(reverse("bench:run_score", args=[run.pk]), follow=True)
+    response = staff_client.post(reverse("bench:run_score", args=[run.pk]), follow=True)
 
     content = response.content.decode()
     assert "scored: entity accuracy, MLCommons_TestPortion, tier A, n=3: 66.7%" in content
@@ -325,18 +325,41 @@ def test_it_scores_a_finished_run_and_shows_its_figures(admin_client, dataset):
     assert "Per-span hits CSV" in content
 
 
-def test_it_refuses_to_score_a_run_with_clips_left_unless_asked(admin_client, dataset):
+def test_it_refuses_to_score_a_run_with_clips_left_unless_asked(staff_client, dataset):
     run = make_run(dataset, "alpha", ALPHA, status=BenchmarkRun.STOPPED)
     Hypothesis.objects.filter(run=run, clip__clip_id="bf-0001").update(status=Hypothesis.QUEUED)
 
-    refused = admin_client.post(reverse("bench:run_score", args=[run.pk]), follow=True)
+    refused = staff_client.post(reverse("bench:run_score", args=[run.pk]), follow=True)
     assert "is not finished: 1 clip(s) are still queued" in refused.content.decode()
     assert not SpanHit.objects.filter(run=run).exists()
 
-    admin_client.post(reverse("bench:run_score", args=[run.pk]), {"allow_incomplete": "1"})
+    staff_client.post(reverse("bench:run_score", args=[run.pk]), {"allow_incomplete": "1"})
     run.refresh_from_db()
     assert run.scored_at is not None
     assert run.summary["clips"]["without_hypothesis"] == 1
+
+
+def test_it_leaves_starting_and_scoring_runs_to_staff_and_shows_admins_the_results(
+    admin_client, staff_client, dataset, beta_stt, alpha
+):
+    """Runs bill the operator's vendor keys: an organization admin can neither start nor score one."""
+    page = admin_client.get(reverse("bench:runs")).content.decode()
+    assert "Starting a run is for the operator" in page and 'action="/benchmark/runs/start/"' not in page
+    refused = admin_client.post(
+        reverse("bench:run_start"), {"dataset": dataset.pk, "transcriber": beta_stt.pk, "concurrency": 3}
+    )
+    assert refused.status_code == 403 and "billed to the operator" in refused.content.decode()
+    assert not BenchmarkRun.objects.filter(transcriber=beta_stt).exists()
+    unscored = make_run(dataset, "gamma", ALPHA)
+    assert admin_client.post(reverse("bench:run_score", args=[unscored.pk])).status_code == 403
+    unscored.refresh_from_db()
+    assert unscored.scored_at is None
+    assert "Score this run" not in admin_client.get(reverse("bench:run", args=[unscored.pk])).content.decode()
+    assert admin_client.get(reverse("bench:run", args=[alpha.pk])).status_code == 200  # results stay readable
+
+    staff_page = staff_client.get(reverse("bench:runs")).content.decode()  # the operator, in no organization
+    assert 'action="/benchmark/runs/start/"' in staff_page
+    assert staff_client.get(reverse("cs:datasets")).status_code == 200
 
 
 # ---------------------------------------------------------------- one run
@@ -363,13 +386,13 @@ def test_it_switches_tiers_on_the_run_page(admin_client, alpha):
     assert "tier A, n=3" in admin_client.get(url + "?tiers=nonsense").content.decode()
 
 
-def test_it_polls_a_running_run_until_it_stops(admin_client, dataset):
+def test_it_polls_a_running_run_until_it_stops(staff_client, dataset):
     run = make_run(dataset, "gamma", ALPHA, status=BenchmarkRun.QUEUED)
     url = reverse("bench:run", args=[run.pk]) + "?fragment=progress"
 
-    assert admin_client.get(url, HTTP_HX_REQUEST="true").status_code == 200
+    assert staff_client.get(url, HTTP_HX_REQUEST="true").status_code == 200
     BenchmarkRun.objects.filter(pk=run.pk).update(status=BenchmarkRun.DONE)
-    done = admin_client.get(url, HTTP_HX_REQUEST="true")
+    done = staff_client.get(url, HTTP_HX_REQUEST="true")
     assert done.status_code == 286
     assert "Score this run" in done.content.decode()
 
