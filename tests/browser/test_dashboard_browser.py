@@ -18,6 +18,28 @@ from transcriber_tests.models import Bank, Flag
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
+# Every page reports a Content-Security-Policy violation as a console error, which the test collects.
+REPORT_CSP_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", function (e) {
+  console.error("CSP violation: " + e.violatedDirective + " blocked " + (e.blockedURI || "inline") + " on " + e.documentURI);
+});
+"""
+
+
+def watch_for_errors(context) -> list[str]:
+    """Console errors (CSP violations included, as Chromium reports them and as the script above does) and
+    uncaught page errors of every page the context opens."""
+    errors = []
+    context.add_init_script(REPORT_CSP_VIOLATIONS)
+
+    def on_page(page):
+        page.on("console", lambda m: errors.append(f"{page.url}: {m.text}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(f"{page.url}: {e}"))
+
+    context.on("page", on_page)
+    return errors
+
+
 def log_in(page, base, username, password):
     page.goto(f"{base}/login/")
     page.fill("#id_username", username)
@@ -55,11 +77,15 @@ def test_it_walks_the_admin_flow_and_refuses_a_member(browser, live_server, scre
     bank = Bank.objects.get(name="English")
 
     context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
+    errors = watch_for_errors(context)
     page = context.new_page()
     log_in(page, base, "demo-admin", "demo-admin-pass")
     assert "/calls/" in page.url
 
     page.goto(f"{base}/calls/{line.call_id}/")
+    assert "script-src 'self'" in page.evaluate(
+        "() => fetch(location.href).then(r => r.headers.get('content-security-policy'))"
+    )
     row = page.locator(f"#line-{line.pk}")
     with page.expect_response(lambda r: f"/lines/{line.pk}/audio.wav" in r.url) as played:
         row.get_by_role("button", name=f"Play line {line.position + 1}").click()
@@ -101,12 +127,20 @@ def test_it_walks_the_admin_flow_and_refuses_a_member(browser, live_server, scre
     rows = list(csv.DictReader(io.StringIO(text)))
     assert {r["source"] for r in rows} == {"live", "candidate"}
     assert any(r["expected_text"] == truth for r in rows)
+    page.goto(f"{base}/benchmark/")
+    page.goto(f"{base}/settings/api-keys/")
     context.close()
 
     member = browser.new_context()
+    errors += watch_for_errors(member)
     page = member.new_page()
     log_in(page, base, "demo-member", "demo-member-pass")
     response = page.goto(f"{base}/banks/{bank.pk}/")
     assert response.status == 403
     assert "for organization admins" in page.inner_text("main")
     member.close()
+    # The pages ran under the Content-Security-Policy (no inline script or style) without a violation.
+    violations = [e for e in errors if "Content Security Policy" in e or "CSP violation" in e]
+    assert not violations, "\n".join(violations)
+    others = [e for e in errors if "Failed to load resource" not in e]  # 403 and 422 answers are by design
+    assert not others, "\n".join(others)
