@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HTMX_STOP_POLLING
 
 from benchmark.entity import reports as benchmark_reports
-from oncore.accounts.access import admin_required
+from oncore.accounts.access import admin_required, admins_of, current_membership
 from oncore.calls.models import Call, Line
 from oncore.http import clip_response, id_in, redirect_next
 from oncore.transcribers.models import Transcriber
@@ -50,9 +50,15 @@ def _window(request) -> int:
 
 @require_GET
 def home(request):
+    """Admins go to the calls page; a member sees what they can do here and who to ask (nothing of transcriber
+    testing: it spans every tenant's calls, so it is for organization admins)."""
     if not request.user.is_authenticated:
         return redirect("login")
-    return redirect("tt:calls")
+    membership = current_membership(request)
+    if membership is not None and membership.is_admin:
+        return redirect("tt:calls")
+    admins = admins_of(membership.organization) if membership else []
+    return render(request, "home_member.html", {"membership": membership, "admins": admins})
 
 
 # ---------------------------------------------------------------- calls

@@ -30,6 +30,16 @@ def current_membership(request) -> Membership | None:
     return request._memberships[0] if request._memberships else None
 
 
+def admins_of(organization) -> list:
+    """The organization's admins (users), by username: who a member asks for access."""
+    return [
+        m.user
+        for m in Membership.objects.filter(organization=organization, role=Membership.ADMIN)
+        .select_related("user")
+        .order_by("user__username")
+    ]
+
+
 def forbidden(request, reason: str):
     return render(request, "403.html", {"reason": reason}, status=403)
 
