@@ -15,7 +15,8 @@ from django.db.models import Count, Exists, F, IntegerField, Max, Min, OuterRef,
 from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
-from benchmark.codeswitch.report import label_languages, language_wer
+from benchmark.codeswitch.langtag import detect_languages
+from benchmark.codeswitch.report import language_wer
 from oncore import audio
 from oncore.calls.models import Call, Line
 from oncore.transcribers.models import Transcriber
@@ -402,23 +403,50 @@ def _compute_bank_results(bank: Bank, window_days: int) -> BankResults:
     )
 
 
+LANGUAGE_SAMPLE = 200  # newest flagged lines of the window the languages are detected on
+LANGUAGE_CACHE_SECONDS = 600
+
+
+def bank_languages(bank: Bank, window_days: int) -> list[str]:
+    """The languages the bank's flagged lines in the window span, detected from their expected texts (the
+    newest LANGUAGE_SAMPLE) with the code-switching report's tagger (benchmark.codeswitch.langtag); the bank's
+    language label plays no part, it is a display name only."""
+    texts = (
+        Flag.objects.filter(bank=bank, created_at__gte=window_start(clamp_window(window_days)))
+        .order_by("-created_at", "-id")
+        .values_list("expected_text", flat=True)[:LANGUAGE_SAMPLE]
+    )
+    return detect_languages(texts)
+
+
 def bank_language_wer(bank: Bank, window_days: int, transcriber_id: int | None = None) -> dict | None:
     """Per-language WER on the bank's flagged lines in the window: {lang: (wer, words)}, pooled over lines.
-    None when the bank's label names fewer than two languages.
+    None when those lines span fewer than two languages (bank_languages), whatever the bank's label says.
 
     Whose hypotheses: one transcriber's, the bank's leader (best candidate, as on the results page) unless
     `transcriber_id` names another; a single figure per language beside the cards, comparable with the
     leader's card. Lines it failed on are left out, as on its card; no leader (nothing scored) gives {}.
-    Control lines are left out: their expected text is the live transcript, not typed. The figures come from
-    benchmark.codeswitch.report.language_wer, which takes plain texts."""
-    if len(label_languages(bank.language_label)) < 2:
-        return None
+    Control lines are left out: their expected text is the live transcript, not typed. Words are tagged over
+    the languages found (benchmark.codeswitch.report.language_wer). Cached per bank, window and transcriber
+    until the bank's results change (or for LANGUAGE_CACHE_SECONDS): tagging a large bank takes seconds."""
     window_days = clamp_window(window_days)
     if transcriber_id is None:
         leader = bank_results(bank, window_days).leader
-        if leader is None:
-            return {}
-        transcriber_id = leader.transcriber.pk
+        transcriber_id = leader.transcriber.pk if leader else None
+    key = f"bank-languages:{bank.pk}:{window_days}:{transcriber_id}:{bank.results_changed_at.isoformat()}"
+    found = cache.get(key)
+    if found is None:
+        found = {"figures": _language_wer(bank, window_days, transcriber_id)}
+        cache.set(key, found, LANGUAGE_CACHE_SECONDS)
+    return found["figures"]
+
+
+def _language_wer(bank: Bank, window_days: int, transcriber_id: int | None) -> dict | None:
+    languages = bank_languages(bank, window_days)
+    if len(languages) < 2:
+        return None
+    if transcriber_id is None:
+        return {}
     scores = Score.objects.filter(
         flag__bank=bank,
         flag__created_at__gte=window_start(window_days),
@@ -427,7 +455,7 @@ def bank_language_wer(bank: Bank, window_days: int, transcriber_id: int | None =
         transcriber_id=transcriber_id,
         failed=False,
     ).values_list("flag__expected_text", "hypothesis")
-    return language_wer(bank.language_label, scores)
+    return language_wer(languages, scores)
 
 
 # ---------------------------------------------------------------- the turn-by-turn table

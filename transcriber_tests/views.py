@@ -390,7 +390,7 @@ def bank_results(request, pk):
     results = queries.bank_results(bank, _window(request))
     # The public benchmark beside your own callers: each candidate's entity accuracy, where it has a scored run.
     entity = benchmark_reports.entity_accuracy_by_transcriber([card.transcriber.pk for card in results.cards])
-    # A bank whose label names several languages: the leader's per-language WER on its flagged lines.
+    # A bank whose flagged lines span several languages: the leader's per-language WER on them.
     language_wer = None
     if results.leader is not None:
         language_wer = queries.bank_language_wer(

@@ -14,7 +14,6 @@ name already imported is refused unless replace=True, which deletes the old data
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,10 +24,9 @@ from oncore import audio
 
 from ..models import CsDataset, CsImportProblem, CsUtterance
 from .langtag import tag_words
-from .metrics import code_mixing_index, switch_points
+from .metrics import base_language, canonical_tag, gamback_das_index, split_pair, switch_points
 
 CONDITIONS = [c for c, _ in CsUtterance.CONDITIONS]
-_PAIR = re.compile(r"^([a-z]{2})-([a-z]{2})$")
 
 
 class ImportRefused(Exception):
@@ -75,10 +73,11 @@ def _parse(raw: str, folder: Path, seen: set) -> ParsedLine:
     if not isinstance(uid, str) or not uid.strip():
         raise BadLine("", "no utterance id: give `id` as a non-empty string")
     uid = uid.strip()
-    pair = str(row.get("pair") or "").strip().lower()
-    match = _PAIR.match(pair)
-    if not match or match[1] == match[2]:
-        raise BadLine(uid, f"pair {row.get('pair')!r} is not two different ISO 639-1 codes like 'es-en'")
+    try:
+        matrix, embedded = split_pair(row.get("pair") or "")
+    except ValueError as exc:
+        raise BadLine(uid, str(exc)) from None
+    pair = f"{matrix}-{embedded}"
     condition = row.get("condition")
     if condition not in CONDITIONS:
         raise BadLine(uid, f"condition {condition!r} is not one of {', '.join(CONDITIONS)}")
@@ -96,8 +95,10 @@ def _parse(raw: str, folder: Path, seen: set) -> ParsedLine:
                 uid,
                 f"`languages` must give one tag per word: the reference has {len(words)} words, {count} tags",
             )
-        allowed = set(match.groups())
-        wrong = sorted({str(t) for t in tags if t is not None and t not in allowed})
+        tags = [None if t is None else _pair_tag(t, (matrix, embedded)) for t in tags]
+        wrong = sorted(
+            {str(t) for t, known in zip(row["languages"], tags, strict=True) if t is not None and not known}
+        )
         if wrong:
             raise BadLine(uid, f"`languages` holds {', '.join(wrong)}, not a language of the pair {pair}")
     audio_path = row.get("audio")
@@ -112,13 +113,25 @@ def _parse(raw: str, folder: Path, seen: set) -> ParsedLine:
     except audio.AudioError as exc:
         raise BadLine(uid, f"audio {audio_path} cannot be read: {exc}") from None
     return ParsedLine(
-        uid, pair, match[1], condition, reference.strip(), tags, data, path.suffix.lower(), info.duration_s
+        uid, pair, matrix, condition, reference.strip(), tags, data, path.suffix.lower(), info.duration_s
     )
+
+
+def _pair_tag(tag, pair: tuple[str, str]) -> str:
+    """The pair's tag a word's tag names ("fr-ca" or plain "fr" in a fr-CA pair), or "" when it names none."""
+    try:
+        tag = canonical_tag(tag)
+    except ValueError:
+        return ""
+    if tag in pair:
+        return tag
+    same_language = [code for code in pair if base_language(code) == tag]
+    return same_language[0] if len(same_language) == 1 else ""
 
 
 def _languages(line: ParsedLine) -> list[str]:
     if line.condition == CsUtterance.CODE_SWITCHED:
-        return line.pair.split("-")
+        return list(split_pair(line.pair))
     return [line.matrix_language if line.condition == CsUtterance.MONO_MATRIX else "en"]
 
 
@@ -192,7 +205,7 @@ def import_codeswitch(path: Path, *, name: str | None = None, replace: bool = Fa
                 tags=tags,
                 tags_source=source,
                 switch_points=switch_points(tags),
-                cmi=code_mixing_index(tags),
+                cmi=gamback_das_index(tags),  # descriptive; the two-part model uses metrics.code_mixing_index
                 audio_sha256=digest,
                 duration_s=item.duration_s,
                 line=number,

@@ -1,8 +1,10 @@
 """Pure code-switching metrics: switch points, Code-Mixing Index, per-language WER, switching cost and where
 errors fall (see research/code-switching-metrics.md). No Django here.
 
-Language tags are strings such as "en" or "es", compared exactly as given; None marks a language-independent
-token (a number, a name, an acronym), which belongs to no language.
+Language tags are strings such as "en", "es" or "fr-CA" (a language with a region subtag, written as BCP 47
+writes it: `canonical_tag`), compared exactly as given; None marks a language-independent token (a number, a
+name, an acronym), which belongs to no language. A language pair is "matrix-embedded": "es-en", "fr-CA-en"
+(Canadian French with English: its own pair, distinct from "fr-en"); `split_pair` reads one.
 
 Words: `reference` texts carry one tag per word *as written*, i.e. per whitespace-separated token of the
 raw text. Scoring normalizes with `transcriber_tests.scoring.normalize` (lowercase, punctuation becomes a
@@ -13,6 +15,7 @@ as `score_line`).
 """
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Protocol
@@ -22,6 +25,56 @@ from rapidfuzz.distance import Levenshtein
 from transcriber_tests.scoring import normalize
 
 Tag = str | None
+
+_TAG = re.compile(r"([A-Za-z]{2,3})(?:[-_]([A-Za-z]{2}|[0-9]{3}))?")
+_PAIR_WITH_REGIONS = re.compile(r"([a-z]{2,3}(?:-[A-Z]{2}|-[0-9]{3})?)-([a-z]{2,3}(?:-[A-Z]{2}|-[0-9]{3})?)")
+
+
+def canonical_tag(code: str) -> str:
+    """A language tag as BCP 47 writes it: the ISO 639 language in lower case, an optional region in capitals
+    ("FR" -> "fr", "fr_ca" -> "fr-CA", "es-419" stays). ValueError on anything else."""
+    match = _TAG.fullmatch(str(code).strip())
+    if match is None:
+        raise ValueError(
+            f"{code!r} is not a language tag: use an ISO 639-1 code such as 'fr', optionally with a region "
+            "such as 'fr-CA'."
+        )
+    language, region = match[1].lower(), match[2]
+    return f"{language}-{region.upper()}" if region else language
+
+
+def base_language(tag: str) -> str:
+    """The language of a tag without its region: "fr-CA" -> "fr"."""
+    return canonical_tag(tag).split("-")[0]
+
+
+def split_pair(pair) -> tuple[str, str]:
+    """(matrix, embedded) of a language pair: "es-en", "fr-CA-en" (a region subtag in capitals, so the hyphens
+    are not ambiguous), "fr-ca/en" (two tags around a slash, any case) or a list of two tags. The two must be
+    different languages. ValueError saying what to write otherwise."""
+    parts = None
+    if isinstance(pair, list | tuple):
+        parts = list(pair)
+    elif isinstance(pair, str):
+        text = pair.strip()
+        if "/" in text:
+            parts = text.split("/")
+        elif text.count("-") == 1:
+            parts = text.split("-")
+        elif match := _PAIR_WITH_REGIONS.fullmatch(text):
+            parts = [match[1], match[2]]
+    try:
+        matrix, embedded = (
+            (canonical_tag(part) for part in parts) if parts and len(parts) == 2 else (None, None)
+        )
+    except ValueError:
+        matrix = embedded = None
+    if matrix is None or base_language(matrix) == base_language(embedded):
+        raise ValueError(
+            f"pair {pair!r} is not two different languages like 'es-en', or 'fr-CA-en' with a region (in capitals, "
+            "or written 'fr-ca/en')"
+        )
+    return matrix, embedded
 
 
 def switch_points(tags: Sequence[Tag]) -> int:
@@ -40,8 +93,21 @@ def switch_points(tags: Sequence[Tag]) -> int:
     return count
 
 
-def code_mixing_index(tags: Sequence[Tag]) -> float:
-    """Gambäck & Das's Code-Mixing Index of one utterance, from 0 (monolingual) upwards:
+def code_mixing_index(tags: Sequence[Tag], matrix_language: str) -> float:
+    """The Code-Mixing Index the two-part model uses: the share of an utterance's language-tagged words that are
+    not in its matrix language, in percent (0 monolingual in the matrix language, 100 none of it); 0 when no word
+    is tagged. It has no switch-point term, so it does not count the switches a second time beside the
+    switch_points predictor: "mi laptop crashed again 3 veces" tagged ["es", "en", "en", "en", None, "es"] with
+    matrix "es" gives 100 * 3 / 5 = 60.0."""
+    tagged = [tag for tag in tags if tag is not None]
+    if not tagged:
+        return 0.0
+    return 100 * sum(tag != matrix_language for tag in tagged) / len(tagged)
+
+
+def gamback_das_index(tags: Sequence[Tag]) -> float:
+    """Gambäck & Das's Code-Mixing Index of one utterance, from 0 (monolingual) upwards; descriptive only (it
+    counts switch points, so the two-part model uses `code_mixing_index` beside `switch_points` instead):
 
         C = 100 * (N - max_lang_tokens + P) / (2 * N)   when N > 0, else 0
 

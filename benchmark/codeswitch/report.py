@@ -1,10 +1,10 @@
-"""Figures of a code-switched dataset, for its report page and downloads, and per-language WER of texts
-labelled with several languages (a bank's flagged lines).
+"""Figures of a code-switched dataset, for its report page and downloads, and per-language WER of texts in
+several languages (a bank's flagged lines).
 
     report = dataset_report(dataset)            # a fixed number of queries, whatever the size
     heat_map_svg(...), cost_bars_svg(...)      # server-rendered pictures
     csv_rows(dataset), report_json(report)      # downloads
-    language_wer(label, pairs)                  # {lang: (wer, words)} when the label names 2+ languages
+    language_wer(languages, pairs)              # {lang: (wer, words)} of texts in those languages
 
 One row per run (system and language hint) and language pair:
 - WER per condition, pooled over the clips the system transcribed: sum of (S+D+I) / sum of reference words.
@@ -17,14 +17,14 @@ One row per run (system and language hint) and language pair:
 - Semantic WER and answer error rate on the code-switched clips, from the judgements under the current
   prompt versions (failed judge calls left out and counted); "judge not configured" without a key and
   without stored judgements.
-- The two-part model (benchmark.codeswitch.stats) over every clip of the pair, all three conditions
-  (monolingual clips have no switch points and a CMI of 0, which is the contrast): logistic regression of any
-  error and least squares of WER on the clips with an error, on switch points, CMI and length in words.
+- The two-part model (benchmark.codeswitch.stats) over the code-switched clips of the pair only (its n is
+  shown): logistic regression of any error and least squares of WER on the clips with an error, on switch
+  points, the Code-Mixing Index as the share of words outside the matrix language, and length in words.
+  The Gambäck–Das index (with its switch-point term) is a descriptive column of the CSV only.
 """
 
 import json
 import math
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from html import escape
@@ -43,6 +43,7 @@ from .metrics import (
     ErrorLocation,
     LanguageErrors,
     SwitchingCost,
+    code_mixing_index,
     codeswitch_cost_by_utterance,
     per_language_errors,
     pool_error_locations,
@@ -173,9 +174,11 @@ def dataset_report(dataset, *, fit_models: bool = True) -> Report:
             semantic = _judged([j for r in cs for j in judgements[(r.pk, CsJudgement.SEMANTIC)]])
             answers = _judged([j for r in cs for j in judgements[(r.pk, CsJudgement.ANSWERS)]])
         model = None
-        if fit_models and done:
-            tags = [r.utterance.tags for r in done]
-            model = two_part_model([r.wer for r in done], predictor_table(tags))
+        if fit_models and cs:
+            predictors = predictor_table(
+                [r.utterance.tags for r in cs], [r.utterance.matrix_language for r in cs]
+            )
+            model = two_part_model([r.wer for r in cs], predictors)
         rows.append(
             Row(
                 run_id=run.pk,
@@ -324,7 +327,8 @@ def report_pictures(report: Report) -> dict:
 CSV_COLUMNS = [
     "run_id", "system", "model", "language_hint", "utterance_id", "pair", "condition", "status", "reference",
     "hypothesis", "substitutions", "deletions", "insertions", "reference_words", "wer", "per_language_wer",
-    "matrix_errors", "embedded_errors", "switch_points", "cmi", "tags_source", "detected_language",
+    "matrix_errors", "embedded_errors", "switch_points", "code_mixing_index", "gamback_das_index_descriptive",
+    "tags_source", "detected_language",
     "semantic_wer", "semantic_reasoning", "answer_error_rate", "normalizer_version", "error",
 ]  # fmt: skip
 
@@ -354,7 +358,8 @@ def csv_rows(dataset):
             run.pk, run.system_name, run.model, int(run.language_hint), u.utterance_id, u.pair, u.condition,
             r.status, u.reference, r.text, r.substitutions, r.deletions, r.insertions, r.reference_words,
             _round(r.wer), json.dumps(per_language), r.location.get("matrix_errors", ""),
-            r.location.get("embedded_errors", ""), u.switch_points, round(u.cmi, 2), u.tags_source,
+            r.location.get("embedded_errors", ""), u.switch_points,
+            round(code_mixing_index(u.tags, u.matrix_language), 2), round(u.cmi, 2), u.tags_source,
             r.detected_language, _round(semantic.rate if semantic else None),
             semantic.reasoning if semantic else "", _round(answers.rate if answers else None),
             r.normalizer_version, r.error,
@@ -441,45 +446,19 @@ def vars_of(location: ErrorLocation) -> dict:
     return {name: getattr(location, name) for name in ErrorLocation.__slots__}
 
 
-# ---------------------------------------------------------------- banks labelled with several languages
-
-LANGUAGE_NAMES = {
-    "english": "en", "anglais": "en", "inglés": "en", "ingles": "en", "englisch": "en",
-    "french": "fr", "français": "fr", "francais": "fr", "francés": "fr", "französisch": "fr",
-    "spanish": "es", "español": "es", "espanol": "es", "espagnol": "es", "spanisch": "es",
-    "german": "de", "deutsch": "de", "allemand": "de", "alemán": "de",
-    "italian": "it", "italiano": "it", "portuguese": "pt", "português": "pt", "dutch": "nl",
-}  # fmt: skip
-_LABEL_SPLIT = re.compile(r"\s*(?:\+|,|/|&|\band\b|\bet\b|\by\b|\bund\b)\s*", re.IGNORECASE)
+# ---------------------------------------------------------------- texts in several languages (a bank's flagged lines)
 
 
-def label_languages(label: str) -> list[str]:
-    """ISO 639-1 codes of the languages a bank's label names, in order: "English + French" → ["en", "fr"].
-    Names (English or the language's own) or two-letter codes; "Canadian French" counts as French."""
-    codes: list[str] = []
-    for part in _LABEL_SPLIT.split(label or ""):
-        words = part.strip().lower().replace("(", " ").replace(")", " ").split()
-        code = next((LANGUAGE_NAMES[w] for w in reversed(words) if w in LANGUAGE_NAMES), None)
-        if code is None and len(words) == 1 and len(words[0]) == 2 and words[0].isalpha():
-            code = words[0]
-        if code and code not in codes:
-            codes.append(code)
-    return codes
+def language_wer(languages, pairs) -> dict:
+    """Per-language WER of (expected, hypothesis) texts whose expected words are in `languages` (ISO 639-1
+    codes, e.g. those langtag.detect_languages found in them): {lang: (wer, words)}, pooled over the pairs.
 
-
-def language_wer(label: str, pairs) -> dict | None:
-    """Per-language WER of (expected, hypothesis) texts whose expected words are in the languages `label`
-    names: {lang: (wer, words)}, pooled over the pairs. None when the label names fewer than two languages
-    (`pairs`, a lazy queryset say, is then not read).
-
-    The expected texts' words are tagged with benchmark.codeswitch.langtag over the label's languages (lingua
-    loads its models on first use). Insertions are left out, as in every per-language WER. Languages with no
-    words are absent."""
-    languages = label_languages(label)
-    if len(languages) < 2:
-        return None
+    The expected texts' words are tagged with benchmark.codeswitch.langtag over `languages` (lingua loads its
+    models on first use). Insertions are left out, as in every per-language WER. Languages with no words are
+    absent."""
     from .langtag import tag_words
 
+    languages = list(languages)
     counts = [
         per_language_errors(expected, tag_words(expected.split(), languages), hypothesis)
         for expected, hypothesis in pairs

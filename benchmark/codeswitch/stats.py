@@ -1,15 +1,17 @@
 """Which conditions predict errors on code-switched speech: the two-part model of
 research/code-switching-metrics.md, fitted with statsmodels. Pure (no Django).
 
-Per system and language pair, over its utterances:
+Per system and language pair, over its code-switched utterances only (monolingual clips would make the contrast
+"code-switched or not" instead of "how much switching"; the report gives the n fitted):
 1. "any error": logistic regression of (WER > 0) on the predictors;
 2. "error size": ordinary least squares of WER on the same predictors, fitted only on the utterances with
    at least one error.
-Predictors are named columns, one value per utterance: by default the number of switch points, the
-Code-Mixing Index and the utterance length in words (`predictor_table` builds them from word language
-tags); add others as 0/1 columns, e.g. language_hint (1 when the run named the language), or one column per
-audio condition. The public result to compare with: switch points predict whether an error happens, CMI
-predicts how large it is.
+Predictors are named columns, one value per utterance: by default the ones the public benchmark names, built by
+`predictor_table` from word language tags: the number of switch points, the Code-Mixing Index as the share of
+words outside the utterance's matrix language (metrics.code_mixing_index: no switch-point term, so it does not
+count the switches twice) and the utterance length in words. Add others as 0/1 columns, e.g. language_hint (1
+when the run named the language). The public result to compare with: switch points predict whether an error
+happens, the mixing density predicts how large it is.
 
 Nothing here raises on awkward data. A part that cannot be fitted returns no coefficients and a `message`
 saying why (no or too few utterances, every utterance with an error or none, perfect separation, no
@@ -81,13 +83,18 @@ ERROR_SIZE = "error size (least squares of WER, utterances with an error)"
 
 
 def predictor_table(
-    tag_lists: Sequence[Sequence[str | None]], **extra: Sequence[float]
+    tag_lists: Sequence[Sequence[str | None]], matrix_languages: Sequence[str], **extra: Sequence[float]
 ) -> dict[str, list[float]]:
-    """The default predictor columns from each utterance's word language tags (switch points, CMI, words =
-    number of tags), plus any `extra` columns given (e.g. language_hint=[0, 1, ...])."""
+    """The default predictor columns from each utterance's word language tags and its matrix language (switch
+    points, the Code-Mixing Index as the share of words outside the matrix language, words = number of tags),
+    plus any `extra` columns given (e.g. language_hint=[0, 1, ...])."""
+    if len(matrix_languages) != len(tag_lists):
+        raise ValueError(f"{len(matrix_languages)} matrix languages for {len(tag_lists)} utterances.")
     table = {
         "switch_points": [float(switch_points(tags)) for tags in tag_lists],
-        "code_mixing_index": [code_mixing_index(tags) for tags in tag_lists],
+        "code_mixing_index": [
+            code_mixing_index(tags, matrix) for tags, matrix in zip(tag_lists, matrix_languages, strict=True)
+        ],
         "words": [float(len(tags)) for tags in tag_lists],
     }
     for name, values in extra.items():

@@ -16,6 +16,8 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 
+from oncore.csv import FORMULA_START
+
 from ..models import BenchmarkRun, Clip, Dataset, EntitySpan, Hypothesis, ImportProblem, SpanHit
 from . import matcher, runs, scoring
 
@@ -248,6 +250,56 @@ def hits_csv(results, hypotheses: dict[str, str | None]) -> str:
             ]
         )
     return buffer.getvalue()
+
+
+# The columns a hits CSV must have to be compared with a run; the others are read when present.
+HIT_COLUMNS_REQUIRED = ("span_key", "found")
+_TRUE, _FALSE = {"1", "true", "yes"}, {"0", "false", "no", ""}
+
+
+@dataclass(frozen=True)
+class HitsFile:
+    """A hits CSV read back: whether each span was found (by span_key), and what was heard per clip (clips
+    with a `transcribed` of 1, when the file says)."""
+
+    name: str
+    found: dict
+    heard: dict
+
+
+def _cell(value) -> str:
+    """A cell as written before the dashboard's CSV safety prefixed it ("'=x" back to "=x")."""
+    value = (value or "").strip()
+    return value[1:] if value.startswith("'") and value[1:2] in tuple(FORMULA_START) else value
+
+
+def read_hits_csv(text: str, name: str) -> HitsFile:
+    """Read a hits CSV (HIT_COLUMNS; written by `benchmark_score`, downloaded from a run's page, or a
+    reference run's `.hits.csv` as the dataset card publishes them) for span_diff_with_file. Only span_key and
+    found are required. ValueError naming the line and what is wrong."""
+    reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
+    missing = [c for c in HIT_COLUMNS_REQUIRED if c not in (reader.fieldnames or [])]
+    if missing:
+        raise ValueError(
+            f"{name} is not a hits CSV: it has no {' or '.join(missing)} column (the first line names the "
+            f"columns: {', '.join(HIT_COLUMNS)})."
+        )
+    found, heard = {}, {}
+    for number, row in enumerate(reader, start=2):
+        key, value = _cell(row.get("span_key")), _cell(row.get("found")).lower()
+        if not key:
+            raise ValueError(f"{name}, line {number}: no span_key.")
+        if value not in _TRUE | _FALSE:
+            raise ValueError(f"{name}, line {number}: found is {row.get('found')!r}, not 1 or 0.")
+        if key in found:
+            raise ValueError(f"{name}, line {number}: span {key} is listed twice.")
+        found[key] = value in _TRUE
+        clip = _cell(row.get("clip_id")) or key.rsplit("#", 1)[0]
+        if row.get("hypothesis") is not None and _cell(row.get("transcribed")).lower() not in _FALSE - {""}:
+            heard.setdefault(clip, _cell(row.get("hypothesis")))
+    if not found:
+        raise ValueError(f"{name} holds no span.")
+    return HitsFile(name, found, heard)
 
 
 def run_hypotheses(run) -> dict[str, str | None]:

@@ -79,7 +79,7 @@ DIFF_COLUMNS = [
 @dataclass(frozen=True)
 class RunDiff:
     run_a: int
-    run_b: int
+    run_b: int | str  # the other run's id, or the name of the hits CSV compared with
     tiers: str
     diff: scoring.SpanDiff
     heard_a: dict  # clip_id -> hypothesis text of run A (clips in the diff only)
@@ -225,7 +225,7 @@ def _span_results(run, wanted) -> list[scoring.SpanResult]:
 def span_diff(run_a, run_b, tiers: str = "A") -> RunDiff:
     """Span by span, what run A found and run B missed, and the reverse. Both runs must be scored, on one
     dataset, with one matcher version (ValueError otherwise). Four queries."""
-    label, wanted = _tiers(tiers)
+    _, wanted = _tiers(tiers)
     if run_a.dataset_id != run_b.dataset_id:
         raise ValueError(
             f"Runs {run_a.pk} and {run_b.pk} are on different datasets; spans cannot be compared."
@@ -238,19 +238,45 @@ def span_diff(run_a, run_b, tiers: str = "A") -> RunDiff:
             f"Run {run_a.pk} was scored with matcher {run_a.matcher_version} and run {run_b.pk} with "
             f"{run_b.matcher_version}: score both again with the same matcher before comparing."
         )
-    results_a = _span_results(run_a, wanted)
     found_b = {r.span_id: r.found for r in _span_results(run_b, wanted)}
+    return _diff(run_a, run_b.pk, found_b, lambda clips: _heard(run_b, clips), tiers)
+
+
+def span_diff_with_file(run_a, hits: actions.HitsFile, tiers: str = "A") -> RunDiff:
+    """Span by span, what run A found and the run a hits CSV describes missed, and the reverse (the dataset
+    card's `--compare reference/<run>.hits.csv`). Run A must be scored; every span of the tiers it scored must be
+    in the file (ValueError otherwise: a file of another dataset). The file says nothing of the matcher that
+    scored it. Three queries."""
+    if not run_a.scored_at:
+        raise ValueError(f"Run {run_a.pk} is not scored yet.")
+    return _diff(run_a, hits.name, hits.found, lambda clips: hits.heard, tiers)
+
+
+def _diff(run_a, name_b, found_b: dict, heard_b, tiers: str) -> RunDiff:
+    label, wanted = _tiers(tiers)
+    results_a = _span_results(run_a, wanted)
+    missing = [r.span_id for r in results_a if r.span_id not in found_b]
+    if missing:
+        raise ValueError(
+            f"{len(missing)} span(s) run {run_a.pk} scored are not in {_named(name_b)} (the first: "
+            f"{missing[0]}): is it a run on dataset {run_a.dataset}?"
+        )
     diff = scoring.diff_spans(results_a, found_b)
     clips = {r.clip_id for r in diff.only_a + diff.only_b}
+    return RunDiff(run_a.pk, name_b, label, diff, _heard(run_a, clips), heard_b(clips))
 
-    def heard(run) -> dict:
-        return dict(
-            Hypothesis.objects.filter(run=run, clip__clip_id__in=clips, status=Hypothesis.DONE).values_list(
-                "clip__clip_id", "text"
-            )
+
+def _named(name_b) -> str:
+    return f"run {name_b}" if isinstance(name_b, int) else name_b
+
+
+def _heard(run, clips) -> dict:
+    """clip_id -> what the run heard, on these clips."""
+    return dict(
+        Hypothesis.objects.filter(run=run, clip__clip_id__in=clips, status=Hypothesis.DONE).values_list(
+            "clip__clip_id", "text"
         )
-
-    return RunDiff(run_a.pk, run_b.pk, label, diff, heard(run_a), heard(run_b))
+    )
 
 
 def entity_accuracy_by_transcriber(transcriber_ids, dataset=None) -> dict[int, tuple[float | None, int, int]]:

@@ -13,7 +13,7 @@ from django import forms
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HTMX_STOP_POLLING
 
 from oncore.accounts.access import benchmark_reader_required, staff_required
@@ -105,6 +105,44 @@ class CompareForm(forms.Form):
         except ValueError as exc:
             self.add_error(None, str(exc))
             return None
+
+
+class CompareFileForm(forms.Form):
+    """A run against a hits CSV (a reference run's, as the dataset card publishes them, or any run's export)."""
+
+    MAX_BYTES = 20 * 1024 * 1024
+
+    a = RunChoiceField(queryset=BenchmarkRun.objects.none(), label="Run")
+    hits = forms.FileField(
+        label="Hits CSV", help_text="A .hits.csv file: span_key and found are required (see the guide)."
+    )
+    tiers = forms.ChoiceField(choices=TIER_CHOICES, required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["a"].queryset = BenchmarkRun.objects.filter(scored_at__isnull=False).order_by(
+            "-created_at", "-id"
+        )
+        self.fields["a"].widget.attrs["id"] = "id_file_a"
+        self.fields["tiers"].widget.attrs["id"] = "id_file_tiers"
+
+    def diff(self) -> reports.RunDiff | None:
+        """The span diff of the run against the uploaded file; None (with the reason as a form error) when
+        they cannot be compared."""
+        if not self.is_valid():
+            return None
+        d = self.cleaned_data
+        upload = d["hits"]
+        try:
+            if upload.size > self.MAX_BYTES:
+                raise ValueError(f"{upload.name} is larger than {self.MAX_BYTES // 2**20} MB.")
+            hits = actions.read_hits_csv(upload.read().decode("utf-8-sig"), upload.name)
+            return reports.span_diff_with_file(d["a"], hits, d["tiers"] or "A")
+        except UnicodeDecodeError:
+            self.add_error("hits", "The file is not UTF-8 text: upload the .hits.csv as it was written.")
+        except ValueError as exc:
+            self.add_error(None, str(exc))
+        return None
 
 
 # ---------------------------------------------------------------- the runs
@@ -260,23 +298,39 @@ def run_manifest_json(request, pk):
 # ---------------------------------------------------------------- two runs
 
 
-@require_GET
+@require_http_methods(["GET", "POST"])
 @benchmark_reader_required
 def compare(request):
-    if "a" in request.GET and "b" in request.GET:
-        form = CompareForm(request.GET)
+    """GET: two runs (?a=&b=). POST: a run against an uploaded hits CSV."""
+    if request.method == "POST":
+        file_form = CompareFileForm(request.POST, request.FILES)
+        form = CompareForm(initial={"a": request.POST.get("a"), "tiers": request.POST.get("tiers")})
+        result = file_form.diff()
+        a, b = (file_form.cleaned_data["a"], None) if result else (None, None)
     else:
-        form = CompareForm(initial={"a": request.GET.get("a"), "tiers": _tiers(request)})
-    result = form.diff() if form.is_bound else None
+        initial = {"a": request.GET.get("a"), "tiers": _tiers(request)}
+        form = (
+            CompareForm(request.GET)
+            if "a" in request.GET and "b" in request.GET
+            else CompareForm(initial=initial)
+        )
+        file_form = CompareFileForm(initial=initial)
+        result = form.diff() if form.is_bound else None
+        a, b = (form.cleaned_data["a"], form.cleaned_data["b"]) if result else (None, None)
     return render(
         request,
         "benchmark/compare.html",
         {
             "form": form,
+            "file_form": file_form,
             "result": result,
+            "a": a,
+            "b": b,  # None when the other side is a hits file: result.run_b is its name
+            "a_name": f"Run {a.pk}" if a else "",
+            "b_name": f"Run {b.pk}" if b else (result.run_b if result else ""),
             "query": request.GET.urlencode(),
         },
-        status=422 if form.errors else 200,
+        status=422 if form.errors or file_form.errors else 200,
     )
 
 

@@ -6,6 +6,7 @@ from decimal import Decimal
 from django.db import models
 from django.db.models import Q
 
+from ..codeswitch.metrics import split_pair
 from .base import Run, WorkItem
 
 
@@ -74,9 +75,8 @@ class CsUtterance(models.Model):
     @property
     def languages(self) -> list[str]:
         """The languages spoken in this clip: both of the pair when code-switched, else the one."""
-        embedded = self.pair.split("-")[-1]
         if self.condition == self.CODE_SWITCHED:
-            return [self.matrix_language, embedded]
+            return list(split_pair(self.pair))
         return [self.matrix_language if self.condition == self.MONO_MATRIX else "en"]
 
 

@@ -281,16 +281,22 @@ def test_it_shows_the_judges_pick_in_the_turn_table_and_its_csv(admin_client, fl
     assert flagged[0]["judge_reasoning"] == "The guest spells it Siobhan."
 
 
-def test_it_shows_per_language_wer_for_a_bank_that_names_several_languages(
+def test_it_shows_per_language_wer_when_the_banks_lines_span_several_languages_whatever_its_label(
     admin_client, org, make_transcriber, recorded_call
 ):
-    bank = actions.do_create_bank(
-        org, name="Bilingual", language_label="English + Spanish", controls_per_flag=0
+    bank = actions.do_create_bank(org, name="Callers", language_label="English", controls_per_flag=0)
+    actions.do_add_candidate(
+        bank, make_transcriber("bi", "I would like a mesa para cuatro personas por favor"), confirmed=True
     )
-    actions.do_add_candidate(bank, make_transcriber("bi", "I would like a mesa para cuatro"), confirmed=True)
-    actions.do_flag_line(recorded_call.lines.get(position=0), "I would like a table para cuatro", bank=bank)
+    url = reverse("tt:bank", args=[bank.pk])
+    actions.do_flag_line(recorded_call.lines.get(position=2), "yes that is right", bank=bank)
     tasks.drain()
-    content = admin_client.get(reverse("tt:bank", args=[bank.pk])).content.decode()
+    assert "Per language:" not in admin_client.get(url).content.decode()  # English lines only
+    actions.do_flag_line(
+        recorded_call.lines.get(position=0), "I would like a table para cuatro personas por favor", bank=bank
+    )
+    tasks.drain()
+    content = admin_client.get(url).content.decode()
     assert (
         "Per language:" in content and "<strong>en</strong>" in content and "<strong>es</strong>" in content
     )

@@ -15,15 +15,17 @@ class Command(BaseCommand):
     help = (
         "Score a benchmark run: writes the per-span hits CSV, the summary JSON and the run manifest, and "
         "prints the headline (entity accuracy, MLCommons, tier A, n=...). --compare lists, span by span, "
-        "what one run "
-        "found and the other missed. Refuses to run while the entity matcher fails its self-test. "
-        + OPERATOR_ONLY
+        "what this run found and another missed (another run, or a hits CSV such as a reference run's), and "
+        "the reverse. Refuses to run while the entity matcher fails its self-test. " + OPERATOR_ONLY
     )
 
     def add_arguments(self, parser):
         parser.add_argument("run", type=int, help="Run id.")
         parser.add_argument(
-            "--compare", type=int, metavar="OTHER", help="Another run id on the same dataset."
+            "--compare",
+            metavar="OTHER",
+            help="Another run id on the same dataset, or a hits CSV file (PATH.hits.csv: the columns are in "
+            "docs/benchmark.md), e.g. a reference run's.",
         )
         parser.add_argument(
             "--tiers", default="A", choices=["A", "B", "AB"], help="Spans scored (default A)."
@@ -37,7 +39,11 @@ class Command(BaseCommand):
 
     def handle(self, run, compare, tiers, out, allow_incomplete, **options):
         bench_run = self._run(run)
-        other = self._run(compare) if compare else None
+        hits = other = None
+        if compare and (not compare.isdigit() or Path(compare).is_file()):
+            hits = self._hits(Path(compare))
+        elif compare:
+            other = self._run(int(compare))
         if other is not None and other.dataset_id != bench_run.dataset_id:
             raise CommandError(
                 f"Runs {run} and {compare} are on different datasets; spans cannot be compared."
@@ -57,12 +63,22 @@ class Command(BaseCommand):
         if other is not None:
             other.refresh_from_db()
             self._print_diff(bench_run, other, tiers, out)
+        if hits is not None:
+            self._print_diff(bench_run, hits, tiers, out)
 
     def _run(self, pk) -> BenchmarkRun:
         try:
             return BenchmarkRun.objects.select_related("dataset", "transcriber").get(pk=pk)
         except BenchmarkRun.DoesNotExist:
             raise CommandError(f"There is no benchmark run {pk}.") from None
+
+    def _hits(self, path: Path) -> actions.HitsFile:
+        if not path.is_file():
+            raise CommandError(f"--compare {path}: there is no such run id or file.")
+        try:
+            return actions.read_hits_csv(path.read_text(encoding="utf-8-sig"), path.name)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise CommandError(str(exc)) from None
 
     def _print_card(self, run, card: scoring.Scorecard) -> None:
         d = run.dataset
@@ -88,27 +104,38 @@ class Command(BaseCommand):
         )
 
     def _print_diff(self, a, b, tiers, out: Path) -> None:
+        """The span diff of run `a` against run `b` or a hits file `b`, printed and written as a CSV."""
+        is_file = isinstance(b, actions.HitsFile)
         try:
-            result = reports.span_diff(a, b, tiers)
+            result = reports.span_diff_with_file(a, b, tiers) if is_file else reports.span_diff(a, b, tiers)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         diff = result.diff
+
+        def name(side) -> str:
+            return side if isinstance(side, str) else f"run {side}"
+
         w = self.stdout.write
+        if is_file:
+            described = f"the hits file {b.name} (it does not say which matcher scored it)"
+        else:
+            described = f"run {b.pk} ({b.system_name})"
         w(
-            f"Compared with run {b.pk} ({b.system_name}), tier {result.tiers}: both found {diff.both_found}, "
-            f"both missed {diff.both_missed}, only run {a.pk} found {len(diff.only_a)}, "
-            f"only run {b.pk} found {len(diff.only_b)}."
+            f"Compared with {described}, tier {result.tiers}: both found {diff.both_found}, "
+            f"both missed {diff.both_missed}, only {name(a.pk)} found {len(diff.only_a)}, "
+            f"only {name(result.run_b)} found {len(diff.only_b)}."
         )
         for spans, finder, misser, heard in result.sides():
-            w(f"Found by run {finder}, missed by run {misser} ({len(spans)}):")
+            w(f"Found by {name(finder)}, missed by {name(misser)} ({len(spans)}):")
             for r in spans:
                 said = heard.get(r.clip_id)
                 w(
-                    f"  {r.span_id} [{r.type} {r.tier}] {r.text!r} -- run {misser} heard: "
+                    f"  {r.span_id} [{r.type} {r.tier}] {r.text!r} -- {name(misser)} heard: "
                     + (repr(said) if said is not None else "nothing (no hypothesis)")
                 )
         out.mkdir(parents=True, exist_ok=True)
-        path = out / f"{a.label}-vs-run-{b.pk}.diff.csv"
+        other = b.name.removesuffix(".csv").removesuffix(".hits") if is_file else f"run-{b.pk}"
+        path = out / f"{a.label}-vs-{other}.diff.csv"
         with path.open("w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh, lineterminator="\n")
             writer.writerow(reports.DIFF_COLUMNS)

@@ -14,6 +14,7 @@ from benchmark.codeswitch.metrics import (
     codeswitch_cost,
     codeswitch_cost_by_utterance,
     error_location,
+    gamback_das_index,
     per_language_errors,
     per_language_wer,
     pool_error_locations,
@@ -43,28 +44,41 @@ def test_it_skips_language_independent_tokens_when_counting_switches():
     assert switch_points([None, None]) == 0
 
 
-def test_it_computes_the_code_mixing_index_of_the_worked_example():
+def test_it_computes_the_gamback_das_index_of_the_worked_example():
     # "mi laptop crashed again 3 veces": N = 5 (the None is left out), max = 3 (en), P = 2 (es→en, en→es)
     # C = 100 * (5 - 3 + 2) / (2 * 5) = 100 * 4 / 10 = 40
-    assert code_mixing_index(["es", "en", "en", "en", None, "es"]) == pytest.approx(40.0)
+    assert gamback_das_index(["es", "en", "en", "en", None, "es"]) == pytest.approx(40.0)
 
 
 def test_it_gives_zero_mixing_to_monolingual_and_empty_utterances():
     # 100 * (5 - 5 + 0) / 10 = 0
-    assert code_mixing_index(["fr"] * 5) == 0.0
+    assert gamback_das_index(["fr"] * 5) == 0.0
     # N = 0: defined as 0
-    assert code_mixing_index([None, None]) == 0.0
-    assert code_mixing_index([]) == 0.0
+    assert gamback_das_index([None, None]) == 0.0
+    assert gamback_das_index([]) == 0.0
 
 
-def test_it_grows_the_code_mixing_index_with_alternation():
+def test_the_model_code_mixing_index_is_the_share_of_words_outside_the_matrix_language():
+    # "mi laptop crashed again 3 veces", matrix es: 3 of the 5 tagged words are not Spanish
+    assert code_mixing_index(["es", "en", "en", "en", None, "es"], "es") == pytest.approx(60.0)
+    # no switch-point term: alternating or not, the same share gives the same index
+    assert (
+        code_mixing_index(["en", "es", "en", "es"], "es")
+        == code_mixing_index(["es", "es", "en", "en"], "es")
+        == 50
+    )
+    assert code_mixing_index(["fr"] * 5, "fr") == 0.0 and code_mixing_index([None], "fr") == 0.0
+    assert code_mixing_index(["fr-CA", "en"], "fr-CA") == 50.0
+
+
+def test_it_grows_the_gamback_das_index_with_alternation():
     # en es: N = 2, max = 1, P = 1 → 100 * (2 - 1 + 1) / 4 = 50
-    assert code_mixing_index(["en", "es"]) == pytest.approx(50.0)
+    assert gamback_das_index(["en", "es"]) == pytest.approx(50.0)
     # en es en es: N = 4, max = 2, P = 3 → 100 * (4 - 2 + 3) / 8 = 62.5
-    assert code_mixing_index(["en", "es", "en", "es"]) == pytest.approx(62.5)
+    assert gamback_das_index(["en", "es", "en", "es"]) == pytest.approx(62.5)
 
 
-def test_it_computes_the_code_mixing_index_of_a_hand_labelled_sentence():
+def test_it_computes_the_gamback_das_index_of_a_hand_labelled_sentence():
     row = json.loads(HAND_LABELLED.read_text(encoding="utf-8").splitlines()[0])
     assert row["id"] == "en-es-01"
     # "Hola, necesito ayuda porque mi | laptop | no se conecta al VPN desde esta mañana, | and I have a meeting
@@ -72,7 +86,7 @@ def test_it_computes_the_code_mixing_index_of_a_hand_labelled_sentence():
     # P = 3 (es→en, en→es, es→en; the None sits between two es words)
     # C = 100 * (20 - 12 + 3) / 40 = 27.5
     assert switch_points(row["tags"]) == 3
-    assert code_mixing_index(row["tags"]) == pytest.approx(27.5)
+    assert gamback_das_index(row["tags"]) == pytest.approx(27.5)
 
 
 def test_it_charges_a_substitution_to_the_language_of_the_reference_word_and_leaves_insertions_out():

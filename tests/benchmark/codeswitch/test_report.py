@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
+from benchmark.codeswitch import langtag
 from benchmark.codeswitch import report as cs_report
 from benchmark.codeswitch import runs as cs_runs
 from benchmark.codeswitch.importer import import_codeswitch
@@ -104,44 +105,56 @@ def test_it_draws_escaped_svg():
     assert "-10.0" in bars and "no pairs" in bars
 
 
-def test_it_reads_the_languages_of_a_bank_label():
-    assert cs_report.label_languages("English + French") == ["en", "fr"]
-    assert cs_report.label_languages("Spanish/English") == ["es", "en"]
-    assert cs_report.label_languages("Canadian French and English") == ["fr", "en"]
-    assert cs_report.label_languages("English") == ["en"]
+def test_it_detects_the_languages_texts_span_whatever_they_are_labelled():
+    english = [
+        "Hi, I'd like to book a table for four at eight thirty on Friday.",
+        "Krzysztof Nowak, extension two.",
+    ]
+    assert langtag.detect_languages(english) == ["en"]  # a name's mis-tagged words make no run of four
+    mixed = english + ["Hola, necesito ayuda porque my laptop keeps crashing y no puedo abrir el email."]
+    assert set(langtag.detect_languages(mixed)) == {"en", "es"}
+    assert set(langtag.detect_languages(english + ["je voudrais réserver une table pour demain"])) == {
+        "en",
+        "fr",
+    }
 
 
-def test_it_gives_per_language_wer_on_a_bank_labelled_with_two_languages(org, tenant):
+def test_it_gives_per_language_wer_when_a_banks_lines_span_two_languages_whatever_its_label(org, tenant):
     from oncore.calls.models import Assistant, Call, Line
     from oncore.transcribers.models import Transcriber
     from transcriber_tests import queries
     from transcriber_tests.models import Bank, Candidate, Flag, Score
 
-    bank = Bank.objects.create(organization=org, name="Bilingual", language_label="English + French")
-    mono = Bank.objects.create(organization=org, name="English", language_label="English")
+    bank = Bank.objects.create(organization=org, name="Desk", language_label="English")
+    bilingual_label = Bank.objects.create(
+        organization=org, name="Bilingual", language_label="English + French"
+    )
     stt = Transcriber.objects.create(slug="t", provider="generic", model="m", display_name="T")
-    Candidate.objects.create(bank=bank, transcriber=stt, position=0)
+    for b in (bank, bilingual_label):
+        Candidate.objects.create(bank=b, transcriber=stt, position=0)
     assistant = Assistant.objects.create(tenant=tenant, name="Desk", instructions="Help.")
     call = Call.objects.create(
         tenant=tenant, assistant=assistant, started_at=datetime.now(UTC), recorded=False
     )
     said = [
-        ("je voudrais réserver une table pour demain", "je voudrais réserver une table pour demain"),
-        ("my laptop keeps crashing every morning", "my lap keeps crashing every morning"),
+        (bank, "je voudrais réserver une table pour demain", "je voudrais réserver une table pour demain"),
+        (bank, "my laptop keeps crashing every morning", "my lap keeps crashing every morning"),
+        (bilingual_label, "my laptop keeps crashing every morning", "my laptop keeps crashing every morning"),
     ]
-    for k, (expected, heard) in enumerate(said):
+    for k, (b, expected, heard) in enumerate(said):
         line = Line.objects.create(
             call=call, position=k, speaker="caller", text=heard, start_s=k, end_s=k + 1
         )
-        flag = Flag.objects.create(organization=org, line=line, bank=bank, expected_text=expected)
+        flag = Flag.objects.create(organization=org, line=line, bank=b, expected_text=expected)
         Score.objects.create(
             flag=flag, transcriber=stt, hypothesis=heard, wer=0.0, normalizer_version="1", source="candidate"
         )
 
-    figures = queries.bank_language_wer(bank, 30, transcriber_id=stt.pk)
-
-    assert figures == {"fr": (0.0, 7), "en": (pytest.approx(1 / 6), 6)}
-    assert queries.bank_language_wer(mono, 30) is None
+    assert queries.bank_language_wer(bank, 30, transcriber_id=stt.pk) == {
+        "fr": (0.0, 7),
+        "en": (pytest.approx(1 / 6), 6),
+    }
+    assert queries.bank_language_wer(bilingual_label, 30) is None  # its lines are all English
 
 
 def test_it_builds_the_report_in_a_fixed_number_of_queries(transcribed, django_assert_max_num_queries):

@@ -113,11 +113,11 @@ def test_it_refuses_columns_of_different_lengths():
 
 def test_it_builds_the_default_predictors_from_word_language_tags():
     tags = [["es", "en", "en", "en", None, "es"], ["fr", "fr"]]
-    table = predictor_table(tags, language_hint=[True, False])
-    # first utterance: P = 2, CMI = 40 (see test_codeswitch), 6 words; second: monolingual
+    table = predictor_table(tags, ["es", "fr"], language_hint=[True, False])
+    # first utterance: P = 2, 3 of its 5 tagged words outside Spanish (CMI 60), 6 words; second: monolingual
     assert table == {
         "switch_points": [2.0, 0.0],
-        "code_mixing_index": [40.0, 0.0],
+        "code_mixing_index": [60.0, 0.0],
         "words": [6.0, 2.0],
         "language_hint": [1.0, 0.0],
     }

@@ -151,3 +151,36 @@ def test_it_writes_the_hits_csv_from_stored_rows_for_downloads(alpha, tmp_path):
 
     assert reports.hits_csv_for_run(alpha) == actions.hits_csv(card.spans, actions.run_hypotheses(alpha))
     assert isinstance(card.spans[0], SpanResult)
+
+
+def test_it_compares_a_run_with_a_hits_csv_and_finds_no_difference_against_its_own(alpha, beta, tmp_path):
+    _cmd("benchmark_score", str(beta.pk), "--out", str(tmp_path / "beta"))
+    out = _cmd("benchmark_score", str(alpha.pk), "--out", str(tmp_path / "alpha"))
+    own = tmp_path / "alpha" / f"{alpha.label}.hits.csv"
+    assert str(own) in out
+
+    same = _cmd("benchmark_score", str(alpha.pk), "--compare", str(own), "--out", str(tmp_path))
+    assert f"only run {alpha.pk} found 0, only {own.name} found 0." in same
+    assert "it does not say which matcher scored it" in same
+
+    reference = tmp_path / "beta" / f"{beta.label}.hits.csv"
+    against = _cmd("benchmark_score", str(alpha.pk), "--compare", str(reference), "--out", str(tmp_path))
+    assert f"only run {alpha.pk} found 4, only {reference.name} found 2" in against  # as against run beta
+    assert (
+        f"bf-0001#0 [PERSON A] 'Neil Armstrong' -- {reference.name} heard: nothing (no hypothesis)" in against
+    )
+    with open(tmp_path / f"{alpha.label}-vs-{beta.label}.diff.csv") as fh:
+        assert len(list(csv.DictReader(fh))) == 6
+
+
+def test_it_says_what_is_wrong_with_a_hits_csv_it_cannot_compare(alpha, tmp_path):
+    no_found = tmp_path / "bad.hits.csv"
+    no_found.write_text("span_key,clip_id\nml-0001#0,ml-0001\n")
+    with pytest.raises(CommandError, match="has no found column"):
+        _cmd("benchmark_score", str(alpha.pk), "--compare", str(no_found), "--out", str(tmp_path))
+    partial = tmp_path / "partial.hits.csv"
+    partial.write_text("span_key,found\nml-0001#0,1\n")
+    with pytest.raises(CommandError, match="are not in partial.hits.csv"):
+        _cmd("benchmark_score", str(alpha.pk), "--compare", str(partial), "--out", str(tmp_path))
+    with pytest.raises(CommandError, match="no such run id or file"):
+        _cmd("benchmark_score", str(alpha.pk), "--compare", str(tmp_path / "nowhere.csv"))

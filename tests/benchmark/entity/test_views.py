@@ -190,7 +190,7 @@ def test_it_refuses_the_wrong_method(admin_client, alpha, beta):
     assert admin_client.post(reverse("bench:run_hits", args=[alpha.pk])).status_code == 405
     assert admin_client.post(reverse("bench:run_summary", args=[alpha.pk])).status_code == 405
     assert admin_client.post(reverse("bench:run_manifest", args=[alpha.pk])).status_code == 405
-    assert admin_client.post(reverse("bench:compare")).status_code == 405
+    assert admin_client.post(reverse("bench:compare")).status_code == 422  # a run and a hits file are needed
     assert admin_client.post(reverse("bench:compare_csv")).status_code == 405
 
 
@@ -526,3 +526,26 @@ def test_it_puts_each_candidates_entity_accuracy_beside_its_own_lines(org, beta,
     assert f'<a href="{reverse("bench:run", args=[beta.pk])}">run #{beta.pk}</a>' in html
     assert html.count("Entity benchmark:") == 1  # the candidate without a scored run shows none
     assert "Entity benchmark" not in render_to_string("transcriber_tests/_results_body.html", context)
+
+
+def test_it_compares_a_run_with_an_uploaded_hits_csv(admin_client, alpha, beta):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    def download(run) -> bytes:
+        return b"".join(admin_client.get(reverse("bench:run_hits", args=[run.pk])).streaming_content)
+
+    def upload(run, name, content):
+        hits = SimpleUploadedFile(name, content, content_type="text/csv")
+        return admin_client.post(reverse("bench:compare"), {"a": run.pk, "hits": hits, "tiers": "A"})
+
+    own = upload(alpha, "alpha.hits.csv", download(alpha))  # the dashboard's export: BOM, safe cells
+    assert own.status_code == 200
+    assert f"only run {alpha.pk} found 0, only alpha.hits.csv found 0." in own.content.decode()
+
+    against = upload(alpha, "beta.hits.csv", download(beta)).content.decode()
+    assert f"only run {alpha.pk} found 3, only beta.hits.csv found 1." in against  # as against run beta
+    assert "maria cantwell" in against and "the epa met with senator mario cantwell" in against
+    assert "does not say which matcher scored it" in against
+
+    wrong = upload(alpha, "notes.csv", b"a,b\n1,2\n")
+    assert wrong.status_code == 422 and "has no span_key or found column" in wrong.content.decode()
