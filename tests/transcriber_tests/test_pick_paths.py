@@ -52,6 +52,13 @@ def first_line(call):
     return call.lines.filter(speaker="caller").order_by("position").first()
 
 
+def flag_and_transcribe(bank, call):
+    """The call's first caller line flagged into the bank (said: HYPHEN), every candidate transcribed."""
+    flag = actions.do_flag_line(first_line(call), HYPHEN, bank=bank)
+    tasks.drain()
+    return flag
+
+
 def picked_versions(flag):
     return set(JudgePick.objects.get(flag=flag, control=None).versions.values())
 
@@ -62,8 +69,7 @@ def test_it_asks_when_the_items_last_candidate_fails(
     broken = make_transcriber("broken", "x")
     stt_server.statuses["broken"] = 400
     bank = bank_of(org, "B", versions["hyphen"], versions["lower"], broken)  # the failing one finishes last
-    flag = actions.do_flag_line(first_line(recorded_call), HYPHEN, bank=bank)
-    tasks.drain()
+    flag = flag_and_transcribe(bank, recorded_call)
     assert Transcription.objects.get(transcriber=broken).status == Transcription.FAILED
     assert picked_versions(flag) == {HYPHEN, LOWER}
 
@@ -86,8 +92,7 @@ def test_it_asks_again_when_a_flag_moves_to_a_bank_whose_candidates_were_already
 ):
     first = bank_of(org, "First", versions["hyphen"], versions["lower"], versions["spaced"])
     second = bank_of(org, "Second", versions["lower"], versions["spaced"])
-    flag = actions.do_flag_line(first_line(recorded_call), HYPHEN, bank=first)
-    tasks.drain()
+    flag = flag_and_transcribe(first, recorded_call)
     assert picked_versions(flag) == {HYPHEN, LOWER, SPACED}
     actions.do_move_flag(flag, second)
     assert picked_versions(flag) == {LOWER, SPACED}
@@ -97,8 +102,7 @@ def test_it_asks_again_when_a_candidate_is_added_back(
     org, versions, recorded_call, llm_server, pick_tasks_run
 ):
     bank = bank_of(org, "B", versions["hyphen"], versions["lower"])
-    flag = actions.do_flag_line(first_line(recorded_call), HYPHEN, bank=bank)
-    tasks.drain()
+    flag = flag_and_transcribe(bank, recorded_call)
     actions.do_remove_candidate(bank, versions["lower"])
     actions.do_add_candidate(bank, versions["spaced"], confirmed=True)
     tasks.drain()
@@ -112,8 +116,7 @@ def test_it_drops_the_pick_and_asks_again_after_the_expected_text_is_edited(
     org, versions, recorded_call, llm_server, pick_tasks_run
 ):
     bank = bank_of(org, "B", versions["hyphen"], versions["lower"])
-    flag = actions.do_flag_line(first_line(recorded_call), HYPHEN, bank=bank)
-    tasks.drain()
+    flag = flag_and_transcribe(bank, recorded_call)
     assert len(llm_server.requests) == 1
     actions.do_edit_flag(flag, expected_text="MARY-KATE: table for two!")  # same matches, same versions
     assert len(llm_server.requests) == 2
@@ -126,8 +129,7 @@ def test_the_minutely_pump_catches_up_an_item_left_without_a_pick_and_never_pick
 ):
     bank = bank_of(org, "B", versions["hyphen"], versions["lower"])
     monkeypatch.delenv("ANTHROPIC_API_KEY")
-    flag = actions.do_flag_line(first_line(recorded_call), HYPHEN, bank=bank)
-    tasks.drain()  # scored while the judge was not configured: no pick
+    flag = flag_and_transcribe(bank, recorded_call)  # scored while the judge was not configured: no pick
     assert not JudgePick.objects.exists()
     monkeypatch.setenv("ANTHROPIC_API_KEY", llm_server.key)
 
