@@ -85,7 +85,7 @@ def results_rows(bank, window_days):
             _fmt(s.mean_wer),
             "yes" if card.is_leader else "no",
             ("yes" if r.leader_clears_threshold else "no") if card.is_leader else "",
-            bank.threshold,
+            float(bank.threshold),
             card.cost,
         ]
     for t, s, interval in r.live_rows:
@@ -107,7 +107,7 @@ def results_rows(bank, window_days):
             _fmt(s.mean_wer),
             "",
             "",
-            bank.threshold,
+            float(bank.threshold),
             "",
         ]
 
