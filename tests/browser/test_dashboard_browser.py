@@ -1,6 +1,7 @@
 """The dashboard in a real browser, on the demo data with the real local engines: log in, open a call, play
-a line, flag it into a bank, run the queue, watch the card update, open the turn table, export the CSV and
-read it back, and see a member refused."""
+a line, try to flag it with the live transcript's own text and see the confirmation asked, flag it into a bank,
+run the queue, watch the card update, open the turn table, export the CSV and read it back, and see a member's
+home page and the member refused."""
 
 import csv
 import io
@@ -95,6 +96,15 @@ def test_it_walks_the_admin_flow_and_refuses_a_member(browser, live_server, scre
     row.get_by_role("link", name="⚑ Flag this line").click()
     form = page.locator(f"#line-{line.pk} form.flag-form")
     form.wait_for()
+    # The form opens with the live transcript: saved as it is, the line would not be wrong. It says so first.
+    assert form.locator("textarea[name=expected_text]").input_value() == line.text
+    form.locator("select[name=bank]").select_option(label="English")
+    form.get_by_role("button", name="Flag line").click()
+    confirm = page.locator(f"#line-{line.pk} .confirm-live")
+    confirm.wait_for()
+    assert "The live transcript already says this" in page.locator(f"#line-{line.pk}").inner_text()
+    assert confirm.get_by_role("checkbox").is_visible() and not Flag.objects.filter(line=line).exists()
+    page.screenshot(path=str(screenshots / "flag-form-matches-live.png"), full_page=True)
     form.locator("textarea[name=expected_text]").fill(truth)
     form.locator("input[value=name]").check()
     form.locator("select[name=bank]").select_option(label="English")
@@ -135,6 +145,8 @@ def test_it_walks_the_admin_flow_and_refuses_a_member(browser, live_server, scre
     errors += watch_for_errors(member)
     page = member.new_page()
     log_in(page, base, "demo-member", "demo-member-pass")
+    assert "What you can do" in page.inner_text("main") and "demo-admin" in page.inner_text("main")
+    assert page.locator("nav a").count() == 0  # nothing of transcriber testing
     response = page.goto(f"{base}/banks/{bank.pk}/")
     assert response.status == 403
     assert "for organization admins" in page.inner_text("main")
