@@ -40,7 +40,7 @@ run: demo
 	@echo "  OnCore is at http://$(HOST):$(PORT)/  (admin login: demo-admin / demo-admin-pass, member: demo-member / demo-member-pass)"
 	@echo ""
 	@trap 'kill 0' INT TERM EXIT; \
-	$(LOCAL_ENV) $(PY) manage.py qcluster & \
+	$(LOCAL_ENV) nice -n 10 $(PY) manage.py qcluster & \
 	$(LOCAL_ENV) $(PY) manage.py runserver $(HOST):$(PORT)
 
 test: install

@@ -19,6 +19,7 @@ ONCORE["MAX_TRANSCRIPTION_ATTEMPTS"]; other failures are recorded at once. Threa
 database is written from the calling thread.
 """
 
+import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -38,6 +39,8 @@ from .models import Run
 
 DEFAULT_CONCURRENCY = 2
 MAX_CONCURRENCY = 32
+
+log = logging.getLogger(__name__)
 
 
 class RunRefused(Exception):
@@ -375,6 +378,26 @@ def execute(
     if interrupted:
         raise KeyboardInterrupt(outcome)
     return outcome
+
+
+# ---------------------------------------------------------------- from the queue
+
+
+def run_from_queue(run_model, run_id: int, execute: Callable, enqueue: Callable) -> str:
+    """The body of a benchmark's queue task: `execute(run_id, time_budget_s=...)` for a third of the queue's
+    task timeout, so no task is killed mid-call, then `enqueue(run_id)` for the rest. Returns the run's status,
+    "missing" for a deleted run, "refused" (the run is stopped) when it cannot go on."""
+    try:
+        outcome = execute(run_id, time_budget_s=lease_seconds() / 3)
+    except run_model.DoesNotExist:
+        return "missing"
+    except RunRefused as exc:
+        log.warning("%s %s refused: %s", run_model.__name__, run_id, exc)
+        run_model.objects.filter(pk=run_id).exclude(status=Run.DONE).update(status=Run.STOPPED)
+        return "refused"
+    if outcome.status == Run.STOPPED and outcome.queued:
+        enqueue(run_id)
+    return outcome.status
 
 
 # ---------------------------------------------------------------- the commands' progress bar

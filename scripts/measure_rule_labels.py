@@ -1,7 +1,8 @@
 """How much the rule labeller saves the judge on the demo: every line it labels, and the judge requests it spares.
 
-Loads the demo (manage.py load_demo: 12 synthesized calls, a bank with three local candidates, three flags)
-into a throwaway SQLite database, scores the flags, then runs full-call runs with the local engines:
+Loads the demo (manage.py load_demo --flags 3 --no-runs: the synthesized calls, the bank of local candidates, the
+demo's first three flags) into a throwaway SQLite database, scores the flags, then runs full-call runs with the
+local engines:
 
 - the demo's full-call runs: one run per flagged call, the bank's leader as the candidate (as the product
   starts a run from a call you flagged);
@@ -38,7 +39,7 @@ def setup(workdir: Path) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    call_command("load_demo", verbosity=0)
+    call_command("load_demo", flags=3, no_runs=True, verbosity=0)
 
 
 def differing(run) -> list:

@@ -20,6 +20,8 @@ out) and where the errors fall (matrix, embedded, language-independent words), u
 
 from dataclasses import asdict
 
+from django.db import transaction
+
 from transcriber_tests.scoring import NORMALIZER_VERSION
 
 from .. import executor
@@ -89,13 +91,40 @@ def retry_failed(run) -> int:
 
 
 def execute_run(
-    run_id: int, *, concurrency: int | None = None, max_utterances: int | None = None, progress=None
+    run_id: int,
+    *,
+    concurrency: int | None = None,
+    max_utterances: int | None = None,
+    time_budget_s: float | None = None,
+    progress=None,
 ) -> executor.Progress:
     """Transcribe and score the run's queued clips (see executor.execute)."""
     run = CsRun.objects.select_related("transcriber").get(pk=run_id)
     if run.transcriber is None:
         raise RunRefused(f"The transcriber of run {run_id} was deleted from the catalogue.")
-    return executor.execute(run, WORK, concurrency=concurrency, max_items=max_utterances, progress=progress)
+    return executor.execute(
+        run,
+        WORK,
+        concurrency=concurrency,
+        max_items=max_utterances,
+        time_budget_s=time_budget_s,
+        progress=progress,
+    )
+
+
+def start_run(dataset, transcriber, *, language_hint: bool, concurrency: int = DEFAULT_CONCURRENCY) -> CsRun:
+    """Create a run and hand it to the queue (benchmark.codeswitch.tasks) once the transaction commits. The
+    judge is not asked from the queue: `codeswitch_run --judge-only` asks it, where it is configured."""
+    with transaction.atomic():
+        run = create_run(dataset, transcriber, language_hint=language_hint, concurrency=concurrency)
+        transaction.on_commit(lambda: enqueue_run(run.pk))
+    return run
+
+
+def enqueue_run(run_id: int) -> None:
+    from django_q.tasks import async_task
+
+    async_task("benchmark.codeswitch.tasks.run_codeswitch", run_id, group="benchmark")
 
 
 def rescore(run) -> int:

@@ -12,18 +12,14 @@ log = logging.getLogger(__name__)
 
 def run_benchmark(run_id: int) -> str:
     """Transcribe a run's clips for a third of the queue's task timeout, then hand the rest to a new task, so
-    no task is killed mid-call by the queue's timeout. Returns the run's status."""
-    budget = executor.lease_seconds() / 3
-    try:
-        outcome = runs.execute_run(run_id, time_budget_s=budget)
-    except BenchmarkRun.DoesNotExist:
-        return "missing"
-    except executor.RunRefused as exc:
-        log.warning("benchmark run %s refused: %s", run_id, exc)
-        BenchmarkRun.objects.filter(pk=run_id).exclude(status=BenchmarkRun.DONE).update(
-            status=BenchmarkRun.STOPPED
-        )
-        return "refused"
-    if outcome.status == BenchmarkRun.STOPPED and outcome.queued:
-        actions.enqueue_run(run_id)
-    return outcome.status
+    no task is killed mid-call by the queue's timeout. A run that finishes is scored (tier A, as its page's
+    Score button does) unless it already was. Returns the run's status."""
+    status = executor.run_from_queue(BenchmarkRun, run_id, runs.execute_run, actions.enqueue_run)
+    if status == BenchmarkRun.DONE:
+        run = BenchmarkRun.objects.get(pk=run_id)
+        if run.scored_at is None:
+            try:
+                actions.score_run(run)
+            except actions.ScoringRefused as exc:
+                log.warning("benchmark run %s finished but was not scored: %s", run_id, exc)
+    return status

@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 
 def test_it_scores_a_demo_flag_with_whisper_tiny_en(settings_media):
-    call_command("load_demo", flags=0)
+    call_command("load_demo", flags=0, no_runs=True)
     data = json.loads((Path(settings.BASE_DIR) / "fixtures" / "demo" / "calls.json").read_text())
     said = {(c["external_id"], i): ln["said"] for c in data["calls"] for i, ln in enumerate(c["lines"])}
     line = next(

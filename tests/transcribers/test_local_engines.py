@@ -130,3 +130,26 @@ def test_it_refuses_audio_that_is_not_a_wav_in_local_engines():
         with pytest.raises(TranscriptionError) as caught:
             get_engine(entry(provider, model)).transcribe(b"RIFF but not really a wav")
         assert caught.value.retryable is False
+
+
+@pytest.mark.slow
+def test_it_replays_a_clip_whisper_finds_hard_to_the_same_text_every_time(settings):
+    """faster-whisper's own default falls back to sampling at rising temperatures on a clip like this one (a demo
+    line tiny.en loops on), whose text then changes from one replay to the next; the engine decodes at temperature
+    0 unless told otherwise, so a full-call run's calibration measures the audio path, not sampling noise."""
+    import json
+    from pathlib import Path
+
+    from oncore import audio
+
+    demo = Path(settings.BASE_DIR) / "fixtures" / "demo"
+    call = next(
+        c
+        for c in json.loads((demo / "calls.json").read_text())["calls"]
+        if c["external_id"] == "helpdesk-006"
+    )
+    line = call["lines"][3]
+    clip = audio.cut_line(demo / call["recording"], line["start_s"], line["end_s"]).candidate_wav
+    engine = get_engine(entry("faster_whisper", "tiny.en"))
+    texts = {engine.transcribe(clip).text for _ in range(3)}
+    assert texts == {line["text"]}  # the demo's live text, made through the same path

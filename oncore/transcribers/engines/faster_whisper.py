@@ -12,7 +12,11 @@ Each model is loaded once per process (cache keyed by model path, guarded by a l
 HF_HUB_OFFLINE=1 is set while a local folder loads, then restored, so a later named model in the
 same process can still download.
 Options: beam_size (default 5), vad_filter (default false), cpu_threads (default 0 = library default),
-transcribe_kwargs (extra keyword arguments for WhisperModel.transcribe).
+temperature (default 0), transcribe_kwargs (extra keyword arguments for WhisperModel.transcribe).
+Decoding is deterministic by default (temperature 0: beam search only), so replaying a clip gives the same
+text every time and a full-call run's calibration measures the audio path, not sampling noise. faster-whisper's
+own default falls back to sampling at rising temperatures on clips it finds hard, whose text then changes from
+one replay to the next; a list (e.g. [0, 0.2, 0.4, 0.6, 0.8, 1]) restores that fallback.
 """
 
 import os
@@ -169,6 +173,7 @@ class FasterWhisperEngine:
         hint = "en" if self.model.endswith(".en") else base_language(language)
         kwargs = {
             "beam_size": int(options.get("beam_size", 5)),
+            "temperature": options.get("temperature", 0.0),
             "vad_filter": bool(options.get("vad_filter", False)),
             "language": hint,
             **(options.get("transcribe_kwargs") or {}),

@@ -137,3 +137,25 @@ def test_it_transcribes_the_fixture_with_whisper_tiny(cs_dataset, whisper_tiny, 
     assert "tomorrow morning with the team" in english.text.lower() and english.wer < 0.5
     switched = run.results.get(utterance__utterance_id="cs-fr-01", utterance__condition="code_switched")
     assert switched.wer > english.wer
+
+
+def test_it_runs_from_the_queue_and_hands_the_rest_to_a_new_task(
+    cs_dataset, endpoint_transcriber, endpoint, django_capture_on_commit_callbacks, monkeypatch
+):
+    from django_q.models import OrmQ
+
+    from benchmark import executor
+    from benchmark.codeswitch import tasks
+
+    with django_capture_on_commit_callbacks(execute=True):
+        run = cs_runs.start_run(cs_dataset, endpoint_transcriber("fixed", text=HEARD), language_hint=False)
+    assert OrmQ.objects.count() == 1
+    monkeypatch.setattr(executor, "lease_seconds", lambda: 0)  # no time left after the first clip
+
+    assert tasks.run_codeswitch(run.pk) == "stopped"
+    assert len(endpoint.requests) == 1 and OrmQ.objects.count() == 2  # the rest is queued again
+
+    monkeypatch.undo()
+    assert tasks.run_codeswitch(run.pk) == "done"
+    assert tasks.run_codeswitch(run.pk) == "done"  # safe to run twice: nothing is sent again
+    assert len(endpoint.requests) == 9 and CsRun.objects.get(pk=run.pk).utterances_done == 9

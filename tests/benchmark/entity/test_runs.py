@@ -165,11 +165,15 @@ def test_it_runs_from_the_queue_safely_twice(
     assert OrmQ.objects.count() == 1
 
     assert tasks.run_benchmark(run.pk) == "done"
-    finished = BenchmarkRun.objects.get(pk=run.pk).finished_at
+    finished = BenchmarkRun.objects.get(pk=run.pk)
+    assert (
+        finished.scored_at is not None and finished.summary
+    )  # scored once finished, as the Score button does
     assert tasks.run_benchmark(run.pk) == "done"
 
     assert len(endpoint.requests) == 5
-    assert BenchmarkRun.objects.get(pk=run.pk).finished_at == finished
+    assert BenchmarkRun.objects.get(pk=run.pk).finished_at == finished.finished_at
+    assert BenchmarkRun.objects.get(pk=run.pk).scored_at == finished.scored_at  # not scored twice
     assert Hypothesis.objects.filter(run=run, status="done", text="hello").count() == 5
 
 

@@ -1,18 +1,20 @@
 """A full-call run on a demo call with the real local engine (Whisper tiny.en) and the local Messages API server.
 
-The demo calls are espeak-ng speech whose live transcripts are what Whisper tiny.en really heard, so the run's
-calibration replays tiny.en over the recording and compares with those texts."""
+The demo calls are espeak-ng speech whose live transcripts are what Whisper tiny.en really heard through the
+product's own path (scripts/make_demo_calls.py: the line cut by oncore.audio with the clip margin, then the
+catalogue entry's engine), so the run's calibration, replaying tiny.en over the recording, agrees with them."""
 
 import importlib.util
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 
 from oncore.templatetags.oncore_tags import percent
-from tests.llm_server import judge_responder
+from tests.llm_server import forced_tool, judge_responder, prompt_text
 from transcriber_tests import actions, tasks
 from transcriber_tests.models import Run, RunLine
 from transcriber_tests.runs import actions as run_actions
@@ -23,8 +25,8 @@ pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 DEMO_FILE = Path(settings.BASE_DIR) / "fixtures" / "demo" / "calls.json"
 CALL = "dental-003"  # three caller lines: one of the shortest demo calls
-# Decode the way the demo's live transcripts were made (temperature 0 only), which is also fast.
-DECODE = {"temperature": 0.0, "condition_on_previous_text": False, "without_timestamps": True}
+# The candidate decodes greedily, which is fast; the live transcriber is the catalogue entry as migrated.
+DECODE = {"condition_on_previous_text": False, "without_timestamps": True}
 
 
 def _why_not() -> str | None:
@@ -47,16 +49,6 @@ def demo(org):
     from oncore.calls.models import Call
     from oncore.transcribers.models import Transcriber
 
-    Transcriber.objects.update_or_create(
-        slug="whisper-tiny-en",
-        defaults={
-            "provider": "faster_whisper",
-            "model": "tiny.en",
-            "display_name": "Whisper tiny.en (local)",
-            "price_per_minute": 0,
-            "options": {"transcribe_kwargs": DECODE},
-        },
-    )
     greedy = Transcriber.objects.create(
         slug="whisper-tiny-en-greedy",
         provider="faster_whisper",
@@ -80,12 +72,29 @@ def test_it_runs_a_demo_call_through_whisper_tiny_en_with_the_judge(demo, llm_se
     caller = list(call.lines.filter(speaker="caller", start_s__isnull=False).order_by("position"))
     actions.do_flag_line(caller[0], said[(CALL, caller[0].position)], bank=bank)
     tasks.drain()
+
     # Every differing line is a break for this judge, so the patterns and the verdict have something to say.
-    llm_server.responder = lambda body: (
-        {"label": "live_right", "reasoning": "The candidate lost a word."}
-        if body["tool_choice"]["name"] == "record_label"
-        else judge_responder(body)
-    )
+    live_texts = {ln.text for ln in caller}
+
+    def breaks(body):
+        """Labels every line in favour of whichever transcript is the live one (the judge sees them unnamed)."""
+        if forced_tool(body).get("name") != "record_labels":
+            return judge_responder(body)
+        lines = re.findall(
+            r'<line id="([^"]+)">\n<transcript_1>(.*?)</transcript_1>', prompt_text(body), re.S
+        )
+        return {
+            "labels": [
+                {
+                    "line": key,
+                    "reasoning": "The candidate lost a word.",
+                    "label": "transcript_1_right" if first in live_texts else "transcript_2_right",
+                }
+                for key, first in lines
+            ]
+        }
+
+    llm_server.responder = breaks
 
     run = run_actions.do_start_run(bank, [call.pk], confirmed=True)
     assert run_tasks.drain_run(run.pk, max_seconds=300) == Run.DONE
@@ -100,7 +109,7 @@ def test_it_runs_a_demo_call_through_whisper_tiny_en_with_the_judge(demo, llm_se
         f"({percent(s.audio_path_agreement)}), {s.differing} of {s.lines} lines differ, flag label "
         f"{run.lines.get(line=caller[0]).label}"
     )
-    assert s.audio_path_agreement is not None
+    assert s.audio_path_agreement == 1  # the demo's live texts were made through the path the run replays
     flagged = run.lines.get(line=caller[0])
     assert flagged.label_source == RunLine.BY_FLAG and flagged.label
     assert s.unlabelled == 0

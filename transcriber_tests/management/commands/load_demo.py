@@ -1,3 +1,6 @@
+import json
+import random
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -6,68 +9,132 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
+from benchmark.codeswitch import importer as cs_importer
+from benchmark.codeswitch import runs as cs_runs
+from benchmark.entity import actions as entity_actions
+from benchmark.entity import importer as entity_importer
 from oncore.accounts.models import Membership, Organization
 from oncore.calls.importer import import_calls
 from oncore.calls.models import Line
 from oncore.transcribers.models import Transcriber
-from transcriber_tests import actions, scoring
+from transcriber_tests import actions
+from transcriber_tests.runs import actions as run_actions
 
-DEMO_FILE = Path(settings.BASE_DIR) / "fixtures" / "demo" / "calls.json"
+FIXTURES = Path(settings.BASE_DIR) / "fixtures"
+DEMO_FILE = FIXTURES / "demo" / "calls.json"
+FLAGS_FILE = FIXTURES / "demo" / "flags.json"
+ENTITY_FIXTURE = FIXTURES / "entity_benchmark"
+CODESWITCH_FIXTURE = FIXTURES / "codeswitch" / "fixture.jsonl"
 LOGINS = [
     ("demo-admin", "demo-admin-pass", Membership.ADMIN),
     ("demo-member", "demo-member-pass", Membership.MEMBER),
 ]
-CANDIDATES = ["whisper-base", "whisper-tiny-en", "pocketsphinx-en-us"]
+# The bank compares alternatives to the live transcriber (Whisper tiny.en, shown beside them for reference): as a
+# candidate it would replay each line through the very path its live text came from, and match every control.
+CANDIDATES = ["whisper-base", "pocketsphinx-en-us"]
+LOCAL_ENGINES = ["whisper-base", "whisper-tiny-en", "pocketsphinx-en-us"]
+RUN_CANDIDATE = "whisper-base"  # the strongest local engine: the one a demo admin would try on whole calls
+# Code-switching runs: (transcriber, language hint). tiny.en is English only, which the report shows.
+CODESWITCH_RUNS = [("whisper-base", False), ("whisper-base", True), ("whisper-tiny-en", False)]
 
 
 class Command(BaseCommand):
-    help = "Load the demo organization, its logins, a bank with three candidates, the demo calls and a few flags."
+    help = (
+        "Load the demo: an organization with its logins, a bank with three local candidates, the synthesized "
+        "calls and the flags of fixtures/demo/, a full-call run, and the packaged entity-benchmark and "
+        "code-switching fixtures with runs of the local engines. Everything a transcriber produces is queued: "
+        "a queue worker (manage.py qcluster, which make run starts) computes it in the background."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "--flags", type=int, default=3, help="Caller lines to flag where the live text was wrong."
+            "--flags",
+            type=int,
+            default=None,
+            help="Load at most this many of the demo's flags (default: all).",
+        )
+        parser.add_argument(
+            "--no-runs",
+            action="store_true",
+            help="Start no full-call run and leave the benchmark fixtures out: calls, bank and flags only.",
         )
 
-    def handle(self, flags, **options):
+    def handle(self, flags, no_runs, **options):
         if Organization.objects.filter(slug="demo").exists():
             self.stdout.write("The demo organization is already loaded.")
             return
         with transaction.atomic():
             org = Organization.objects.create(name="Demo Hospitality Group", slug="demo")
             User = get_user_model()
+            admin = None
             for username, password, role in LOGINS:
                 user, _ = User.objects.get_or_create(username=username)
                 user.set_password(password)
                 user.save()
                 Membership.objects.create(user=user, organization=org, role=role)
+                admin = admin or user
             counts = import_calls(DEMO_FILE, org, shift_to=timezone.now())
             bank = actions.do_create_bank(org, name="English", language_label="English")
             for slug in CANDIDATES:
                 actions.do_add_candidate(bank, Transcriber.objects.get(slug=slug), confirmed=True)
-            made = self._flag_wrong_lines(org, bank, flags)
+            made = self._flag(org, bank, admin, flags)
+            run = None if no_runs else self._full_call_run(bank, admin)
         self.stdout.write(
             f"Loaded the demo: {counts['calls']} calls, {counts['lines']} lines, bank {bank.name!r} with "
-            f"{len(CANDIDATES)} candidates, {made} flags queued. Logins: "
+            f"{len(CANDIDATES)} candidates, {made} flags queued"
+            + (f", full-call run {run.pk} of {run.candidate} queued" if run else "")
+            + ". Logins: "
             + ", ".join(f"{u} / {p}" for u, p, _ in LOGINS)
         )
+        if not no_runs:
+            self._benchmarks()
 
-    def _flag_wrong_lines(self, org, bank, limit) -> int:
-        """Flag the first caller lines whose live text differs from what the script says was said."""
-        import json
+    def _flag(self, org, bank, user, limit) -> int:
+        """The demo's flags (fixtures/demo/flags.json): what was said, the tags and note a person typed, made
+        the given hours after the call. Each draws its control lines with a seed of its own, so every load
+        draws the same ones."""
+        specs = json.loads(FLAGS_FILE.read_text())["flags"][:limit]
+        lines = {
+            (line.call.external_id, line.position): line
+            for line in Line.objects.filter(call__tenant__organization=org).select_related("call")
+        }
+        now = timezone.now()
+        for spec in specs:
+            line = lines[(spec["call"], spec["position"])]
+            flag = actions.do_flag_line(
+                line,
+                spec["expected_text"],
+                bank=bank,
+                tags=spec["tags"],
+                note=spec["note"],
+                user=user,
+                rng=random.Random(f"{spec['call']}:{spec['position']}"),
+            )
+            made_at = min(line.call.started_at + timedelta(hours=spec["flagged_after_h"]), now)
+            type(flag).objects.filter(pk=flag.pk).update(created_at=made_at)
+        return len(specs)
 
-        said = {}
-        for spec in json.loads(DEMO_FILE.read_text())["calls"]:
-            for position, ln in enumerate(spec["lines"]):
-                said[(spec["external_id"], position)] = ln.get("said")
-        made = 0
-        lines = Line.objects.filter(call__tenant__organization=org, speaker=Line.CALLER).select_related(
-            "call"
+    def _full_call_run(self, bank, user):
+        """A full-call run of the strongest local engine over the newest calls flagged into the bank."""
+        calls = (
+            bank.flags.order_by("-line__call__started_at").values_list("line__call_id", flat=True).distinct()
         )
-        for line in lines.order_by("call__started_at", "position"):
-            truth = said.get((line.call.external_id, line.position))
-            if made >= limit or not truth or scoring.score_line(truth, line.text).match:
-                continue
-            if actions.why_not_flaggable(line) is None:
-                actions.do_flag_line(line, truth, bank=bank, tags=["name"], note="Demo flag")
-                made += 1
-        return made
+        call_ids = list(dict.fromkeys(calls))[: run_actions.MAX_CALLS]
+        if not call_ids:
+            return None
+        candidate = Transcriber.objects.get(slug=RUN_CANDIDATE)
+        return run_actions.do_start_run(bank, call_ids, candidate=candidate, confirmed=True, user=user)
+
+    def _benchmarks(self) -> None:
+        """The packaged entity-benchmark and code-switching fixtures, and runs of the local engines on them."""
+        entity = entity_importer.import_dataset(ENTITY_FIXTURE, out=lambda message: None).dataset
+        for slug in LOCAL_ENGINES:
+            entity_actions.start_run(entity, Transcriber.objects.get(slug=slug))
+        codeswitch = cs_importer.import_codeswitch(CODESWITCH_FIXTURE, name="codeswitch-fixture").dataset
+        for slug, hint in CODESWITCH_RUNS:
+            cs_runs.start_run(codeswitch, Transcriber.objects.get(slug=slug), language_hint=hint)
+        self.stdout.write(
+            f"Imported the entity benchmark fixture ({entity.clip_count} clips) and the code-switching fixture "
+            f"({codeswitch.utterance_count} clips); queued {len(LOCAL_ENGINES)} entity runs and "
+            f"{len(CODESWITCH_RUNS)} code-switching runs of the local engines."
+        )
