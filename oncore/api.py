@@ -9,11 +9,12 @@ actions' ActionErrors (oncore.errors) keep their own code and status, validation
 oncore/urls.py does that before it includes `urls()`."""
 
 import functools
+import json
 import logging
 import re
 from dataclasses import dataclass
-from datetime import timedelta
-from typing import Any
+from datetime import datetime, timedelta
+from typing import Annotated, Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
@@ -26,14 +27,21 @@ from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.views.decorators.csrf import csrf_exempt
-from ninja import NinjaAPI, Schema
+from ninja import Field, NinjaAPI, Schema
 from ninja.errors import HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 from ninja.openapi.docs import DocsBase
+from ninja.parser import Parser
+from ninja.renderers import JSONRenderer
+from ninja.responses import NinjaJSONEncoder, Status
 from ninja.security import HttpBearer
+from pydantic import AfterValidator, ConfigDict
 
+from oncore import idempotency
 from oncore.accounts.models import ApiKey, hash_key
 from oncore.errors import ActionError
+from oncore.formats import iso_time
+from oncore.http import MAX_ID
 from oncore.middleware import too_large_message
 
 log = logging.getLogger(__name__)
@@ -111,6 +119,20 @@ ERROR_CODES = [
         "header to get the whole clip.",
     ),
     ErrorCode(
+        "unsupported_media_type",
+        415,
+        "The body is not sent as JSON",
+        "Send the JSON body with the header `Content-Type: application/json` (the call import alone is "
+        "`multipart/form-data`).",
+    ),
+    ErrorCode(
+        "idempotency_key_reused",
+        409,
+        "The Idempotency-Key was used for another request",
+        "An `Idempotency-Key` stands for one request for 24 hours: sent again with the same body it replays the "
+        "first answer, with another body it is refused. Use a new key (a random UUID) for each new request.",
+    ),
+    ErrorCode(
         "internal_error",
         500,
         "Something failed on the server",
@@ -168,9 +190,28 @@ def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
-def doc(ok_status: int, ok_schema, ok_description: str, *codes: str, content_type: str | None = None) -> dict:
+def describe_codes(codes) -> str:
+    """The description of an error status in the reference: its codes, each with its title."""
+    return (
+        "Error codes: "
+        + "; ".join(f"`{c}` ({_lower_first(ERRORS[c].title)})" for c in codes)
+        + ". See the error guide for what to do about each."
+    )
+
+
+# Bodies that are not JSON. CSV is text, so generated clients hand it over as a string; the audio is bytes, also
+# declared as application/octet-stream so that clients which know only that media type read the same bytes.
+CSV_CONTENT = {"text/csv": {"schema": {"type": "string"}}}
+WAV_CONTENT = {
+    media: {"schema": {"type": "string", "format": "binary"}}
+    for media in ("audio/wav", "application/octet-stream")
+}
+
+
+def doc(ok_status: int, ok_schema, ok_description: str, *codes: str, content: dict | None = None) -> dict:
     """Keyword arguments for a router decorator: the success response and every error the operation can give,
-    each status described with its codes, so the reference lists them. `content_type` marks a non-JSON body."""
+    each status described with its codes (also listed, for programs, in `x-error-codes`), so the reference lists
+    them. `content` declares a body that is not JSON (CSV_CONTENT, WAV_CONTENT)."""
     by_status: dict[int, list[str]] = {}
     for code in (*COMMON_CODES, *codes):
         by_status.setdefault(ERRORS[code].status, [])
@@ -178,15 +219,72 @@ def doc(ok_status: int, ok_schema, ok_description: str, *codes: str, content_typ
             by_status[ERRORS[code].status].append(code)
     response = {ok_status: ok_schema, **dict.fromkeys(sorted(by_status), ErrorOut)}
     described = {ok_status: {"description": ok_description}}
-    if content_type:
-        described[ok_status]["content"] = {content_type: {"schema": {"type": "string", "format": "binary"}}}
+    if content:
+        described[ok_status]["content"] = content
     for status, status_codes in sorted(by_status.items()):
-        described[status] = {
-            "description": "Error codes: "
-            + "; ".join(f"`{c}` ({_lower_first(ERRORS[c].title)})" for c in status_codes)
-            + ". See the error guide for what to do about each."
-        }
+        described[status] = {"description": describe_codes(status_codes), "x-error-codes": status_codes}
     return {"response": response, "openapi_extra": {"responses": described}}
+
+
+# ---------------------------------------------------------------- what every router uses
+
+MAX_LIMIT = 200
+
+
+def _no_nul(value: str) -> str:
+    if "\x00" in value:
+        raise ValueError("must not contain the NUL character")
+    return value
+
+
+# Text the database can store on every backend (PostgreSQL refuses NUL characters).
+Text = Annotated[str, AfterValidator(_no_nul)]
+Id = Annotated[int, Field(ge=1, le=MAX_ID)]
+Money = Annotated[
+    str, Field(pattern=r"^-?[0-9]+\.[0-9]{6}$", description="USD, a decimal string with six places.")
+]
+
+
+class BodyIn(Schema):
+    """A JSON request body: a field it does not list is refused with 422 (`extra_forbidden`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class PageIn(Schema):
+    limit: int = Field(50, ge=1, le=MAX_LIMIT, description=f"Items per page, at most {MAX_LIMIT}.")
+    offset: int = Field(0, ge=0, le=10**9, description="Items to skip.")
+
+
+class Page(Schema):
+    count: int = Field(description="Items matching the filters, on every page.")
+    limit: int
+    offset: int
+    has_more: bool = Field(description="Whether items follow this page (ask again with offset + limit).")
+
+
+def page(queryset, q: PageIn, convert) -> dict:
+    """One page of an ordered queryset: two queries, whatever the page size."""
+    return page_of(queryset.count(), q, [convert(obj) for obj in queryset[q.offset : q.offset + q.limit]])
+
+
+def page_of(count: int, q: PageIn, items: list) -> dict:
+    return {
+        "count": count,
+        "limit": q.limit,
+        "offset": q.offset,
+        "has_more": q.offset + len(items) < count,
+        "items": items,
+    }
+
+
+def get_or_404(queryset, pk: int, what: str, field: str = "pk"):
+    """The object with this id (in `field`) among `queryset` (already limited to the organization), else
+    not_found."""
+    obj = queryset.filter(**{field: pk}).first() if 0 < pk <= MAX_ID else None
+    if obj is None:
+        raise ApiError("not_found", f"No {what} with id {pk} in this organization.")
+    return obj
 
 
 # ---------------------------------------------------------------- authentication
@@ -381,9 +479,149 @@ def reference_context(schema: dict) -> dict:
 # ---------------------------------------------------------------- the API and its error handlers
 
 
+# Seconds a client is asked to wait after 429 (queue_full): the queue drains in minutes, not seconds.
+RETRY_AFTER_S = 60
+
+
+class ApiJSONEncoder(NinjaJSONEncoder):
+    """Times as the CSV downloads and webhooks write them (oncore.formats)."""
+
+    def default(self, o):
+        if isinstance(o, datetime):
+            return iso_time(o)
+        return super().default(o)
+
+
+class ApiRenderer(JSONRenderer):
+    encoder_class = ApiJSONEncoder
+
+
+def _is_json(content_type: str) -> bool:
+    return content_type == "application/json" or content_type.endswith("+json")
+
+
+class JsonBodyParser(Parser):
+    """A JSON body must say so in its Content-Type (ninja wraps what this raises in a 400; `_http_error` answers
+    the ApiError it carries)."""
+
+    def parse_body(self, request):
+        if not _is_json(request.content_type or ""):
+            raise ApiError(
+                "unsupported_media_type",
+                f"The body was sent as {request.content_type or 'no Content-Type'}; send it as JSON with "
+                "`Content-Type: application/json`.",
+            )
+        return super().parse_body(request)
+
+
 class OnCoreAPI(NinjaAPI):
     def get_openapi_operation_id(self, operation) -> str:
         return operation.view_func.__name__  # unique across the routers; short ids for generated clients
+
+    def add_router(self, prefix, router, **kwargs):
+        """Every POST of every router honours an Idempotency-Key (oncore.idempotency)."""
+        for path_view in router.path_operations.values():
+            for operation in path_view.operations:
+                if "POST" in operation.methods:
+                    operation.view_func = idempotency.once(operation.view_func, self._render)
+        super().add_router(prefix, router, **kwargs)
+
+    def _render(self, value) -> str:
+        return json.dumps(value, cls=ApiJSONEncoder)
+
+    def create_temporal_response(self, request):
+        """The response the operation's result is written into: kept on the request, so an operation can add
+        headers to it (`created` sets Location; a replayed request sets Location and Idempotent-Replayed)."""
+        response = super().create_temporal_response(request)
+        request.api_response = response
+        return response
+
+    def get_openapi_schema(self, **kwargs):
+        schema = super().get_openapi_schema(**kwargs)
+        complete_schema(schema)
+        return schema
+
+
+def created(request, location: str, value) -> Status:
+    """201 with a Location header naming the new object's URL."""
+    request.api_response["Location"] = location
+    return Status(201, value)
+
+
+# ---------------------------------------------------------------- what the schema says beyond ninja's own
+
+IDEMPOTENCY_PARAMETER = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": "Any unique string up to 255 characters (a random UUID). The same key and request within 24 "
+    "hours replays the first answer without doing the work again; the same key with another request is refused "
+    "(409 `idempotency_key_reused`).",
+    "schema": {"type": "string", "minLength": 1, "maxLength": idempotency.MAX_KEY_LENGTH},
+}
+HEADERS = {
+    "RequestId": (
+        "X-Request-Id",
+        "The request's id: the one the client sent in X-Request-Id, else a new one. It is in the server's log "
+        "line of the request; quote it when reporting a problem.",
+    ),
+    "Location": ("Location", "The URL of the new object."),
+    "RetryAfter": ("Retry-After", "Seconds to wait before trying again."),
+    "WWWAuthenticate": ("WWW-Authenticate", "`Bearer`: send an organization key as a bearer token."),
+}
+HEADERS_BY_STATUS = {"201": ["Location"], "429": ["RetryAfter"], "401": ["WWWAuthenticate"]}
+_ERROR_CONTENT = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
+
+
+def _add_codes(responses: dict, *codes: str) -> None:
+    for code in codes:
+        status = str(ERRORS[code].status)
+        response = responses.setdefault(status, {"content": _ERROR_CONTENT, "x-error-codes": []})
+        if code not in response["x-error-codes"]:
+            response["x-error-codes"].append(code)
+        response["description"] = describe_codes(response["x-error-codes"])
+
+
+def _prune_components(schema: dict) -> None:
+    """Drop the component schemas no operation reaches (ninja lists the query parameter models too)."""
+    components = schema.get("components", {}).get("schemas", {})
+    refs = re.compile(r'"#/components/schemas/([^"]+)"')
+    reached, todo = set(), set(refs.findall(json.dumps(schema["paths"])))
+    while todo:
+        name = todo.pop()
+        reached.add(name)
+        todo |= set(refs.findall(json.dumps(components.get(name, {})))) - reached
+    for name in set(components) - reached:
+        del components[name]
+
+
+def complete_schema(schema: dict) -> None:
+    """What ninja does not write itself: the Idempotency-Key of every POST, the 415 of every JSON body, the
+    response headers, every error code as the enum of `ErrorBody.code`, and no unused components."""
+    for item in schema["paths"].values():
+        for method, op in item.items():
+            responses = {str(status): response for status, response in op["responses"].items()}
+            if method == "post":
+                op.setdefault("parameters", []).append(IDEMPOTENCY_PARAMETER)
+                _add_codes(responses, "invalid_request", "idempotency_key_reused")
+            if "application/json" in op.get("requestBody", {}).get("content", {}):
+                _add_codes(responses, "unsupported_media_type")
+            op["responses"] = dict(sorted(responses.items()))
+            for status, response in op["responses"].items():
+                names = ["RequestId", *HEADERS_BY_STATUS.get(status, [])]
+                response["headers"] = {HEADERS[n][0]: {"$ref": f"#/components/headers/{n}"} for n in names}
+    components = schema.setdefault("components", {})
+    components["headers"] = {
+        name: {"description": description, "schema": {"type": "string"}}
+        for name, (_header, description) in HEADERS.items()
+    }
+    error_body = components["schemas"]["ErrorBody"]
+    error_body["properties"]["code"] = {
+        "type": "string",
+        "enum": [e.code for e in ERROR_CODES],
+        "description": "Stable: branch on it. The error guide says what to do about each.",
+    }
+    _prune_components(schema)
 
 
 api = OnCoreAPI(
@@ -391,18 +629,25 @@ api = OnCoreAPI(
     version="1",
     description=(
         "Everything the transcriber testing dashboard does, over HTTP: calls, flags, banks, candidates, results, "
-        "the turn-by-turn table, full-call runs, CSV exports and the queue. Authenticate with an organization key "
-        "(`Authorization: Bearer <key>`); tenant keys are refused. Errors share one shape, "
-        '`{"error": {"code", "message", "detail"}}`; the error guide lists every code with what to do.'
+        "the turn-by-turn table, full-call runs, CSV exports, the queue and webhooks. Authenticate with an "
+        "organization key (`Authorization: Bearer <key>`); tenant keys are refused. Errors share one shape, "
+        '`{"error": {"code", "message", "detail"}}`; the error guide lists every code with what to do. Every POST '
+        "takes an `Idempotency-Key` header, so a retry never does the work twice."
     ),
     urls_namespace="api",
     auth=OrganizationKey(),
     docs=ReferencePage(),
+    renderer=ApiRenderer(),
+    parser=JsonBodyParser(),
 )
 
 
 def _respond(request, status: int, code: str, message: str, detail=None, headers=None):
     response = api.create_response(request, error_body(code, message, detail), status=status)
+    if status == 401:
+        response["WWW-Authenticate"] = "Bearer"
+    if status == 429:
+        response["Retry-After"] = str(RETRY_AFTER_S)
     for name, value in (headers or {}).items():
         response[name] = value
     return response
@@ -418,10 +663,21 @@ def _api_error(request, exc: ApiError):
     return _respond(request, exc.status, exc.code, exc.message, exc.detail, exc.headers)
 
 
+def _loc(loc) -> list:
+    """Where a field is, as documented: ["body", "expected_text"], ["query", "limit"], ["body", "file"] (ninja
+    writes the body parameter's name after "body", and "file" for a multipart file part)."""
+    loc = list(loc)
+    if loc[:2] == ["body", "body"]:
+        return ["body", *loc[2:]]
+    if loc[:1] == ["file"]:
+        return ["body", *loc[1:]]
+    return loc
+
+
 @api.exception_handler(NinjaValidationError)
 def _validation_error(request, exc: NinjaValidationError):
     errors = [
-        {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
+        {"loc": _loc(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
         for e in exc.errors
     ]
     shown = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors[:3])
@@ -439,6 +695,8 @@ HTTP_ERROR_CODES = {400: "invalid_request", 401: "unauthorized", 404: "not_found
 
 @api.exception_handler(HttpError)
 def _http_error(request, exc: HttpError):
+    if isinstance(exc.__cause__, ApiError):  # raised while the body was parsed (JsonBodyParser)
+        return _api_error(request, exc.__cause__)
     code = HTTP_ERROR_CODES.get(exc.status_code, "invalid_request")
     message = exc.message
     if code == "unauthorized":
@@ -464,7 +722,12 @@ def _bad_upload(request, exc: Exception):
 
 @api.exception_handler(Exception)
 def _unexpected(request, exc: Exception):
-    log.exception("API error on %s %s", request.method, request.path)
+    log.exception(
+        "API error on %s %s (request_id=%s)",
+        request.method,
+        request.path,
+        getattr(request, "request_id", "-"),
+    )
     return _respond(
         request,
         500,

@@ -1,5 +1,6 @@
 """Small helpers that read settings from environment variables and fail loudly on bad values."""
 
+import ipaddress
 import os
 
 from django.core.exceptions import ImproperlyConfigured
@@ -57,3 +58,16 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_networks(name: str) -> list[str]:
+    """Comma-separated IP networks (`127.0.0.1/32,10.0.0.0/8`); a value that is not one fails loudly."""
+    networks = env_list(name, [])
+    for network in networks:
+        try:
+            ipaddress.ip_network(network, strict=False)
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name}: {network!r} is not an IP network; write one like 127.0.0.1/32 or 10.0.0.0/8."
+            ) from None
+    return networks

@@ -24,6 +24,7 @@ gives up.
 
 import hashlib
 import json
+import logging
 import math
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -35,8 +36,14 @@ from django.core.exceptions import ImproperlyConfigured
 
 from oncore.env import env_float, env_int, env_str
 
+log = logging.getLogger(__name__)
+
 DEFAULT_MODEL = "claude-sonnet-4-6"  # $3 / $15 per million tokens, the default prices below
 KEY_ENV = "ANTHROPIC_API_KEY"
+# What organization admins read (on the run page and over the API): nothing of the server's settings; the
+# detail goes to the log.
+NOT_CONFIGURED = "the judge is not configured on this server"
+MISCONFIGURED = "the judge is not configured correctly on this server"
 CACHE_WRITE_FACTOR = Decimal("1.25")  # a cache write costs 1.25x an input token
 CACHE_READ_FACTOR = Decimal("0.1")  # a cache read costs 0.1x an input token
 CHARS_PER_TOKEN = 4
@@ -46,7 +53,7 @@ _RETRYABLE_STATUSES = {408, 409, 429}
 
 
 class JudgeNotConfigured(Exception):
-    def __init__(self, message: str = "judge not configured: set ANTHROPIC_API_KEY"):
+    def __init__(self, message: str = NOT_CONFIGURED):
         super().__init__(message)
         self.message = message
 
@@ -186,17 +193,16 @@ def call_tool(*, system: str, prompt: str, tool: dict, max_tokens: int = 1024) -
     except anthropic.APIStatusError as exc:
         raise _status_error(exc, api_key, retries, model_id) from None
     except anthropic.APITimeoutError:
-        raise LLMError(
-            f"the Anthropic API did not answer within {timeout:g} s, {retries} retries included",
-            retryable=True,
-        ) from None
+        log.warning("The Anthropic API did not answer within %g s, %d retries included.", timeout, retries)
+        raise LLMError("the judge did not answer in time, even after retrying", retryable=True) from None
     except anthropic.APIConnectionError:
-        raise LLMError(
-            f"could not reach the Anthropic API at {url or 'its default address'} ({retries} retries)",
-            retryable=True,
-        ) from None
+        log.warning(
+            "Could not reach the Anthropic API at %s (%d retries).", url or "its default address", retries
+        )
+        raise LLMError("the judge could not be reached, even after retrying", retryable=True) from None
     except anthropic.AnthropicError as exc:
-        raise LLMError(f"the Anthropic call failed: {_scrub(str(exc), api_key)}", retryable=False) from None
+        log.warning("The Anthropic call failed: %s", _scrub(str(exc), api_key))
+        raise LLMError("the judge's call failed", retryable=False) from None
 
     if response.stop_reason == "max_tokens":
         raise LLMError(
@@ -289,34 +295,31 @@ def _scrub(text: str, api_key: str) -> str:
 
 
 def _status_error(exc: anthropic.APIStatusError, api_key: str, retries: int, model_id: str) -> LLMError:
+    """The error of an API answer: the message says what happened in words that reveal nothing of the server's
+    settings (it is shown to organization admins and over the API); the detail goes to the log."""
     status = exc.status_code
     detail = _scrub(exc.api_message or exc.message or "", api_key)
     kind = f"{status} {exc.type}" if exc.type else str(status)
-    if status == 401:
+    hint = {
+        401: "check ANTHROPIC_API_KEY",
+        403: f"check that the key in ANTHROPIC_API_KEY may use {model_id}",
+        404: f"is ANTHROPIC_MODEL={model_id!r} a model id?",
+    }.get(status, f"{retries} retries")
+    log.warning("The Anthropic API answered %s (%s): %s", kind, hint, detail)
+    if status in (401, 403, 404):
         return LLMError(
-            "Anthropic rejected the API key (401): check ANTHROPIC_API_KEY.", retryable=False, status=status
-        )
-    if status == 403:
-        return LLMError(
-            f"Anthropic refused the request ({kind}): check that the key in ANTHROPIC_API_KEY may use "
-            f"{model_id}. {detail}".strip(),
-            retryable=False,
-            status=status,
+            f"{MISCONFIGURED} (the judge's service answered {status})", retryable=False, status=status
         )
     if status == 429:
         return LLMError(
-            f"Anthropic rate limit ({kind}) still hit after {retries} retries; try again later. {detail}".strip(),
+            "the judge's rate limit was still reached after retrying; try again later",
             retryable=True,
             status=status,
         )
     if status >= 500 or status in _RETRYABLE_STATUSES:
         return LLMError(
-            f"Anthropic API error ({kind}) after {retries} retries: {detail}".strip(),
+            f"the judge's service failed ({status}), even after retrying; try again later",
             retryable=True,
             status=status,
         )
-    if status == 404:
-        detail = f"{detail} (is ANTHROPIC_MODEL={model_id!r} a model id?)"
-    return LLMError(
-        f"Anthropic rejected the request ({kind}): {detail}".strip(), retryable=False, status=status
-    )
+    return LLMError(f"the judge's service rejected the request ({status})", retryable=False, status=status)

@@ -1,5 +1,11 @@
-"""Site-wide HTTP guards: a cap on request bodies (refused with 413 before anything reads them) and the
-Content-Security-Policy header on every response."""
+"""Site-wide HTTP guards: a request id on every request and response (written to the request's log line), a cap
+on request bodies (refused with 413 before anything reads them) and the Content-Security-Policy header on every
+response."""
+
+import logging
+import re
+import time
+import uuid
 
 from django.conf import settings
 from django.http import HttpResponse, JsonResponse
@@ -61,6 +67,33 @@ def content_security_policy(get_response):
     def middleware(request):
         response = get_response(request)
         response.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        return response
+
+    return middleware
+
+
+REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+request_log = logging.getLogger("oncore.requests")
+
+
+def request_id(get_response):
+    """X-Request-Id: the client's own when it sent a usable one (1 to 128 of A-Z a-z 0-9 . _ : -), else a new
+    one; set on request.request_id, answered on every response and written to the request's log line."""
+
+    def middleware(request):
+        sent = request.headers.get("X-Request-Id", "")
+        request.request_id = sent if REQUEST_ID.fullmatch(sent) else uuid.uuid4().hex
+        started = time.monotonic()
+        response = get_response(request)
+        response["X-Request-Id"] = request.request_id
+        request_log.info(
+            "%s %s %s %.0fms request_id=%s",
+            request.method,
+            request.path,
+            response.status_code,
+            (time.monotonic() - started) * 1000,
+            request.request_id,
+        )
         return response
 
     return middleware

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from oncore.env import env_bool, env_float, env_int, env_list, env_str
+from oncore.env import env_bool, env_float, env_int, env_list, env_networks, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("ONCORE_VAR_DIR", str(BASE_DIR / "var")))
@@ -38,11 +38,13 @@ INSTALLED_APPS = [
     "oncore.accounts",
     "oncore.transcribers",
     "oncore.calls",
+    "oncore.webhooks",
     "transcriber_tests",
     "benchmark",
 ]
 
 MIDDLEWARE = [
+    "oncore.middleware.request_id",
     "django.middleware.security.SecurityMiddleware",
     "oncore.middleware.content_security_policy",
     "oncore.middleware.request_size_limit",
@@ -214,6 +216,14 @@ ONCORE = {
     # Any request body, in MB (an import with its recordings included): larger ones are refused with 413
     # before they are read.
     "MAX_REQUEST_MB": env_int("ONCORE_MAX_REQUEST_MB", 256, minimum=1),
+    # Webhooks (oncore.webhooks): a delivery that fails is tried again after WEBHOOK_BACKOFF_S, doubled with each
+    # attempt, for WEBHOOK_RETRY_HOURS; each attempt waits WEBHOOK_TIMEOUT_S for an answer. Endpoints may not
+    # reach private, loopback, link-local or reserved addresses, except those in WEBHOOK_ALLOW_NETWORKS
+    # (comma-separated networks, e.g. 127.0.0.1/32 for a receiver on the same machine; http is allowed there only).
+    "WEBHOOK_BACKOFF_S": env_float("ONCORE_WEBHOOK_BACKOFF_S", 60.0, minimum=0.0),
+    "WEBHOOK_RETRY_HOURS": env_float("ONCORE_WEBHOOK_RETRY_HOURS", 24.0, minimum=0.0),
+    "WEBHOOK_TIMEOUT_S": env_float("ONCORE_WEBHOOK_TIMEOUT_S", 10.0, minimum=0.1),
+    "WEBHOOK_ALLOW_NETWORKS": env_networks("ONCORE_WEBHOOK_ALLOW_NETWORKS"),
     # Offline model locations; None means "from the packaged models".
     "MODEL_CACHE_DIR": Path(env_str("ONCORE_MODEL_CACHE_DIR", str(VAR_DIR / "models"))),
 }

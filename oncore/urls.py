@@ -6,11 +6,15 @@ from oncore import api
 from oncore.accounts import key_views
 from oncore.accounts import views as account_views
 from oncore.accounts.login import throttled
+from oncore.webhooks import api as webhooks_api
+from oncore.webhooks import views as webhook_views
 from transcriber_tests import health
 from transcriber_tests.api import mount as mount_transcriber_tests_api
 
-# The product's API routers join the one API instance before its URLs are built.
+# The product's API routers join the one API instance before its URLs are built, then the webhooks (whose event
+# types the product apps registered when they were ready).
 mount_transcriber_tests_api(api.api)
+api.api.add_router("", webhooks_api.router)
 
 urlpatterns = [
     # The admin's log-in goes through the same throttle as the site's (listed first, so it wins the path).
@@ -21,6 +25,14 @@ urlpatterns = [
     path("org/switch/", account_views.switch_org, name="switch_org"),
     path("settings/api-keys/", key_views.api_keys, name="api_keys"),
     path("settings/api-keys/<int:pk>/revoke/", key_views.revoke_api_key, name="api_key_revoke"),
+    path("settings/webhooks/", webhook_views.webhooks, name="webhooks"),
+    path("settings/webhooks/<int:pk>/", webhook_views.webhook, name="webhook"),
+    path("settings/webhooks/<int:pk>/delete/", webhook_views.delete_webhook, name="webhook_delete"),
+    path(
+        "settings/webhooks/<int:pk>/deliveries/<int:delivery_pk>/send-again/",
+        webhook_views.send_again,
+        name="webhook_send_again",
+    ),
     path("api/errors/", api.errors_page, name="api_errors"),
     path("healthz", health.healthz, name="healthz"),
     path("api/v1/", api.urls()),

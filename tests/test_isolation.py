@@ -39,7 +39,7 @@ GLOBAL_ADMIN = {
     "cs:report_json",
 }
 # Pages without an object in the URL: another organization's admin gets their own (empty) page, not ours.
-ORG_LISTS = {"tt:calls", "tt:unbanked_flags", "tt:banks", "tt:bank_new", "api_keys"}
+ORG_LISTS = {"tt:calls", "tt:unbanked_flags", "tt:banks", "tt:bank_new", "api_keys", "webhooks"}
 
 # name -> (method, kwargs from the owner's objects)
 DASHBOARD = {
@@ -73,6 +73,10 @@ DASHBOARD = {
     "runs:export": ("get", lambda o: {"pk": o["run"].pk}),
     "api_keys": ("get", lambda o: {}),
     "api_key_revoke": ("post", lambda o: {"pk": o["key"].pk}),
+    "webhooks": ("get", lambda o: {}),
+    "webhook": ("get", lambda o: {"pk": o["webhook"].pk}),
+    "webhook_delete": ("post", lambda o: {"pk": o["webhook"].pk}),
+    "webhook_send_again": ("post", lambda o: {"pk": o["webhook"].pk, "delivery_pk": o["delivery"].pk}),
 }
 
 
@@ -126,6 +130,8 @@ def test_it_refuses_every_dashboard_url_to_anyone_but_the_owning_admin(
     owned["bank"].refresh_from_db()
     owned["flag"].refresh_from_db()
     assert owned["bank"].candidates.count() == 1 and owned["flag"].bank == owned["bank"]
+    owned["delivery"].refresh_from_db()
+    assert owned["webhook"].deliveries.count() == 1 and owned["delivery"].status == "delivered"
     client.force_login(admin_user)
     for name in names:
         if DASHBOARD[name][0] == "get":
@@ -166,6 +172,8 @@ def owner_values(owned):
         "run_id": owned["run"].pk,
         "run_line_id": owned["run_line"].pk,
         "call_ids": owned["call"].pk,
+        "webhook_id": owned["webhook"].pk,
+        "delivery_id": owned["delivery"].pk,
     }
 
 

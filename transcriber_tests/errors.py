@@ -51,7 +51,7 @@ class ExpectedTextEmpty(ActionError):
 
 
 class ExpectedMatchesLive(ActionError):
-    code = "expected_matches_live"
+    code = "expected_matches_production"
     status = 409
 
 

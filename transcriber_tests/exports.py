@@ -1,5 +1,7 @@
 """The transcriber-testing CSV downloads (results, turn table, a full-call run's lines), the dashboard's and the
-API's alike. They are streamed by oncore.csv, so a large bank never sits in memory."""
+API's alike. They are streamed by oncore.csv, so a large bank never sits in memory. Times, money and positions
+are written as the API's JSON writes them (oncore.formats; positions from 0); the columns keep the dashboard's
+word for the production transcript: live."""
 
 from itertools import islice
 
@@ -7,6 +9,7 @@ from django.db.models import Q
 from django.utils.text import slugify
 
 from oncore.csv import safe_cell, stream_csv
+from oncore.formats import iso_time, money
 from oncore.transcribers.models import Transcriber
 
 from . import queries
@@ -72,7 +75,7 @@ def results_rows(bank, window_days):
             bank.name,
             r.window_days,
             "candidate",
-            card.position + 1,
+            card.position,
             t.display_name,
             t.provider,
             t.model,
@@ -86,7 +89,7 @@ def results_rows(bank, window_days):
             "yes" if card.is_leader else "no",
             ("yes" if r.leader_clears_threshold else "no") if card.is_leader else "",
             float(bank.threshold),
-            card.cost,
+            money(card.cost),
         ]
     for t, s, interval in r.live_rows:
         lo, hi = interval or (None, None)
@@ -131,8 +134,8 @@ def _item_cells(
         call_id,
         line_id,
         safe_cell(tenant),
-        started_at.isoformat(),
-        flagged_at.isoformat(),
+        iso_time(started_at),
+        iso_time(flagged_at),
         safe_cell(" ".join(Flag.decode_tags(tags))),
         safe_cell(expected),
         safe_cell(live_text),

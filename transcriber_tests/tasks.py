@@ -11,7 +11,7 @@ from django.db import transaction
 from oncore import audio, llm
 from oncore.transcribers.engines import TranscriptionError, get_engine
 
-from . import actions, jobs, picks
+from . import actions, events, jobs, picks
 from .models import Bank, Run, Transcription
 
 log = logging.getLogger(__name__)
@@ -82,6 +82,7 @@ def _after_final(t: Transcription, outcome: str) -> None:
     # Done or failed, it may be the last candidate of an item: where candidates matched but wrote the line
     # differently, the judge picks one (never a score).
     picks.ask_later([t.line_id])
+    events.scores_written(t.organization_id, [t.line_id])
     if Run.objects.filter(organization_id=t.organization_id, status=Run.TRANSCRIBING).exists():
         # A full-call run waiting for this line compares as soon as its last line is in.
         transaction.on_commit(
@@ -103,11 +104,20 @@ def fill_picks(bank_id: int) -> str:
 
 def pump_all() -> int:
     """The minutely schedule ("oncore-pump"): dispatch ready rows and recover abandoned ones, then queue the
-    catch-up of judge picks left unasked."""
+    catch-up of judge picks left unasked and the check of banks' leaders for webhooks."""
     dispatched = _pump()
     if llm.judge_configured():
         jobs.enqueue("transcriber_tests.tasks.catch_up_picks")
+    jobs.enqueue("transcriber_tests.tasks.check_leaders")
     return dispatched
+
+
+def announce_scores(line_ids) -> int:
+    return events.announce_scores(line_ids)
+
+
+def check_leaders() -> int:
+    return events.check_leaders()
 
 
 def _pump() -> int:

@@ -115,6 +115,28 @@ class ApiKey(models.Model):
         return hmac.compare_digest(self.hashed_key, hash_key(raw))
 
 
+class IdempotentRequest(models.Model):
+    """An API POST sent with an Idempotency-Key, with the answer it got, kept 24 hours (oncore.idempotency): the
+    same key and request replay the answer; the key with another request is refused. The row is inserted before
+    the work, in the work's transaction, so a second request with the key waits for the first and replays it."""
+
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    request_hash = models.CharField(max_length=64, help_text="SHA-256 of the method, path and parameters.")
+    status = models.PositiveSmallIntegerField(default=0)
+    body = models.TextField(blank=True)
+    location = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "key"], name="idempotency_key_unique_in_org")
+        ]
+
+    def __str__(self):
+        return f"{self.key} ({self.status})"
+
+
 class LoginFailure(models.Model):
     """A failed log-in, kept briefly to rate-limit guessing across every server process."""
 

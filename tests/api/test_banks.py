@@ -16,12 +16,14 @@ def test_it_creates_lists_edits_and_deletes_banks(api, org, django_assert_max_nu
     response = api.post("/banks", {"name": "  French ", "threshold": 0.75, "controls_per_flag": 2})
     assert response.status_code == 201, response.content
     body = response.json()
+    assert response["Location"] == f"/api/v1/banks/{body['id']}"
     assert body["name"] == "French" and body["threshold"] == 0.75 and body["controls_per_flag"] == 2
     assert body["flags"] == 0 and body["candidates"] == [] and body["language_label"] == ""
     api.post("/banks", {"name": "English"})
     with django_assert_max_num_queries(5):
         listed = api.get("/banks").json()
     assert [b["name"] for b in listed["items"]] == ["English", "French"] and listed["count"] == 2
+    assert listed["has_more"] is False and api.get("/banks", {"limit": 1}).json()["has_more"] is True
     edited = api.patch(f"/banks/{body['id']}", {"language_label": "Français"}).json()
     assert (
         edited["language_label"] == "Français" and edited["name"] == "French" and edited["threshold"] == 0.75
@@ -34,8 +36,10 @@ def test_it_creates_lists_edits_and_deletes_banks(api, org, django_assert_max_nu
 def test_it_refuses_a_taken_name_and_bad_settings(api, org):
     english = api.post("/banks", {"name": "English"}).json()
     french = api.post("/banks", {"name": "French"}).json()
-    assert_error(api.post("/banks", {"name": "English"}), 409, "bank_name_taken")
-    assert_error(api.patch(f"/banks/{french['id']}", {"name": "English"}), 409, "bank_name_taken")
+    taken = assert_error(api.post("/banks", {"name": "English"}), 409, "bank_name_taken")
+    assert taken["detail"] == {"bank": english["id"]}
+    taken = assert_error(api.patch(f"/banks/{french['id']}", {"name": "English"}), 409, "bank_name_taken")
+    assert taken["detail"] == {"bank": english["id"]}
     assert_error(api.post("/banks", {"name": "   "}), 422, "validation_error")
     assert_error(api.post("/banks", {"name": "X", "controls_per_flag": 3}), 422, "validation_error")
     assert_error(api.patch(f"/banks/{english['id']}", {"threshold": -0.1}), 422, "validation_error")
@@ -47,21 +51,24 @@ def test_it_estimates_then_adds_a_candidate_only_when_confirmed(api, bank, flag,
     assert (
         estimate["lines"] == 2
         and estimate["already_transcribed"] == 0
-        and estimate["price_per_minute"] == "0.01200"
+        and estimate["price_per_minute"] == "0.012000"
     )
-    assert float(estimate["cost"]) > 0
+    assert float(estimate["cost"]) > 0 and len(estimate["cost"].split(".")[1]) == 6
     error = assert_error(
         api.post(f"/banks/{bank.pk}/candidates", {"transcriber_id": third.pk}), 409, "estimate_not_confirmed"
     )
-    assert error["detail"]["lines"] == 2 and error["detail"]["cost"] == estimate["cost"]
+    assert error["detail"] == estimate  # one shape and rounding, wherever an estimate is shown
     assert not Candidate.objects.filter(transcriber=third).exists()
     added = api.post(f"/banks/{bank.pk}/candidates", {"transcriber_id": third.pk, "confirm": True})
     assert added.status_code == 201 and added.json()["position"] == 2
-    assert_error(
+    assert added["Location"] == f"/api/v1/banks/{bank.pk}/candidates/{third.pk}"
+    assert api.get(f"/banks/{bank.pk}/candidates/{third.pk}").json() == added.json()
+    exists = assert_error(
         api.post(f"/banks/{bank.pk}/candidates", {"transcriber_id": third.pk, "confirm": True}),
         409,
         "candidate_exists",
     )
+    assert exists["detail"]["candidate"] == {"transcriber_id": third.pk, "position": 2}
     tasks.drain()
     listed = api.get(f"/banks/{bank.pk}/candidates").json()
     assert [c["transcriber"]["slug"] for c in listed["items"]] == ["test-good", "test-bad", "test-third"]
@@ -127,7 +134,9 @@ def test_it_gives_the_results_with_the_leader_and_the_lead_test(api, bank, flag)
     assert body["leader"]["clears_threshold"] is (good["accuracy"] >= 0.6)
     assert body["lead_test"]["runner_up_id"] == bad["transcriber"]["id"]
     assert 0 <= body["lead_test"]["p_value"] <= 1
-    assert [row["transcriber"]["slug"] for row in body["live"]] == ["test-live"] and body["live_note"]
+    assert [row["transcriber"]["slug"] for row in body["production"]] == ["test-live"]
+    assert body["production_note"] and body["date_from"] is None and body["date_to"] is None
+    assert good["audio_cost"] == "0.000000" or len(good["audio_cost"].split(".")[1]) == 6
     assert_error(api.get(f"/banks/{bank.pk}/results", {"window": 91}), 422, "validation_error")
 
 
@@ -140,7 +149,7 @@ def test_it_pages_the_turn_table_with_filters(api, bank, flag, django_assert_max
     item = next(i for i in body["items"] if i["kind"] == "flag")
     assert item["flag_id"] == flag.pk and item["tags"] == ["name"]
     assert item["expected_text"] == "Siobhan, table for four at eight thirty"
-    assert item["live"]["text"] == flag.line.text and item["live"]["match"] is False
+    assert item["production"]["text"] == flag.line.text and item["production"]["match"] is False
     good, bad = item["cells"]
     assert good["match"] is True and good["wer"] == 0 and bad["match"] is False and bad["wer"] > 0
     assert {i["kind"] for i in body["items"]} == {"flag", "control"} and item["judge_pick"] is None

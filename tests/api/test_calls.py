@@ -23,7 +23,7 @@ def test_it_lists_the_catalogue_with_filters(api, make_transcriber):
     b.save()
     body = api.get("/transcribers", {"provider": "generic"}).json()
     assert body["count"] == 2 and [t["slug"] for t in body["items"]] == ["test-alpha", "test-beta"]
-    assert body["items"][0]["price_per_minute"] == "0.00600"
+    assert body["items"][0]["price_per_minute"] == "0.006000"
     assert "options" not in body["items"][0] and "api_key_env" not in body["items"][0]
     enabled = api.get("/transcribers", {"enabled": "true", "provider": "generic"}).json()["items"]
     assert [t["id"] for t in enabled] == [a.pk]
@@ -226,7 +226,7 @@ def test_it_shows_a_transcribers_price_source_and_date_and_its_shutdown_date(api
     whisper = Transcriber.objects.get(slug="openai-whisper-1")
     body = api.get(f"/transcribers/{whisper.pk}").json()
     assert body["deprecation_date"] == "2027-02-26" and body["enabled"] is True
-    assert body["price_per_minute"] == "0.00600" and "April 2026" in body["price_source"]
+    assert body["price_per_minute"] == "0.006000" and "April 2026" in body["price_source"]
     assert body["price_date"] == "2026-04-01"
     current = api.get("/transcribers", {"provider": "openai", "enabled": "true"}).json()["items"]
     assert {t["model"]: t["deprecation_date"] for t in current}["gpt-transcribe"] is None

@@ -15,10 +15,10 @@ def test_it_refuses_an_expected_text_that_the_live_transcript_already_says_unles
 ):
     line = recorded_call.lines.get(position=2)  # live: "yes that's right"
     body = {"line_id": line.pk, "expected_text": "Yes, that's right.", "bank_id": bank.pk}
-    error = assert_error(api.post("/flags", body), 409, "expected_matches_live")
-    assert "already says this" in error["message"] and error["detail"]["live_text"] == line.text
+    error = assert_error(api.post("/flags", body), 409, "expected_matches_production")
+    assert "already says this" in error["message"] and error["detail"]["production_text"] == line.text
     assert not Flag.objects.exists()
-    created = api.post("/flags", {**body, "confirm_matches_live": True})
+    created = api.post("/flags", {**body, "confirm_matches_production": True})
     assert created.status_code == 201, created.content
 
     other = api.post(
@@ -28,18 +28,18 @@ def test_it_refuses_an_expected_text_that_the_live_transcript_already_says_unles
     assert_error(
         api.patch(f"/flags/{other['id']}", {"expected_text": "Shivon, table for for at 830"}),
         409,
-        "expected_matches_live",
+        "expected_matches_production",
     )
     edited = api.patch(
         f"/flags/{other['id']}",
-        {"expected_text": "Shivon, table for for at 830", "confirm_matches_live": True},
+        {"expected_text": "Shivon, table for for at 830", "confirm_matches_production": True},
     )
     assert edited.status_code == 200 and edited.json()["expected_text"] == "Shivon, table for for at 830"
 
     guide = client.get("/api/errors/").content.decode()
-    assert "expected_matches_live" in guide
+    assert "expected_matches_production" in guide
     schema = client.get("/api/v1/openapi.json").json()
-    assert "expected_matches_live" in str(schema["paths"]["/api/v1/flags"]["post"]["responses"])
+    assert "expected_matches_production" in str(schema["paths"]["/api/v1/flags"]["post"]["responses"])
 
 
 def test_it_takes_a_threshold_exactly_and_tells_no_text_from_error(
@@ -68,7 +68,7 @@ def test_it_takes_a_threshold_exactly_and_tells_no_text_from_error(
         "?",
     )
     assert (cells[down]["failed"], cells[down]["failure"], cells[down]["text"]) == (True, "error", None)
-    assert turns[0]["live"]["failure"] is None
+    assert turns[0]["production"]["failure"] is None
     results = api.get(f"/banks/{b.pk}/results").json()
     assert results["control_mix"] == [{"controls": 0, "flags": 1}, {"controls": 1, "flags": 1}]
     assert [c["failed"] for c in results["candidates"]] == [3, 3]

@@ -1,23 +1,28 @@
 """Banks, candidates (estimate, add after confirming, reorder, remove), results, the turn-by-turn table, the
 CSV exports and the organization's queue."""
 
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Literal
 
 from django.db.models import Prefetch
+from django.urls import reverse
 from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
-from pydantic import field_validator
+from pydantic import field_validator, model_validator
 
 from benchmark.entity import reports as benchmark_reports
+from oncore.api import created
+from oncore.formats import money
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, exports, jobs, queries
 from transcriber_tests.models import Bank, Candidate, Score
 
-from .errors import doc
+from .errors import CSV_CONTENT, doc
 from .schemas import (
+    BodyIn,
     Id,
+    Money,
     Page,
     PageIn,
     Text,
@@ -25,6 +30,7 @@ from .schemas import (
     TranscriberRef,
     get_or_404,
     page,
+    page_of,
     transcriber_out,
     transcriber_ref,
 )
@@ -46,7 +52,7 @@ def _strip(value):
     return value
 
 
-class BankIn(Schema):
+class BankIn(BodyIn):
     name: Text = Field(min_length=1, max_length=100, description="Unique in the organization.")
     language_label: Text = Field("", max_length=100, description="Display only, e.g. 'English + French'.")
     threshold: Decimal = Field(
@@ -63,7 +69,7 @@ class BankIn(Schema):
     _name = field_validator("name")(_strip)
 
 
-class BankEdit(Schema):
+class BankEdit(BodyIn):
     name: Text | None = Field(None, min_length=1, max_length=100)
     language_label: Text | None = Field(None, max_length=100)
     threshold: Decimal | None = Field(None, ge=0, le=1, decimal_places=4)
@@ -87,16 +93,17 @@ class BankPage(Page):
     items: list[BankOut]
 
 
-def _banks(request):
+def banks_of(organization):
+    """The organization's banks as the API shows them: with their counts and their candidates in order."""
     ordered = Candidate.objects.select_related("transcriber").order_by("position")
-    return queries.banks_list(request.org).prefetch_related(Prefetch("candidates", queryset=ordered))
+    return queries.banks_list(organization).prefetch_related(Prefetch("candidates", queryset=ordered))
 
 
 def _bank(request, bank_id) -> Bank:
     return get_or_404(Bank.objects.filter(organization=request.org), bank_id, "bank")
 
 
-def _bank_out(bank) -> dict:
+def bank_out(bank) -> dict:
     return {
         "id": bank.pk,
         "name": bank.name,
@@ -111,18 +118,20 @@ def _bank_out(bank) -> dict:
 
 @banks.get("/banks", **doc(200, BankPage, "Banks, by name."))
 def list_banks(request, q: Query[PageIn]):
-    return page(_banks(request), q, _bank_out)
+    return page(banks_of(request.org), q, bank_out)
 
 
 @banks.post("/banks", **doc(201, BankOut, "The new bank.", "invalid_request", "bank_name_taken"))
 def create_bank(request, body: BankIn):
     bank = actions.do_create_bank(request.org, **body.model_dump())
-    return Status(201, _bank_out(_banks(request).get(pk=bank.pk)))
+    return created(
+        request, reverse("api:get_bank", args=[bank.pk]), bank_out(banks_of(request.org).get(pk=bank.pk))
+    )
 
 
 @banks.get("/banks/{int:bank_id}", **doc(200, BankOut, "The bank.", "not_found"))
 def get_bank(request, bank_id: int):
-    return _bank_out(get_or_404(_banks(request), bank_id, "bank"))
+    return bank_out(get_or_404(banks_of(request.org), bank_id, "bank"))
 
 
 @banks.patch(
@@ -135,7 +144,7 @@ def edit_bank(request, bank_id: int, body: BankEdit):
     actions.do_update_bank(
         bank, **{k: v for k, v in body.model_dump(exclude_unset=True).items() if v is not None}
     )
-    return _bank_out(_banks(request).get(pk=bank.pk))
+    return bank_out(banks_of(request.org).get(pk=bank.pk))
 
 
 @banks.delete("/banks/{int:bank_id}", **doc(204, None, "Deleted.", "not_found"))
@@ -170,21 +179,23 @@ def _candidate_list(bank) -> dict:
 
 
 class EstimateOut(Schema):
+    """What adding a candidate costs: GET .../candidates/estimate and `detail` of estimate_not_confirmed."""
+
     transcriber_id: int
     lines: int = Field(description="Lines (flags and controls) the transcriber would transcribe.")
     already_transcribed: int = Field(description="Lines it already has text for: free.")
-    audio_seconds: float
-    audio_minutes: float
-    price_per_minute: str
-    cost: str = Field(description="Estimated cost in USD, a decimal string.")
+    audio_seconds: float = Field(description="Rounded to 3 places.")
+    audio_minutes: float = Field(description="Rounded to 3 places.")
+    price_per_minute: Money
+    cost: Money = Field(description="Estimated cost in USD.")
 
 
-class CandidateIn(Schema):
+class CandidateIn(BodyIn):
     transcriber_id: Id
     confirm: bool = Field(False, description="Must be true: send the request once the estimate was accepted.")
 
 
-class OrderIn(Schema):
+class OrderIn(BodyIn):
     transcriber_ids: list[Id] = Field(
         max_length=8, description="Every current candidate once, in the new order."
     )
@@ -207,18 +218,7 @@ def list_candidates(request, bank_id: int):
 )
 def estimate_candidate(request, bank_id: int, transcriber_id: int):
     """The backfill a new candidate needs: every line of the bank it has no text for yet, billed as audio."""
-    bank = _bank(request, bank_id)
-    transcriber = _transcriber(transcriber_id)
-    e = actions.estimate_backfill(bank, transcriber)
-    return {
-        "transcriber_id": transcriber.pk,
-        "lines": e.lines,
-        "already_transcribed": e.already_transcribed,
-        "audio_seconds": round(e.audio_seconds, 3),
-        "audio_minutes": round(e.audio_minutes, 3),
-        "price_per_minute": str(e.price_per_minute),
-        "cost": str(e.cost),
-    }
+    return actions.estimate_backfill(_bank(request, bank_id), _transcriber(transcriber_id)).as_dict()
 
 
 @candidates.post(
@@ -241,7 +241,20 @@ def add_candidate(request, bank_id: int, body: CandidateIn):
     `"confirm": true` nothing is added: the answer is 409 `estimate_not_confirmed` with the estimate."""
     bank = _bank(request, bank_id)
     candidate = actions.do_add_candidate(bank, _transcriber(body.transcriber_id), confirmed=body.confirm)
-    return Status(201, _candidate_out(candidate))
+    location = reverse("api:get_candidate", args=[bank.pk, candidate.transcriber_id])
+    return created(request, location, _candidate_out(candidate))
+
+
+@candidates.get(
+    "/banks/{int:bank_id}/candidates/{int:transcriber_id}",
+    **doc(200, CandidateOut, "The candidate.", "not_found"),
+)
+def get_candidate(request, bank_id: int, transcriber_id: int):
+    return _candidate_out(_candidate(_bank(request, bank_id), transcriber_id))
+
+
+def _candidate(bank, transcriber_id) -> Candidate:
+    return get_or_404(queries.candidates_of(bank), transcriber_id, "candidate", field="transcriber_id")
 
 
 @candidates.put(
@@ -260,8 +273,7 @@ def reorder_candidates(request, bank_id: int, body: OrderIn):
 def remove_candidate(request, bank_id: int, transcriber_id: int):
     """Remove a candidate. Its transcriptions and scores are kept, so adding it back costs nothing."""
     bank = _bank(request, bank_id)
-    transcriber = get_or_404(Transcriber.objects.filter(candidacies__bank=bank), transcriber_id, "candidate")
-    actions.do_remove_candidate(bank, transcriber)
+    actions.do_remove_candidate(bank, _candidate(bank, transcriber_id).transcriber)
     return Status(204, None)
 
 
@@ -292,8 +304,8 @@ class EntityBenchmark(Schema):
 
 
 class CardOut(Summary):
-    position: int
-    audio_cost: str = Field(description="Audio cost so far on the bank's lines, USD.")
+    position: int = Field(description="Its place among the candidates, from 0.")
+    audio_cost: Money = Field(description="Audio cost so far on the bank's lines, USD.")
     is_leader: bool
     entity_benchmark: EntityBenchmark | None = Field(
         description="Its latest scored run on the public entity benchmark, beside your own callers; null if none."
@@ -322,13 +334,17 @@ class ControlMix(Schema):
 
 class ResultsOut(Schema):
     bank_id: int
-    window_days: int
+    window_days: int | None = Field(description="The window counted; null when a period was asked for.")
+    date_from: date | None = Field(description="The period's first day, when one was asked for.")
+    date_to: date | None = Field(description="The period's last day (inclusive), when one was asked for.")
     threshold: float
     candidates: list[CardOut]
     leader: LeaderOut | None
     lead_test: LeadTestOut | None = Field(description="Leader against the runner-up; null with one scored.")
-    live: list[Summary] = Field(description="The live transcribers of the bank's calls, for reference only.")
-    live_note: str
+    production: list[Summary] = Field(
+        description="The production transcripts (the live transcribers of the bank's calls), for reference only."
+    )
+    production_note: str = Field(description="Why the production rows are no fair rival.")
     control_mix: list[ControlMix] = Field(
         description="How many of the window's flags carry each number of control lines, most flags first; more "
         "than one entry when the bank's setting changed (it applies to new flags) or a call had too few lines."
@@ -360,12 +376,32 @@ WINDOW = Query(
 )
 
 
+class ResultsFilters(Schema):
+    window: int = Field(
+        queries.DEFAULT_WINDOW_DAYS,
+        ge=1,
+        le=queries.MAX_WINDOW_DAYS,
+        description=f"Days of flags to count, 1 to {queries.MAX_WINDOW_DAYS}; date_from or date_to replace it.",
+    )
+    date_from: date | None = Field(
+        None, description="A fixed period instead of the window: flags from this day (inclusive, UTC)."
+    )
+    date_to: date | None = Field(None, description="A fixed period: flags up to this day (inclusive, UTC).")
+
+    @model_validator(mode="after")
+    def _in_order(self):
+        if self.date_from and self.date_to and self.date_to < self.date_from:
+            raise ValueError("date_to must not be before date_from")
+        return self
+
+
 @results.get("/banks/{int:bank_id}/results", **doc(200, ResultsOut, "The bank's results.", "not_found"))
-def bank_results(request, bank_id: int, window: int = WINDOW):
-    """Every candidate's accuracy over the window's flags and controls, the leader (highest accuracy, ties to
-    lower mean WER, then the one listed first), whether it clears the threshold, and the McNemar test of its
-    lead over the runner-up."""
-    r = queries.bank_results(_bank(request, bank_id), window)
+def bank_results(request, bank_id: int, q: Query[ResultsFilters]):
+    """Every candidate's accuracy over the window's flags and controls (or a fixed period's, with date_from and
+    date_to), the leader (highest accuracy, ties to lower mean WER, then the one listed first), whether it clears
+    the threshold, and the McNemar test of its lead over the runner-up."""
+    r = queries.bank_results(_bank(request, bank_id), q.window, date_from=q.date_from, date_to=q.date_to)
+    period = r.date_from is not None or r.date_to is not None
     entity = benchmark_reports.entity_accuracy_by_transcriber([c.transcriber.pk for c in r.cards])
     cards = []
     for c in r.cards:
@@ -374,7 +410,7 @@ def bank_results(request, bank_id: int, window: int = WINDOW):
             {
                 **_summary(c.transcriber, c.summary, c.interval),
                 "position": c.position,
-                "audio_cost": str(c.cost),
+                "audio_cost": money(c.cost),
                 "is_leader": c.is_leader,
                 "entity_benchmark": {"accuracy": e[0], "n": e[1], "run_id": e[2]} if e else None,
             }
@@ -398,13 +434,15 @@ def bank_results(request, bank_id: int, window: int = WINDOW):
         }
     return {
         "bank_id": r.bank.pk,
-        "window_days": r.window_days,
+        "window_days": None if period else r.window_days,
+        "date_from": r.date_from,
+        "date_to": r.date_to,
         "threshold": float(r.bank.threshold),
         "candidates": cards,
         "leader": leader,
         "lead_test": lead,
-        "live": [_summary(*row) for row in r.live_rows],
-        "live_note": r.live_reason,
+        "production": [_summary(*row) for row in r.live_rows],
+        "production_note": r.live_reason,
         "control_mix": [{"controls": c, "flags": n} for c, n in r.control_mix],
         "pending": r.pending,
     }
@@ -444,7 +482,7 @@ class TurnOut(Schema):
     flagged_at: datetime
     tags: list[str]
     expected_text: str
-    live: Cell = Field(description="The live transcript, scored as stored.")
+    production: Cell = Field(description="The production transcript (the live one), scored as stored.")
     cells: list[Cell] = Field(description="One per candidate, in the candidates' order.")
     judge_pick: PickOut | None = Field(
         description="Where two or more candidates matched but wrote the line differently: the version the judge "
@@ -520,7 +558,7 @@ def turn_table(request, bank_id: int, q: Query[TurnFilters]):
                 "flagged_at": flag.created_at,
                 "tags": flag.tag_list,
                 "expected_text": row.expected,
-                "live": _cell(row.item.transcriber_id, row.item),
+                "production": _cell(row.item.transcriber_id, row.item),
                 "cells": [_cell(t.pk, score) for t, score in row.cells],
                 "judge_pick": None
                 if row.pick is None
@@ -532,18 +570,12 @@ def turn_table(request, bank_id: int, q: Query[TurnFilters]):
                 },
             }
         )
-    return {
-        "count": count,
-        "limit": q.limit,
-        "offset": q.offset,
-        "candidates": [transcriber_ref(c.transcriber) for c in cands],
-        "items": out,
-    }
+    return {**page_of(count, q, out), "candidates": [transcriber_ref(c.transcriber) for c in cands]}
 
 
 @results.get(
     "/banks/{int:bank_id}/results.csv",
-    **doc(200, None, "The results cards as CSV (UTF-8 with a BOM).", "not_found", content_type="text/csv"),
+    **doc(200, None, "The results cards as CSV (UTF-8 with a BOM).", "not_found", content=CSV_CONTENT),
 )
 def export_results(request, bank_id: int, window: int = WINDOW):
     """The same CSV as the dashboard's results export: one row per candidate, then the live rows."""
@@ -552,7 +584,7 @@ def export_results(request, bank_id: int, window: int = WINDOW):
 
 @results.get(
     "/banks/{int:bank_id}/turns.csv",
-    **doc(200, None, "The turn table as CSV, streamed.", "not_found", content_type="text/csv"),
+    **doc(200, None, "The turn table as CSV, streamed.", "not_found", content=CSV_CONTENT),
 )
 def export_turns(request, bank_id: int, window: int = WINDOW):
     """The same CSV as the dashboard's turn table export: one row per item and transcriber (live and

@@ -2,9 +2,9 @@
 answer, with the status and what to do, added to oncore.api's registry when this module loads. The routers take
 `doc` from here, so every code they name is registered before their operations are described."""
 
-from oncore.api import ERRORS, ErrorCode, doc, register_error_codes
+from oncore.api import CSV_CONTENT, ERRORS, WAV_CONTENT, ErrorCode, doc, register_error_codes
 
-__all__ = ["ERRORS", "PRODUCT_ERROR_CODES", "doc"]
+__all__ = ["CSV_CONTENT", "ERRORS", "PRODUCT_ERROR_CODES", "WAV_CONTENT", "doc"]
 
 PRODUCT_ERROR_CODES = [
     # Call import.
@@ -45,7 +45,7 @@ PRODUCT_ERROR_CODES = [
         409,
         "The recording cannot be read for this line",
         "The recording file is missing, damaged, or shorter than the line's timing. Re-import the call "
-        "with its recording, or flag another line.",
+        "with its recording, or flag another line (a run names the call in `detail.call`: leave it out).",
         "flags",
     ),
     ErrorCode(
@@ -77,24 +77,24 @@ PRODUCT_ERROR_CODES = [
         "flag_exists",
         409,
         "The line already has a flag",
-        "Each line carries one flag. Edit that flag instead (PATCH /flags/{id}); `detail.line` is the "
-        "line id, and the call's lines show the flag's id.",
+        "Each line carries one flag. Edit that flag instead (PATCH /flags/{id}): `detail.flag` is its id, "
+        "`detail.line` the line's.",
         "flags",
     ),
     ErrorCode(
         "expected_text_empty",
         400,
         "The expected text has no words",
-        "Type what the caller actually said, word for word; punctuation alone does not count.",
+        "Type what the caller actually said, word for word; an empty text or punctuation alone does not count.",
         "flags",
     ),
     ErrorCode(
-        "expected_matches_live",
+        "expected_matches_production",
         409,
         "The expected text is what the live transcript already says",
-        "After normalization the expected text equals the line's live transcript (`detail.live_text`), so the "
-        "line was not wrong. Type what the caller actually said; to flag it with this text anyway, send the "
-        'same request with `"confirm_matches_live": true`.',
+        "After normalization the expected text equals the line's production transcript "
+        "(`detail.production_text`), so the line was not wrong. Type what the caller actually said; to flag it with this text anyway, send the "
+        'same request with `"confirm_matches_production": true`.',
         "flags",
     ),
     # Banks and candidates.
@@ -102,7 +102,8 @@ PRODUCT_ERROR_CODES = [
         "bank_name_taken",
         409,
         "A bank with this name exists",
-        "Bank names are unique in an organization: choose another name, or use the existing bank.",
+        "Bank names are unique in an organization: choose another name, or use the existing bank "
+        "(`detail.bank` is its id).",
         "banks",
     ),
     ErrorCode(
@@ -116,7 +117,7 @@ PRODUCT_ERROR_CODES = [
         "candidate_exists",
         409,
         "The transcriber is already a candidate",
-        "Nothing to do: it is already in the bank. Use the candidates list to see its position.",
+        "Nothing to do: it is already in the bank. `detail.candidate` gives its transcriber id and position.",
         "candidates",
     ),
     ErrorCode(
@@ -129,9 +130,10 @@ PRODUCT_ERROR_CODES = [
     ErrorCode(
         "estimate_not_confirmed",
         409,
-        "Adding a candidate needs a confirmed estimate",
-        "`detail` holds the estimate (lines to transcribe, audio minutes, cost in USD). Show it to the "
-        'person adding the candidate, then send the same request with `"confirm": true`.',
+        "Adding a candidate or starting a run needs a confirmed estimate",
+        "`detail` holds the estimate, in the shape the estimate endpoints answer (a candidate's: lines to "
+        "transcribe, audio minutes, cost in USD; a run's: audio, calibration and the judge). Show it to the person "
+        'adding the candidate or starting the run, then send the same request with `"confirm": true`.',
         "candidates",
     ),
     # Queue and runs.

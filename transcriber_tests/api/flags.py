@@ -1,22 +1,25 @@
 """Flags: create, read, list with filters, edit, move to a bank, delete."""
 
-from ninja import Field, Query, Router, Schema
+from django.urls import reverse
+from ninja import Field, Query, Router
 from ninja.responses import Status
 from pydantic import model_validator
 
+from oncore.api import created
 from oncore.calls.models import Line
 from transcriber_tests import actions, queries
 from transcriber_tests.models import Bank, Flag
 
 from .errors import doc
-from .schemas import DateRange, FlagOut, Id, Page, PageIn, Text, flag_out, get_or_404, page
+from .schemas import BodyIn, DateRange, FlagOut, Id, Page, PageIn, Text, flag_out, get_or_404, page
 
 router = Router(tags=["Flags"])
 
 TAGS_HELP = "Error tags: name, time, spelling, or your own words (lowercased; commas become spaces)."
 CONFIRM_HELP = (
-    "An expected text equal to the line's live transcript after normalization says the line was not wrong: "
-    "it is refused (409 expected_matches_live) unless this is true."
+    "An expected text equal to the line's production transcript after normalization says the line was not "
+    "wrong: "
+    "it is refused (409 expected_matches_production) unless this is true."
 )
 
 
@@ -29,15 +32,19 @@ def _check_tags(tags):
     return tags
 
 
-class FlagIn(Schema):
+EXPECTED_HELP = (
+    "What the caller said, word for word. Text with no words (empty, or punctuation only) is refused with "
+    "400 expected_text_empty."
+)
+
+
+class FlagIn(BodyIn):
     line_id: Id = Field(description="The caller line to flag (from a call's line_items).")
-    expected_text: Text = Field(
-        min_length=1, max_length=5000, description="What the caller said, word for word."
-    )
+    expected_text: Text = Field(max_length=5000, description=EXPECTED_HELP)
     bank_id: Id | None = Field(None, description="The bank to score it in; omit or null to decide later.")
     tags: list[Text] = Field([], max_length=20, description=TAGS_HELP)
     note: Text = Field("", max_length=2000)
-    confirm_matches_live: bool = Field(False, description=CONFIRM_HELP)
+    confirm_matches_production: bool = Field(False, description=CONFIRM_HELP)
 
     @model_validator(mode="after")
     def _tags_fit(self):
@@ -45,16 +52,15 @@ class FlagIn(Schema):
         return self
 
 
-class FlagEdit(Schema):
+class FlagEdit(BodyIn):
     expected_text: Text | None = Field(
         None,
-        min_length=1,
         max_length=5000,
-        description="A new expected text re-scores every transcriber against it.",
+        description="A new expected text re-scores every transcriber against it. " + EXPECTED_HELP,
     )
     tags: list[Text] | None = Field(None, max_length=20, description=TAGS_HELP + " Replaces the tags.")
     note: Text | None = Field(None, max_length=2000)
-    confirm_matches_live: bool = Field(False, description=CONFIRM_HELP)
+    confirm_matches_production: bool = Field(False, description=CONFIRM_HELP)
 
     @model_validator(mode="after")
     def _tags_fit(self):
@@ -62,7 +68,7 @@ class FlagEdit(Schema):
         return self
 
 
-class MoveIn(Schema):
+class MoveIn(BodyIn):
     bank_id: Id | None = Field(
         description="The bank to move the flag into, or null to take it out of every bank."
     )
@@ -104,7 +110,7 @@ FLAG_LINE_ERRORS = (
     "line_too_long",
     "flag_exists",
     "expected_text_empty",
-    "expected_matches_live",
+    "expected_matches_production",
     "queue_full",
 )
 
@@ -120,9 +126,11 @@ def create_flag(request, body: FlagIn):
         bank=_bank(request, body.bank_id),
         tags=body.tags,
         note=body.note,
-        confirm_matches_live=body.confirm_matches_live,
+        confirm_matches_live=body.confirm_matches_production,
     )
-    return Status(201, flag_out(_flags(request).get(pk=flag.pk)))
+    return created(
+        request, reverse("api:get_flag", args=[flag.pk]), flag_out(_flags(request).get(pk=flag.pk))
+    )
 
 
 @router.get("/flags", **doc(200, FlagPage, "Flags, newest first."))
@@ -153,7 +161,7 @@ def get_flag(request, flag_id: int):
         "invalid_request",
         "not_found",
         "expected_text_empty",
-        "expected_matches_live",
+        "expected_matches_production",
     ),
 )
 def edit_flag(request, flag_id: int, body: FlagEdit):
@@ -165,7 +173,7 @@ def edit_flag(request, flag_id: int, body: FlagEdit):
         expected_text=body.expected_text,
         tags=body.tags,
         note=body.note,
-        confirm_matches_live=body.confirm_matches_live,
+        confirm_matches_live=body.confirm_matches_production,
     )
     return flag_out(_flags(request).get(pk=flag.pk))
 

@@ -2,36 +2,54 @@
 patterns, verdict), lines with labels, the review sample and submitting a review, and the lines CSV."""
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
+from django.urls import reverse
 from ninja import Field, Query, Router, Schema
-from ninja.responses import Status
 
+from oncore.api import created
+from oncore.formats import money
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import exports
 from transcriber_tests.models import Bank, Run
 from transcriber_tests.runs import actions, queries
 
-from .errors import doc
-from .schemas import Id, Page, PageIn, TranscriberRef, get_or_404, page, transcriber_ref
+from .errors import CSV_CONTENT, doc
+from .schemas import (
+    BodyIn,
+    Id,
+    Money,
+    Page,
+    PageIn,
+    TranscriberRef,
+    get_or_404,
+    page,
+    page_of,
+    transcriber_ref,
+)
 
 router = Router(tags=["Full-call runs"])
 
+# What the estimate and the start both refuse.
 CALL_ERRORS = (
     "no_calls",
     "too_many_calls",
     "line_not_recorded",
     "live_transcriber_unknown",
+    "recording_unavailable",
+    "run_has_no_lines",
     "no_candidate",
     "transcriber_disabled",
 )
+STATUSES = Literal["queued", "transcribing", "judging", "done", "cancelled", "failed"]
+JUDGE_STATUSES = Literal["pending", "done", "not_configured", "failed", "skipped"]
+LABELS = Literal["candidate_right", "live_right", "same_meaning", "both_wrong"]
 
 
-class RunIn(Schema):
+class RunIn(BodyIn):
     call_ids: list[Id] = Field(
-        min_length=1,
-        max_length=actions.MAX_CALLS,
-        description=f"The calls to replay, at most {actions.MAX_CALLS}.",
+        description=f"The calls to replay: at least one (400 no_calls), at most {actions.MAX_CALLS} (400 "
+        "too_many_calls)."
     )
     candidate_id: Id | None = Field(
         None, description="A candidate of the bank; omit to run the bank's leader."
@@ -43,17 +61,21 @@ class RunStartIn(RunIn):
 
 
 class RunEstimateOut(Schema):
+    """What a run costs, in one shape wherever it is shown: POST .../runs/estimate, `detail` of
+    estimate_not_confirmed and a run's `estimate` (as shown before it started). Seconds and minutes are rounded
+    to 3 places, rates to 4."""
+
     candidate_id: int
     calls: int
     lines: int = Field(description="Caller lines with audio timing the candidate transcribes.")
     already_transcribed: int = Field(description="Lines it already has text for: free.")
     audio_seconds: float
     audio_minutes: float
-    price_per_minute: str
-    audio_cost: str
+    price_per_minute: Money
+    audio_cost: Money
     calibration_lines: int = Field(description="Lines replayed through the live transcriber.")
     calibration_audio_seconds: float
-    calibration_cost: str
+    calibration_cost: Money
     judge_configured: bool = Field(description="Whether the judge (language model) is set up on the server.")
     flagged_lines: int
     differ_rate: float | None = Field(
@@ -67,12 +89,12 @@ class RunEstimateOut(Schema):
     judge_requests: int = Field(description="Label requests expected (several lines of one call each).")
     judge_input_tokens: int
     judge_output_tokens: int
-    judge_cost: str
+    judge_cost: Money
     max_judge_input_tokens: int
     max_judge_output_tokens: int
-    max_judge_cost: str
-    total_cost: str = Field(description="Expected total in USD: audio, calibration and the judge.")
-    max_total_cost: str
+    max_judge_cost: Money
+    total_cost: Money = Field(description="Expected total in USD: audio, calibration and the judge.")
+    max_total_cost: Money
 
 
 class RunBrief(Schema):
@@ -80,8 +102,8 @@ class RunBrief(Schema):
     bank_id: int | None = Field(description="Null once the bank was deleted; the run stays readable by id.")
     bank_name: str
     candidate: TranscriberRef
-    status: Literal["queued", "transcribing", "judging", "done", "cancelled", "failed"]
-    judge_status: Literal["pending", "done", "not_configured", "failed", "skipped"]
+    status: STATUSES
+    judge_status: JUDGE_STATUSES
     created_at: datetime
     finished_at: datetime | None
     calls: int
@@ -157,13 +179,13 @@ class Review(Schema):
 
 
 class Judge(Schema):
-    status: Literal["pending", "done", "not_configured", "failed", "skipped"]
+    status: JUDGE_STATUSES
     error: str
     model: str
     prompt_version: str
     input_tokens: int
     output_tokens: int
-    cost: str
+    cost: Money
 
 
 class RunOut(Schema):
@@ -171,12 +193,12 @@ class RunOut(Schema):
     bank_id: int | None
     bank_name: str
     candidate: TranscriberRef
-    status: Literal["queued", "transcribing", "judging", "done", "cancelled", "failed"]
+    status: STATUSES
     error: str
     created_at: datetime
     finished_at: datetime | None
     call_ids: list[int]
-    estimate: dict[str, Any] = Field(description="The estimate shown before the run started.")
+    estimate: RunEstimateOut = Field(description="The estimate shown before the run started.")
     counts: Counts
     calibration: Calibration
     review: Review
@@ -187,14 +209,14 @@ class RunOut(Schema):
 
 class RunLineOut(Schema):
     id: int = Field(description="The run line's id (used to review it).")
-    position: int
+    position: int = Field(description="Its place in the run, from 0.")
     line_id: int
     call_id: int
-    line_position: int
+    line_position: int = Field(description="The line's place in its call, from 0.")
     start_s: float | None
     end_s: float | None
     compared: bool
-    live_text: str
+    production_text: str = Field(description="The production transcript (the live one) of the line.")
     candidate_text: str
     candidate_failed: bool
     candidate_error: str
@@ -202,13 +224,14 @@ class RunLineOut(Schema):
     flag_id: int | None
     expected_text: str = Field(description="What was said, on flagged lines.")
     candidate_match: bool | None
-    live_match: bool | None
+    production_match: bool | None
     candidate_wer: float | None
-    live_wer: float | None
-    label: Literal["", "candidate_right", "live_right", "same_meaning", "both_wrong"] = Field(
-        description="In the review sample, empty until the line is reviewed (the review is blind)."
+    production_wer: float | None
+    label: LABELS | None = Field(
+        description="live_right: the production transcript was right and the candidate wrong (a break); null "
+        "while unlabelled, and in the review sample until the line is reviewed (the review is blind)."
     )
-    label_source: Literal["", "flag", "judge", "rule"]
+    label_source: Literal["flag", "judge", "rule"] | None
     reasoning: str
     label_prompt_version: str
     label_error: str = Field(description="Why the judge left the line unlabelled, when it did.")
@@ -218,7 +241,7 @@ class RunLineOut(Schema):
     replay_failed: bool
     replay_matches: bool | None
     in_review: bool
-    human_label: Literal["", "candidate_right", "live_right", "same_meaning", "both_wrong"]
+    human_label: LABELS | None
     review_agrees: bool | None
     reviewed_at: datetime | None
 
@@ -239,10 +262,13 @@ class ReviewFilters(PageIn):
     show: Literal[tuple(key or "all" for key in queries.REVIEW_FILTERS)] = "all"
 
 
-class ReviewIn(Schema):
-    label: Literal["candidate_right", "live_right", "same_meaning", "both_wrong"] = Field(
-        description="The label you give the line, before seeing the label it got."
-    )
+class RunFilters(PageIn):
+    bank: Id | None = Field(None, description="Only this bank's runs (bank id).")
+    status: STATUSES | None = Field(None, description="Only runs in this status.")
+
+
+class ReviewIn(BodyIn):
+    label: LABELS = Field(description="The label you give the line, before seeing the label it got.")
 
 
 def _bank(request, bank_id) -> Bank:
@@ -274,7 +300,7 @@ def _run_out(run) -> dict:
         "created_at": run.created_at,
         "finished_at": run.finished_at,
         "call_ids": list(run.run_calls.order_by("position").values_list("call_id", flat=True)),
-        "estimate": run.estimate,
+        "estimate": actions.estimate_dict({"candidate_id": run.candidate_id, **run.estimate}),
         "counts": {
             "lines": s.lines,
             "compared": s.compared,
@@ -325,7 +351,7 @@ def _run_out(run) -> dict:
             "prompt_version": run.judge_prompt_version,
             "input_tokens": run.judge_input_tokens,
             "output_tokens": run.judge_output_tokens,
-            "cost": str(run.judge_cost),
+            "cost": money(run.judge_cost),
         },
         "patterns": [
             {"id": p.pk, "name": p.name, "description": p.description, "count": p.count}
@@ -346,7 +372,7 @@ def _run_line_out(rl) -> dict:
         "start_s": line.start_s,
         "end_s": line.end_s,
         "compared": rl.compared,
-        "live_text": rl.live_text,
+        "production_text": rl.live_text,
         "candidate_text": rl.candidate_text,
         "candidate_failed": rl.candidate_failed,
         "candidate_error": rl.candidate_error,
@@ -354,11 +380,11 @@ def _run_line_out(rl) -> dict:
         "flag_id": rl.flag_id,
         "expected_text": rl.expected_text,
         "candidate_match": rl.candidate_match,
-        "live_match": rl.live_match,
+        "production_match": rl.live_match,
         "candidate_wer": rl.candidate_wer,
-        "live_wer": rl.live_wer,
-        "label": rl.label,
-        "label_source": rl.label_source,
+        "production_wer": rl.live_wer,
+        "label": rl.label or None,
+        "label_source": rl.label_source or None,
         "reasoning": rl.reasoning,
         "label_prompt_version": rl.label_prompt_version,
         "label_error": rl.label_error,
@@ -368,17 +394,13 @@ def _run_line_out(rl) -> dict:
         "replay_failed": rl.replay_failed,
         "replay_matches": rl.replay_matches,
         "in_review": rl.in_review,
-        "human_label": rl.human_label,
+        "human_label": rl.human_label or None,
         "review_agrees": rl.review_agrees,
         "reviewed_at": rl.reviewed_at,
     }
 
 
-@router.get("/banks/{int:bank_id}/runs", **doc(200, RunPage, "The bank's runs, newest first.", "not_found"))
-def list_runs(request, bank_id: int, q: Query[PageIn]):
-    """Runs are listed per bank; a deleted bank's runs leave every list but stay readable at /runs/{id}."""
-    qs = queries.runs_for_bank(_bank(request, bank_id))
-    count = qs.count()
+def _run_page(qs, q: PageIn) -> dict:
     run_list = list(qs[q.offset : q.offset + q.limit])
     counts = queries.counts_for_runs(run_list)
     items = []
@@ -402,29 +424,30 @@ def list_runs(request, bank_id: int, q: Query[PageIn]):
                 "calibration_low": c.get("calibration_low", False),
             }
         )
-    return {"count": count, "limit": q.limit, "offset": q.offset, "items": items}
+    return page_of(qs.count(), q, items)
 
 
-def _estimate_out(candidate_id, estimate) -> dict:
-    return {
-        "candidate_id": candidate_id,
-        **estimate.as_dict(),
-        "calibration_audio_seconds": round(estimate.calibration_audio_seconds, 3),
-        "audio_seconds": round(estimate.audio_seconds, 3),
-    }
+@router.get("/runs", **doc(200, RunPage, "The organization's runs, newest first."))
+def list_all_runs(request, q: Query[RunFilters]):
+    """Every run of the organization, those of deleted banks included (their `bank_id` is null)."""
+    return _run_page(queries.runs_list(request.org.pk, bank=q.bank, status=q.status), q)
+
+
+@router.get("/banks/{int:bank_id}/runs", **doc(200, RunPage, "The bank's runs, newest first.", "not_found"))
+def list_runs(request, bank_id: int, q: Query[PageIn]):
+    """The bank's runs. A deleted bank's runs stay in GET /runs and readable at /runs/{id}."""
+    return _run_page(queries.runs_for_bank(_bank(request, bank_id)), q)
 
 
 @router.post(
     "/banks/{int:bank_id}/runs/estimate",
-    **doc(200, RunEstimateOut, "What the run would cost.", "invalid_request", "not_found", *CALL_ERRORS),
+    **doc(200, RunEstimateOut, "What the run would cost.", "not_found", *CALL_ERRORS),
 )
 def estimate_run(request, bank_id: int, body: RunIn):
     """The cost of a run before it starts: candidate audio (lines it already transcribed are free), the
     calibration replays and the judge's expected and maximum tokens. Nothing is started."""
     bank = _bank(request, bank_id)
-    candidate = _candidate(bank, body.candidate_id)
-    estimate = actions.estimate_run(bank, body.call_ids, candidate)
-    return _estimate_out((candidate or queries.default_candidate(bank)).pk, estimate)
+    return actions.estimate_run(bank, body.call_ids, _candidate(bank, body.candidate_id)).as_dict()
 
 
 @router.post(
@@ -436,7 +459,6 @@ def estimate_run(request, bank_id: int, body: RunIn):
         "invalid_request",
         "not_found",
         *CALL_ERRORS,
-        "run_has_no_lines",
         "estimate_not_confirmed",
         "run_in_progress",
         "queue_full",
@@ -450,7 +472,7 @@ def start_run(request, bank_id: int, body: RunStartIn):
     run = actions.do_start_run(
         bank, body.call_ids, candidate=_candidate(bank, body.candidate_id), confirmed=body.confirm
     )
-    return Status(201, _run_out(_run(request, run.pk)))
+    return created(request, reverse("api:get_run", args=[run.pk]), _run_out(_run(request, run.pk)))
 
 
 @router.get("/runs/{int:run_id}", **doc(200, RunOut, "The run.", "not_found"))
@@ -498,7 +520,7 @@ def review_sample(request, run_id: int, q: Query[ReviewFilters]):
 def _blind_line_out(rl) -> dict:
     out = _run_line_out(rl)
     if not rl.human_label:
-        out.update(label="", label_source="", reasoning="", label_prompt_version="", pattern_id=None)
+        out.update(label=None, label_source=None, reasoning="", label_prompt_version="", pattern_id=None)
     return out
 
 
@@ -516,7 +538,7 @@ def review_line(request, run_id: int, run_line_id: int, body: ReviewIn):
 
 @router.get(
     "/runs/{int:run_id}/lines.csv",
-    **doc(200, None, "Every line of the run as CSV, streamed.", "not_found", content_type="text/csv"),
+    **doc(200, None, "Every line of the run as CSV, streamed.", "not_found", content=CSV_CONTENT),
 )
 def export_run(request, run_id: int):
     """The same CSV as the dashboard's run export."""

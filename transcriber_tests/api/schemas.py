@@ -1,49 +1,29 @@
 """Request and response schemas shared by the API routers, and the small helpers every list uses.
 
-Times are ISO 8601 with a time zone; money is a decimal string in USD; accuracy, WER and thresholds are
-fractions (0.6 means 60%)."""
+Times are ISO 8601 in UTC (`2026-11-28T12:00:00Z`); money is a decimal string in USD with six places
+(`0.004200`, oncore.formats); accuracy, WER and thresholds are fractions (0.6 means 60%); positions count from 0.
+The live transcript is called `production` in the API. A request body with a field the schema does not list is
+refused (422), so a misspelt field never goes unnoticed."""
 
 from datetime import date, datetime
-from typing import Annotated
 
 from ninja import Field, Schema
-from pydantic import AfterValidator
 
-from oncore.http import MAX_ID
-from transcriber_tests import errors
+from oncore.api import (  # the pieces every router uses, re-exported for this app's routers
+    MAX_LIMIT,
+    BodyIn,
+    Id,
+    Money,
+    Page,
+    PageIn,
+    Text,
+    get_or_404,
+    page,
+    page_of,
+)
+from oncore.formats import money
 
-MAX_LIMIT = 200
-
-
-def _no_nul(value: str) -> str:
-    if "\x00" in value:
-        raise ValueError("must not contain the NUL character")
-    return value
-
-
-# Text the database can store on every backend (PostgreSQL refuses NUL characters).
-Text = Annotated[str, AfterValidator(_no_nul)]
-Id = Annotated[int, Field(ge=1, le=MAX_ID)]
-
-
-class PageIn(Schema):
-    limit: int = Field(50, ge=1, le=MAX_LIMIT, description=f"Items per page, at most {MAX_LIMIT}.")
-    offset: int = Field(0, ge=0, le=10**9, description="Items to skip.")
-
-
-def page(queryset, q: PageIn, convert) -> dict:
-    """One page of an ordered queryset: two queries, whatever the page size."""
-    count = queryset.count()
-    items = [convert(obj) for obj in queryset[q.offset : q.offset + q.limit]]
-    return {"count": count, "limit": q.limit, "offset": q.offset, "items": items}
-
-
-def get_or_404(queryset, pk: int, what: str):
-    """The object with this id among `queryset` (already limited to the organization), else not_found."""
-    obj = queryset.filter(pk=pk).first() if 0 < pk <= MAX_ID else None
-    if obj is None:
-        raise errors.NotFound(f"No {what} with id {pk} in this organization.")
-    return obj
+__all__ = ["MAX_LIMIT", "BodyIn", "Id", "Money", "Page", "PageIn", "Text", "get_or_404", "page", "page_of"]
 
 
 # ---------------------------------------------------------------- small references
@@ -73,7 +53,7 @@ class TranscriberOut(Schema):
     provider: str
     model: str
     display_name: str
-    price_per_minute: str = Field(description="List price per audio minute, USD, as a decimal string.")
+    price_per_minute: Money = Field(description="List price per audio minute, USD, six places.")
     price_source: str = Field(
         description="Where the price comes from (a vendor page or quote); empty if unknown."
     )
@@ -106,18 +86,12 @@ def transcriber_out(t) -> dict:
         "provider": t.provider,
         "model": t.model,
         "display_name": t.display_name,
-        "price_per_minute": str(t.price_per_minute),
+        "price_per_minute": money(t.price_per_minute),
         "price_source": t.price_source,
         "price_date": t.price_date,
         "deprecation_date": t.deprecation_date,
         "enabled": t.enabled,
     }
-
-
-class Page(Schema):
-    count: int = Field(description="Items matching the filters, on every page.")
-    limit: int
-    offset: int
 
 
 class DateRange(Schema):
@@ -140,7 +114,9 @@ class FlagBrief(Schema):
 class ControlOut(Schema):
     id: int
     line_id: int
-    expected_text: str = Field(description="The control line's live transcript, stored when it was sampled.")
+    expected_text: str = Field(
+        description="The control line's production transcript, stored when it was sampled."
+    )
 
 
 class FlagOut(Schema):
@@ -150,7 +126,7 @@ class FlagOut(Schema):
     tenant: TenantRef
     bank_id: int | None = Field(description="Null while the flag waits in no bank, unscored.")
     expected_text: str
-    live_text: str = Field(description="The line's live transcript as stored.")
+    production_text: str = Field(description="The line's production transcript (the live one), as stored.")
     tags: list[str]
     note: str
     created_at: datetime
@@ -167,7 +143,7 @@ def flag_out(flag) -> dict:
         "tenant": tenant_ref(line.call.tenant),
         "bank_id": flag.bank_id,
         "expected_text": flag.expected_text,
-        "live_text": line.text,
+        "production_text": line.text,
         "tags": flag.tag_list,
         "note": flag.note,
         "created_at": flag.created_at,

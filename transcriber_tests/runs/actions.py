@@ -4,18 +4,19 @@ Each refusal is an ActionError from transcriber_tests.errors."""
 
 import math
 import random
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
-from oncore import llm
+from oncore import audio, llm
 from oncore.calls.models import Call, Line
+from oncore.formats import money
 from oncore.transcribers.engines.base import cost_for
 
-from .. import jobs, judge, rule_labels, scoring
+from .. import events, jobs, judge, rule_labels, scoring
 from ..actions import clip_seconds, live_transcriber_of, replayable, untranscribed
 from ..errors import (
     EstimateNotConfirmed,
@@ -26,6 +27,7 @@ from ..errors import (
     NoCandidate,
     NotFound,
     NotInReviewSample,
+    RecordingUnavailable,
     RunHasNoLines,
     RunInProgress,
     RunNotActive,
@@ -80,19 +82,45 @@ def _resolve_calls(organization, call_ids) -> list[Call]:
 
 def run_lines_of(calls):
     """Every caller line with audio timing of these calls, in call order then line order; lines longer than
-    ONCORE_MAX_LINE_S are left out, as they cannot be flagged either."""
+    ONCORE_MAX_LINE_S, and lines timed past the end of their recording, are left out, as they cannot be flagged
+    either. A recording that cannot be read refuses the run (RecordingUnavailable, naming the call)."""
     order = {c.pk: i for i, c in enumerate(calls)}
-    lines = list(
-        replayable(Line.objects.filter(call__in=[c.pk for c in calls], speaker=Line.CALLER)).only(
+    seconds = {c.pk: _recording_seconds(c) for c in calls}
+    lines = [
+        ln
+        for ln in replayable(Line.objects.filter(call__in=[c.pk for c in calls], speaker=Line.CALLER)).only(
             "id", "call_id", "position", "start_s", "end_s"
         )
-    )
+        if ln.start_s < seconds[ln.call_id]
+    ]
     lines.sort(key=lambda ln: (order[ln.call_id], ln.position))
     return lines
 
 
+def _recording_seconds(call) -> float:
+    try:
+        return audio.probe(call.recording.path, label=f"call {call.pk}").duration_s
+    except audio.AudioError as exc:
+        raise RecordingUnavailable(
+            f"{exc} Leave call {call.pk} out of the run, or import it again with its recording.",
+            {"call": call.pk},
+        ) from None
+
+
+def _calls_and_lines(bank, call_ids):
+    """The calls of a run and its lines, with the refusals the estimate and the start share."""
+    calls = _resolve_calls(bank.organization, call_ids)
+    lines = run_lines_of(calls)
+    if not lines:
+        raise RunHasNoLines(
+            "None of these calls has a caller line with audio timing, so there is nothing to run."
+        )
+    return calls, lines
+
+
 @dataclass(frozen=True)
 class RunEstimate:
+    candidate_id: int
     calls: int
     lines: int
     already_transcribed: int
@@ -133,16 +161,42 @@ class RunEstimate:
         return self.audio_cost + self.calibration_cost + self.max_judge_cost
 
     def as_dict(self) -> dict:
-        data = asdict(self)
-        for key, value in data.items():
-            if isinstance(value, Decimal):
-                data[key] = str(value)
-        data.update(
-            audio_minutes=round(self.audio_minutes, 3),
-            total_cost=str(self.total_cost),
-            max_total_cost=str(self.max_total_cost),
+        """The estimate as the API shows it: the estimate endpoint, estimate_not_confirmed's detail and the
+        run's stored estimate (see estimate_dict)."""
+        return estimate_dict(
+            {
+                **asdict(self),
+                "audio_minutes": self.audio_minutes,
+                "total_cost": self.total_cost,
+                "max_total_cost": self.max_total_cost,
+            }
         )
-        return data
+
+
+_ZERO = {int: 0, float: 0.0, Decimal: Decimal(0), bool: False}
+MONEY_FIELDS = {f.name for f in fields(RunEstimate) if f.type is Decimal} | {"total_cost", "max_total_cost"}
+ROUNDED_FIELDS = {
+    "audio_seconds": 3,
+    "audio_minutes": 3,
+    "calibration_audio_seconds": 3,
+    "differ_rate": 4,
+    "rule_share": 4,
+}
+
+
+def estimate_dict(values: dict) -> dict:
+    """A run estimate in one shape and rounding wherever it is shown: money as six-place decimal strings,
+    seconds and minutes to 3 places, rates to 4. Also reads an estimate stored by an older version (a field it
+    lacks counts as zero, or unknown)."""
+    data = {f.name: _ZERO.get(f.type) for f in fields(RunEstimate)}
+    data.update(audio_minutes=0.0, total_cost=Decimal(0), max_total_cost=Decimal(0))
+    data.update((key, value) for key, value in values.items() if key in data)
+    for key in MONEY_FIELDS:
+        data[key] = money(data[key] or 0)
+    for key, places in ROUNDED_FIELDS.items():
+        if data[key] is not None:
+            data[key] = round(float(data[key]), places)
+    return data
 
 
 def differ_rate(bank: Bank, candidate) -> float | None:
@@ -233,6 +287,7 @@ def _estimate(bank, candidate, calls, lines) -> RunEstimate:
         most.output_tokens,
     )
     return RunEstimate(
+        candidate_id=candidate.pk,
         calls=len(calls),
         lines=len(lines),
         already_transcribed=len(lines) - len(todo),
@@ -272,8 +327,8 @@ def estimate_run(bank: Bank, call_ids, candidate=None) -> RunEstimate:
     """What a run would cost before it starts: candidate audio minutes x price (lines the candidate already
     transcribed are free), the calibration replays, and the judge's expected and maximum tokens."""
     candidate = _check_bank_and_candidate(bank, candidate)
-    calls = _resolve_calls(bank.organization, call_ids)
-    return _estimate(bank, candidate, calls, run_lines_of(calls))
+    calls, lines = _calls_and_lines(bank, call_ids)
+    return _estimate(bank, candidate, calls, lines)
 
 
 # ---------------------------------------------------------------- start, cancel, retry the judge
@@ -302,20 +357,16 @@ def do_start_run(
     """Start a run of `candidate` (the bank's leader unless given) over the calls. The estimate must be
     confirmed: without `confirmed` this raises EstimateNotConfirmed carrying it."""
     candidate = _check_bank_and_candidate(bank, candidate)
-    calls = _resolve_calls(bank.organization, call_ids)
-    lines = run_lines_of(calls)
-    if not lines:
-        raise RunHasNoLines(
-            "None of these calls has a caller line with audio timing, so there is nothing to run."
-        )
+    calls, lines = _calls_and_lines(bank, call_ids)
     estimate = _estimate(bank, candidate, calls, lines)
     if not confirmed:
         raise EstimateNotConfirmed(
             f"This run transcribes {estimate.lines} lines with {candidate} ({estimate.audio_minutes:.1f} audio "
-            f"minutes, about ${estimate.audio_cost}), replays {estimate.calibration_lines} for calibration "
-            f"(about ${estimate.calibration_cost}), about {estimate.expected_rule_lines} differing lines are "
+            f"minutes, about ${money(estimate.audio_cost)}), replays {estimate.calibration_lines} for calibration "
+            f"(about ${money(estimate.calibration_cost)}), about {estimate.expected_rule_lines} differing lines are "
             f"labelled by rule for free, and the judge expects about "
-            f"{estimate.judge_input_tokens + estimate.judge_output_tokens:,} tokens (about ${estimate.judge_cost}). "
+            f"{estimate.judge_input_tokens + estimate.judge_output_tokens:,} tokens (about "
+            f"${money(estimate.judge_cost)}). "
             "Confirm the estimate to start.",
             estimate.as_dict(),
         )
@@ -395,6 +446,7 @@ def do_cancel_run(run: Run) -> Run:
             {"run": run.pk, "status": run.status},
         )
     _drop_queued_transcriptions(run)
+    events.run_ended(run.pk)
     return run
 
 

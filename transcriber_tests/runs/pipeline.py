@@ -26,7 +26,7 @@ from django.utils import timezone
 from oncore import llm
 from oncore.calls.models import Line
 
-from .. import jobs, judge, rule_labels, scoring
+from .. import events, jobs, judge, rule_labels, scoring
 from ..models import Flag, Run, RunLine, RunPattern, Transcription
 
 log = logging.getLogger(__name__)
@@ -89,15 +89,16 @@ def advance(run_id: int) -> str:
         return judge_step(run_id)
     except Exception as exc:
         log.exception("run %s failed", run_id)
-        _fail(run_id, f"Unexpected error: {exc.__class__.__name__}: {exc}")
+        _fail(run_id, f"Unexpected error ({exc.__class__.__name__}); it was logged. Start the run again.")
         return "failed"
 
 
 def _fail(run_id: int, message: str) -> None:
     now = timezone.now()
-    Run.objects.filter(pk=run_id, status__in=Run.ACTIVE).update(
+    if Run.objects.filter(pk=run_id, status__in=Run.ACTIVE).update(
         status=Run.FAILED, error=message, finished_at=now, judge_claimed_at=None, updated_at=now
-    )
+    ):
+        events.run_ended(run_id)
 
 
 def _queue(run: Run, pairs, existing) -> int:
@@ -381,7 +382,7 @@ def judge_step(run_id: int, budget_s: float | None = None) -> str:
     held = Run.objects.filter(pk=run_id, status=Run.JUDGING, judge_claimed_at=now)
     if not llm.judge_configured():
         _review_sample(run)  # rule labels are reviewed like the judge's
-        _finish_judging(held, Run.JUDGE_NOT_CONFIGURED, "judge not configured: set ANTHROPIC_API_KEY")
+        _finish_judging(held, Run.JUDGE_NOT_CONFIGURED, llm.NOT_CONFIGURED)
         return "done"
     deadline = time.monotonic() + (judge_budget_s() if budget_s is None else budget_s)
     try:
@@ -448,14 +449,17 @@ def _label(run_id: int, request: LabelRequest) -> None:
 
 
 def _finish_judging(held, judge_status: str, message: str) -> None:
-    held.update(
+    """Done, while this step still holds the run's claim; then its webhook events."""
+    run_id = held.values_list("pk", flat=True).first()
+    if held.update(
         status=Run.DONE,
         judge_status=judge_status,
         judge_error=message,
         finished_at=timezone.now(),
         judge_claimed_at=None,
         updated_at=timezone.now(),
-    )
+    ):
+        events.run_ended(run_id)
 
 
 def _patterns(run: Run, context: Context) -> None:

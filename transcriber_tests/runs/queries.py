@@ -212,8 +212,19 @@ def patterns_with_examples(run: Run, per_pattern: int = 3) -> list[tuple]:
 
 def runs_for_bank(bank: Bank):
     """The bank's runs, newest first, each with its number of calls."""
+    return runs_list(bank.organization_id, bank=bank.pk)
+
+
+def runs_list(organization_id: int, *, bank=None, status=None):
+    """The organization's runs, newest first, those of deleted banks included, each with its number of calls;
+    filtered by a bank id or a status when given."""
+    qs = Run.objects.filter(organization_id=organization_id)
+    if bank is not None:
+        qs = qs.filter(bank_id=bank)
+    if status:
+        qs = qs.filter(status=status)
     return (
-        bank.runs.select_related("candidate", "created_by")
+        qs.select_related("candidate", "created_by")
         .annotate(n_calls=Count("run_calls", distinct=True))
         .order_by("-created_at", "-id")
     )
@@ -244,15 +255,15 @@ def counts_for_runs(run_list) -> dict[int, dict]:
 
 def call_choices(organization, bank: Bank, selected) -> list[Call]:
     """Calls a new run offers: recorded ones with a flag in this bank first, then the latest, each with its number
-    of lines; plus any selected call not among them."""
+    of lines (stored on the call); plus any selected call not among them."""
     flagged = Flag.objects.filter(line__call=OuterRef("pk"), bank=bank)
     base = Call.objects.filter(tenant__organization=organization).select_related("tenant", "assistant")
     offered = list(
         base.filter(recorded=True)
-        .annotate(flagged=Exists(flagged), n_lines=Count("lines"))
+        .annotate(flagged=Exists(flagged))
         .order_by("-flagged", "-started_at", "-id")[:CALL_CHOICES]
     )
     missing = [pk for pk in selected if pk not in {c.pk for c in offered}]
     if missing:
-        offered += list(base.filter(pk__in=missing).annotate(flagged=Exists(flagged), n_lines=Count("lines")))
+        offered += list(base.filter(pk__in=missing).annotate(flagged=Exists(flagged)))
     return offered

@@ -1,0 +1,13 @@
+"""Webhooks: an organization registers endpoints (a URL, the events it wants, a signing secret shown once) in the
+dashboard or over the API, and each event is sent to them from the queue, signed, with retries.
+
+- models.py: endpoints and deliveries (one per endpoint and event, the delivery log).
+- actions.py: the event types the product registers (`register_events`), `emit` (in the transaction of the
+  change that caused the event; the sending waits for the commit and never blocks it), the writes of endpoints,
+  "send again", and the sending itself (`send`: claim, sign, POST, record, back off).
+- tasks.py: the queue's entry points; api.py: the API's router; views.py: the dashboard's settings pages.
+
+A delivery is a POST of `{"id", "type", "created_at", "data"}` with the header
+`OnCore-Signature: t=<unix time>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the endpoint's secret>`. A 2xx answer
+delivers it; anything else (or no answer) is tried again after ONCORE_WEBHOOK_BACKOFF_S, doubled each time, for
+ONCORE_WEBHOOK_RETRY_HOURS. The platform knows no product: the product registers its events and emits them."""
