@@ -17,10 +17,11 @@ from django.utils import timezone
 
 from oncore import audio
 from oncore.calls.models import Call, Line
+from oncore.formats import money
 from oncore.transcribers.engines.base import cost_for
 from oncore.transcribers.models import Transcriber
 
-from . import errors, jobs, picks, scoring
+from . import errors, events, jobs, picks, scoring
 from .models import MAX_CANDIDATES, Bank, Candidate, ControlLine, Flag, Score, Transcription
 
 # ---------------------------------------------------------------- helpers
@@ -247,6 +248,7 @@ def _queue_lines(organization_id: int, lines, transcriber_ids) -> int:
         transaction.on_commit(lambda: jobs.pump(organization_id))
     # Scores from reused transcriptions may complete an item: the judge is asked as when a transcription ends.
     picks.ask_later(reused)
+    events.scores_written(organization_id, reused)
     return len(new)
 
 
@@ -268,7 +270,7 @@ def _check_not_live(expected_text: str, line, confirmed: bool) -> None:
         raise errors.ExpectedMatchesLive(
             "The live transcript already says this, so the line was not wrong. Type what the caller actually "
             "said, or confirm that you want to flag it with the text it already has.",
-            {"line": line.pk, "live_text": line.text},
+            {"line": line.pk, "production_text": line.text},
         )
 
 
@@ -292,7 +294,7 @@ def do_flag_line(
         raise problem
     expected_text = _clean_expected(expected_text)
     if Flag.objects.filter(line=line).exists():
-        raise errors.FlagExists("This line already has a flag; edit that flag instead.", {"line": line.pk})
+        raise _flag_exists(line)
     _check_not_live(expected_text, line, confirm_matches_live)
     if bank is not None:
         jobs.check_capacity(organization_id)
@@ -310,10 +312,15 @@ def do_flag_line(
             if bank is not None:
                 _enter_bank(flag, bank, rng)
     except IntegrityError:
-        raise errors.FlagExists(
-            "This line already has a flag; edit that flag instead.", {"line": line.pk}
-        ) from None
+        raise _flag_exists(line) from None
     return flag
+
+
+def _flag_exists(line) -> errors.FlagExists:
+    flag_id = Flag.objects.filter(line=line).values_list("pk", flat=True).first()
+    return errors.FlagExists(
+        f"This line already has flag {flag_id}; edit that flag instead.", {"line": line.pk, "flag": flag_id}
+    )
 
 
 def do_move_flag(flag: Flag, bank: Bank | None, rng=None) -> Flag:
@@ -371,6 +378,7 @@ def do_edit_flag(flag: Flag, *, expected_text=None, tags=None, note=None, confir
                 )
             picks.drop(flag)
             picks.ask_later([flag.line_id])
+            events.scores_written(flag.organization_id, [flag.line_id])
     return flag
 
 
@@ -396,7 +404,7 @@ def do_create_bank(
                 controls_per_flag=controls_per_flag,
             )
     except IntegrityError:
-        raise errors.BankNameTaken(f"A bank named {name!r} already exists; choose another name.") from None
+        raise _name_taken(organization, name.strip()) from None
 
 
 def do_update_bank(bank: Bank, **changes) -> Bank:
@@ -410,10 +418,15 @@ def do_update_bank(bank: Bank, **changes) -> Bank:
         with transaction.atomic():
             bank.save(update_fields=fields)
     except IntegrityError:
-        raise errors.BankNameTaken(
-            f"A bank named {bank.name!r} already exists; choose another name."
-        ) from None
+        raise _name_taken(bank.organization, bank.name) from None
     return bank
+
+
+def _name_taken(organization, name) -> errors.BankNameTaken:
+    bank_id = Bank.objects.filter(organization=organization, name=name).values_list("pk", flat=True).first()
+    return errors.BankNameTaken(
+        f"A bank named {name!r} already exists (bank {bank_id}); choose another name.", {"bank": bank_id}
+    )
 
 
 def do_delete_bank(bank: Bank) -> None:
@@ -423,6 +436,7 @@ def do_delete_bank(bank: Bank) -> None:
 
 @dataclass(frozen=True)
 class Estimate:
+    transcriber_id: int
     lines: int
     already_transcribed: int
     audio_seconds: float
@@ -454,27 +468,41 @@ def estimate_backfill(bank: Bank, transcriber: Transcriber) -> Estimate:
     lines = list(bank_lines(bank).only("id", "start_s", "end_s"))
     todo, seconds = untranscribed(lines, transcriber)
     price = Decimal(str(transcriber.price_per_minute))
-    return Estimate(len(todo), len(lines) - len(todo), seconds, price, cost_for(seconds, price))
+    return Estimate(
+        transcriber.pk, len(todo), len(lines) - len(todo), seconds, price, cost_for(seconds, price)
+    )
+
+    def as_dict(self) -> dict:
+        """The estimate as the API shows it, in GET .../candidates/estimate and in estimate_not_confirmed."""
+        return {
+            "transcriber_id": self.transcriber_id,
+            "lines": self.lines,
+            "already_transcribed": self.already_transcribed,
+            "audio_seconds": round(self.audio_seconds, 3),
+            "audio_minutes": round(self.audio_minutes, 3),
+            "price_per_minute": money(self.price_per_minute),
+            "cost": money(self.cost),
+        }
 
 
 def do_add_candidate(bank: Bank, transcriber: Transcriber, *, confirmed: bool = False) -> Candidate:
     """Add a candidate and backfill every flag and control in the bank. The estimate must be confirmed."""
     if not transcriber.enabled:
         raise errors.TranscriberDisabled(f"{transcriber} is disabled in the catalogue.")
-    if bank.candidates.filter(transcriber=transcriber).exists():
-        raise errors.CandidateExists(f"{transcriber} is already a candidate in {bank}.")
+    existing = bank.candidates.filter(transcriber=transcriber).first()
+    if existing is not None:
+        raise errors.CandidateExists(
+            f"{transcriber} is already a candidate in {bank} (position {existing.position}).",
+            {"candidate": {"transcriber_id": transcriber.pk, "position": existing.position}},
+        )
     if bank.candidates.count() >= MAX_CANDIDATES:
         raise errors.BankFull(f"{bank} already has {MAX_CANDIDATES} candidates; remove one first.")
     estimate = estimate_backfill(bank, transcriber)
     if not confirmed:
         raise errors.EstimateNotConfirmed(
             f"Adding {transcriber} transcribes {estimate.lines} lines ({estimate.audio_minutes:.1f} audio minutes, "
-            f"about ${estimate.cost}). Confirm the estimate to add it.",
-            {
-                "lines": estimate.lines,
-                "audio_minutes": round(estimate.audio_minutes, 3),
-                "cost": str(estimate.cost),
-            },
+            f"about ${money(estimate.cost)}). Confirm the estimate to add it.",
+            estimate.as_dict(),
         )
     if estimate.lines:
         jobs.check_capacity(bank.organization_id)

@@ -6,6 +6,7 @@ from oncore.calls.models import Assistant
 from oncore.http import MAX_ID, ids_in
 from oncore.transcribers.models import Transcriber
 
+from . import errors
 from .models import STANDARD_TAGS, Bank
 
 
@@ -49,7 +50,7 @@ class FlagForm(forms.Form):
     def refused(self, error) -> None:
         """Show an action's refusal on the form; one saying the live transcript already says the expected text
         asks for the confirmation box."""
-        self.matches_live = error.code == "expected_matches_live"
+        self.matches_live = isinstance(error, errors.ExpectedMatchesLive)
         self.add_error(None, error.message)
 
     def all_tags(self) -> list[str]:

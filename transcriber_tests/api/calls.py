@@ -4,9 +4,11 @@ import tempfile
 import uuid
 from datetime import datetime
 from pathlib import Path
+from typing import Annotated
 
+from django.db.models import Q
 from django.urls import reverse
-from ninja import Field, File, Query, Router, Schema
+from ninja import Field, File, Header, Query, Router, Schema
 from ninja.files import UploadedFile
 from pydantic import BaseModel, ConfigDict
 from pydantic import ValidationError as PydanticValidationError
@@ -15,11 +17,11 @@ from oncore import audio
 from oncore.api import ApiError
 from oncore.calls import importer
 from oncore.calls.models import Assistant, Line
-from oncore.http import clip_response
+from oncore.http import MAX_ID, clip_response
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, queries
 
-from .errors import doc
+from .errors import WAV_CONTENT, doc
 from .schemas import (
     AssistantRef,
     DateRange,
@@ -45,10 +47,24 @@ calls = Router(tags=["Calls"])
 
 # ---------------------------------------------------------------- catalogue and organization
 
+TenantKey = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[-a-zA-Z0-9_]+$")]
+
+
+def _tenant_id(organization, value: str | None) -> int | None:
+    """The id of the organization's tenant a filter names by id or slug; 0 (no tenant) when it names none."""
+    if value is None:
+        return None
+    named = Q(slug=value)
+    if value.isdigit() and int(value) <= MAX_ID:
+        named |= Q(pk=int(value))
+    return organization.tenants.filter(named).values_list("pk", flat=True).first() or 0
+
 
 class TranscriberFilters(PageIn):
     enabled: bool | None = Field(None, description="Only enabled (true) or disabled (false) transcribers.")
-    provider: Text | None = Field(None, max_length=32, description="Only this provider, e.g. deepgram.")
+    provider: Text | None = Field(
+        None, max_length=32, description="Only this provider, e.g. deepgram (any case)."
+    )
 
 
 class TranscriberPage(Page):
@@ -62,7 +78,7 @@ def list_transcribers(request, q: Query[TranscriberFilters]):
     if q.enabled is not None:
         qs = qs.filter(enabled=q.enabled)
     if q.provider:
-        qs = qs.filter(provider=q.provider)
+        qs = qs.filter(provider__iexact=q.provider)
     return page(qs, q, transcriber_out)
 
 
@@ -100,7 +116,7 @@ class AssistantOut(Schema):
 
 
 class AssistantFilters(PageIn):
-    tenant: Id | None = Field(None, description="Only this tenant's assistants (tenant id).")
+    tenant: TenantKey | None = Field(None, description="Only this tenant's assistants (tenant id or slug).")
 
 
 class AssistantPage(Page):
@@ -115,7 +131,7 @@ def list_assistants(request, q: Query[AssistantFilters]):
         .order_by("name", "id")
     )
     if q.tenant is not None:
-        qs = qs.filter(tenant_id=q.tenant)
+        qs = qs.filter(tenant_id=_tenant_id(request.org, q.tenant))
     return page(
         qs,
         q,
@@ -147,7 +163,10 @@ class CallOut(Schema):
 
 
 class CallFilters(PageIn, DateRange):
-    tenant: Id | None = Field(None, description="Only this tenant's calls (tenant id).")
+    tenant: TenantKey | None = Field(None, description="Only this tenant's calls (tenant id or slug).")
+    external_id: Text | None = Field(
+        None, max_length=200, description="Only the call with this id of yours (`external_id` at import)."
+    )
     assistant: Id | None = Field(None, description="Only this assistant's calls (assistant id).")
     has_flags: bool | None = Field(
         None, description="true: only calls with a flagged line; false: only without."
@@ -178,7 +197,8 @@ def list_calls(request, q: Query[CallFilters]):
     """Every tenant's calls, newest first, filtered like the dashboard's calls page."""
     qs = queries.calls_list(
         request.org,
-        tenant=q.tenant,
+        tenant=_tenant_id(request.org, q.tenant),
+        external_id=q.external_id,
         assistant=q.assistant,
         date_from=q.date_from,
         date_to=q.date_to,
@@ -378,25 +398,36 @@ _audio_doc = doc(
     "line_has_no_timing",
     "recording_unavailable",
     "range_not_satisfiable",
-    content_type="audio/wav",
+    content=WAV_CONTENT,
 )
 _audio_doc["response"][206] = None
 _audio_doc["openapi_extra"]["responses"][206] = {
     "description": "The requested byte range of the clip (WAV), with Content-Range.",
-    "content": {"audio/wav": {"schema": {"type": "string", "format": "binary"}}},
+    "content": WAV_CONTENT,
 }
+OCTET_STREAM = "application/octet-stream"
 
 
 @calls.get("/lines/{int:line_id}/audio", url_name="line_audio", **_audio_doc)
-def line_audio(request, line_id: int):
+def line_audio(
+    request,
+    line_id: int,
+    range: str | None = Header(  # noqa: A002 (the header's name)
+        None,
+        alias="Range",
+        max_length=200,
+        description="`bytes=START-END`, `bytes=START-` or `bytes=-SUFFIX`: part of the clip (206), for seeking.",
+    ),
+):
     """The line's clip as played on the dashboard: both channels, with the margin on each side. Send a
-    `Range: bytes=START-END` header to get part of it (206), e.g. for seeking in a player."""
+    `Range: bytes=START-END` header to get part of it (206), e.g. for seeking in a player. The body is a WAV file,
+    sent as audio/wav, or as application/octet-stream to a client that accepts only that."""
     line = get_or_404(
         Line.objects.filter(call__tenant__organization=request.org).select_related("call"), line_id, "line"
     )
     clip = queries.line_clip(line)
     try:
-        return clip_response(request, clip)
+        response = clip_response(request, clip)
     except ValueError:
         raise ApiError(
             "range_not_satisfiable",
@@ -404,3 +435,7 @@ def line_audio(request, line_id: int):
             {"length": clip.wav_size},
             {"Content-Range": f"bytes */{clip.wav_size}"},
         ) from None
+    accepted = request.headers.get("Accept", "")
+    if OCTET_STREAM in accepted and "audio/" not in accepted:
+        response["Content-Type"] = OCTET_STREAM
+    return response
