@@ -255,7 +255,7 @@ def test_it_keeps_transcriptions_and_comparisons_when_the_llm_fails_mid_run_and_
 
     run.refresh_from_db()
     assert run.judge_status == Run.JUDGE_FAILED
-    assert run.judge_error.startswith("The judge failed: Anthropic API error (500")
+    assert run.judge_error.startswith("The judge failed: the judge's service failed (500)")
     assert "Labels so far are kept; 2 differing lines left unlabelled. Retry the judge" in run.judge_error
     summary = run_queries.run_summary(run)
     assert summary.compared == 7 and summary.unlabelled == 2  # every comparison is kept

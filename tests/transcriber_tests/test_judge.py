@@ -288,7 +288,7 @@ def test_it_answers_every_judge_call_with_the_default_responder(llm_server):
 
 def test_it_does_not_judge_without_a_key(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    with pytest.raises(llm.JudgeNotConfigured, match="judge not configured"):
+    with pytest.raises(llm.JudgeNotConfigured, match="judge is not configured on this server"):
         judge.label_line(instructions=INSTRUCTIONS, context_lines=CONTEXT, live_text="a", candidate_text="b")
 
 
