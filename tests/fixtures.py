@@ -252,6 +252,8 @@ def make_call(tenant, live, *, caller_texts, recorded=True, seconds_per_line=2.0
             end_s=start + 2 * seconds_per_line - 0.4,
         )
         position += 2
+    call.n_lines = position  # the counter the import keeps
+    call.save(update_fields=["n_lines"])
     return call
 
 

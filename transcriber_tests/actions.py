@@ -21,7 +21,7 @@ from oncore.formats import money
 from oncore.transcribers.engines.base import cost_for
 from oncore.transcribers.models import Transcriber
 
-from . import errors, events, jobs, picks, scoring
+from . import aggregates, errors, events, jobs, picks, scoring
 from .models import MAX_CANDIDATES, Bank, Candidate, ControlLine, Flag, Score, Transcription
 
 # ---------------------------------------------------------------- helpers
@@ -162,15 +162,20 @@ def score_values(expected: str, hypothesis: str | None) -> dict:
     return values
 
 
-def write_score(flag, control, transcriber_id, source, hypothesis: str | None, expected: str) -> Score:
-    """Score one item for one transcriber; `hypothesis=None` means it produced no text (failed)."""
-    score, _ = Score.objects.update_or_create(
-        flag=flag,
-        control=control,
-        transcriber_id=transcriber_id,
-        source=source,
-        defaults=score_values(expected, hypothesis),
-    )
+def write_score(
+    flag, control, transcriber_id, source, hypothesis: str | None, expected: str, cost=None
+) -> Score:
+    """Score one item for one transcriber; `hypothesis=None` means it produced no text (failed). `cost` is the
+    audio cost of the transcription scored. The bank's totals (aggregates) follow in the same transaction."""
+    values = {**score_values(expected, hypothesis), "cost": cost}
+    with transaction.atomic(), aggregates.item_change(flag.pk, control.pk if control else None):
+        score, created = Score.objects.select_for_update().get_or_create(
+            flag=flag, control=control, transcriber_id=transcriber_id, source=source, defaults=values
+        )
+        if not created:
+            for field, value in values.items():
+                setattr(score, field, value)
+            score.save(update_fields=[*values, "scored_at"])
     results_changed(flag.bank_id)
     return score
 
@@ -185,9 +190,17 @@ def results_changed(*bank_ids) -> None:
 def score_transcription(transcription: Transcription) -> int:
     """Write the candidate score of every item on the transcription's line. Returns how many."""
     items = _items_on_line(transcription.line_id)
-    text = transcription.text if transcription.status == Transcription.DONE else None
+    done = transcription.status == Transcription.DONE
+    text, cost = (transcription.text, transcription.cost) if done else (None, None)
+    # Every flag involved is locked up front, in id order, so two lines scored at once never wait on each other.
+    list(
+        Flag.objects.select_for_update()
+        .filter(pk__in={f.pk for f, _, _ in items})
+        .order_by("pk")
+        .values_list("pk")
+    )
     for flag, control, expected in items:
-        write_score(flag, control, transcription.transcriber_id, Score.CANDIDATE, text, expected)
+        write_score(flag, control, transcription.transcriber_id, Score.CANDIDATE, text, expected, cost)
     return len(items)
 
 
@@ -255,6 +268,7 @@ def _queue_lines(organization_id: int, lines, transcriber_ids) -> int:
 def _enter_bank(flag: Flag, bank: Bank, rng=None) -> None:
     """A flag joins a bank: its controls are drawn, the live transcript scored, every candidate queued."""
     controls = _sample_controls(flag, bank, rng)
+    aggregates.flag_entered(flag.pk)
     _score_live(flag)
     candidate_ids = list(bank.candidates.values_list("transcriber_id", flat=True))
     _queue_lines(flag.organization_id, [flag.line] + [c.line for c in controls], candidate_ids)
@@ -309,6 +323,7 @@ def do_flag_line(
                 note=note or "",
                 created_by=user,
             )
+            Call.objects.filter(pk=line.call_id).update(n_flags=F("n_flags") + 1)
             if bank is not None:
                 _enter_bank(flag, bank, rng)
     except IntegrityError:
@@ -336,6 +351,7 @@ def do_move_flag(flag: Flag, bank: Bank | None, rng=None) -> Flag:
         if flag.bank_id == (bank.pk if bank else None):
             return flag
         results_changed(flag.bank_id)
+        aggregates.flag_leaving(flag.pk)
         flag.controls.all().delete()  # with their scores and picks
         picks.drop(flag)  # asked again over the new bank's candidates
         flag.bank = bank
@@ -375,6 +391,7 @@ def do_edit_flag(flag: Flag, *, expected_text=None, tags=None, note=None, confir
                     score.source,
                     None if score.failure == Score.ERROR else score.hypothesis,
                     flag.expected_text,
+                    score.cost,
                 )
             picks.drop(flag)
             picks.ask_later([flag.line_id])
@@ -384,8 +401,12 @@ def do_edit_flag(flag: Flag, *, expected_text=None, tags=None, note=None, confir
 
 def do_delete_flag(flag: Flag) -> None:
     """Delete a flag with its controls and scores. Transcriptions stay: another bank may use them."""
-    flag.delete()
-    results_changed(flag.bank_id)
+    with transaction.atomic():
+        aggregates.flag_leaving(flag.pk)
+        call_id = Line.objects.filter(pk=flag.line_id).values_list("call_id", flat=True).first()
+        if flag.delete()[0]:
+            Call.objects.filter(pk=call_id).update(n_flags=F("n_flags") - 1)
+        results_changed(flag.bank_id)
 
 
 # ---------------------------------------------------------------- banks and candidates
@@ -447,6 +468,18 @@ class Estimate:
     def audio_minutes(self) -> float:
         return self.audio_seconds / 60
 
+    def as_dict(self) -> dict:
+        """The estimate as the API shows it, in GET .../candidates/estimate and in estimate_not_confirmed."""
+        return {
+            "transcriber_id": self.transcriber_id,
+            "lines": self.lines,
+            "already_transcribed": self.already_transcribed,
+            "audio_seconds": round(self.audio_seconds, 3),
+            "audio_minutes": round(self.audio_minutes, 3),
+            "price_per_minute": money(self.price_per_minute),
+            "cost": money(self.cost),
+        }
+
 
 def bank_lines(bank: Bank):
     """Every line a bank scores: its flags' lines and their control lines."""
@@ -471,18 +504,6 @@ def estimate_backfill(bank: Bank, transcriber: Transcriber) -> Estimate:
     return Estimate(
         transcriber.pk, len(todo), len(lines) - len(todo), seconds, price, cost_for(seconds, price)
     )
-
-    def as_dict(self) -> dict:
-        """The estimate as the API shows it, in GET .../candidates/estimate and in estimate_not_confirmed."""
-        return {
-            "transcriber_id": self.transcriber_id,
-            "lines": self.lines,
-            "already_transcribed": self.already_transcribed,
-            "audio_seconds": round(self.audio_seconds, 3),
-            "audio_minutes": round(self.audio_minutes, 3),
-            "price_per_minute": money(self.price_per_minute),
-            "cost": money(self.cost),
-        }
 
 
 def do_add_candidate(bank: Bank, transcriber: Transcriber, *, confirmed: bool = False) -> Candidate:
@@ -513,6 +534,7 @@ def do_add_candidate(bank: Bank, transcriber: Transcriber, *, confirmed: bool = 
                 (bank.candidates.aggregate(m=Max("position"))["m"] + 1) if bank.candidates.exists() else 0
             )
             candidate = Candidate.objects.create(bank=bank, transcriber=transcriber, position=position)
+            aggregates.candidates_changed(bank.pk)
             results_changed(bank.pk)
             _queue_lines(bank.organization_id, bank_lines(bank), [transcriber.pk])
     except IntegrityError:
@@ -525,6 +547,7 @@ def do_remove_candidate(bank: Bank, transcriber: Transcriber) -> None:
     with transaction.atomic():
         Bank.objects.select_for_update().get(pk=bank.pk)
         bank.candidates.filter(transcriber=transcriber).delete()
+        aggregates.candidates_changed(bank.pk)
         results_changed(bank.pk)
         for position, candidate in enumerate(bank.candidates.order_by("position")):
             if candidate.position != position:

@@ -6,7 +6,7 @@ from oncore.calls.models import Assistant
 from oncore.http import MAX_ID, ids_in
 from oncore.transcribers.models import Transcriber
 
-from . import errors
+from . import errors, queries
 from .models import STANDARD_TAGS, Bank
 
 
@@ -138,6 +138,7 @@ class CallFilterForm(forms.Form):
     date_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     date_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     has_flags = forms.BooleanField(required=False)
+    after = forms.CharField(required=False, max_length=40, widget=forms.HiddenInput)
 
     def __init__(self, *args, organization, **kwargs):
         super().__init__(*args, **kwargs)
@@ -148,6 +149,17 @@ class CallFilterForm(forms.Form):
             (a.pk, f"{a.name} ({a.tenant.name})")
             for a in Assistant.objects.filter(tenant__organization=organization).select_related("tenant")
         ]
+
+    def clean_after(self):
+        """The cursor of a later page (queries.CallCursor), or None for the first page."""
+        if not self.cleaned_data["after"]:
+            return None
+        try:
+            return queries.CallCursor.parse(self.cleaned_data["after"])
+        except ValueError:
+            raise forms.ValidationError(
+                "This link to a page of calls is broken; start from the newest."
+            ) from None
 
     def filters(self) -> dict:
         """The filters for queries.calls_list: none while the form is empty or invalid."""

@@ -82,7 +82,8 @@ class Flag(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["bank", "created_at"])]
+        # A bank's flags newest first, ties by id: the turn table walks it in order and stops after one page.
+        indexes = [models.Index(fields=["bank", "-created_at", "-id"], name="flag_bank_newest")]
 
     def __str__(self):
         return f"Flag {self.pk} on line {self.line_id}"
@@ -199,6 +200,11 @@ class Score(models.Model):
     reference_words = models.PositiveIntegerField(default=0)
     normalizer_version = models.CharField(max_length=20)
     scored_at = models.DateTimeField(auto_now=True)
+    # The audio cost of the transcription scored (candidates; none for the live transcript or a failed one).
+    cost = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    # On a live score (one per item): whether the bank's candidates disagree on the item, some matching and some
+    # not among their scored texts. Kept by every score write and candidate change (aggregates.py).
+    disagree = models.BooleanField(default=False)
 
     class Meta:
         constraints = [
@@ -230,11 +236,86 @@ class Score(models.Model):
                 include=["control", "failed", "match"],
                 name="score_by_transcriber_covering",
             ),
+            # The items of a flag (its live scores), with whether candidates disagree: the turn table's rows.
+            models.Index(
+                fields=["flag", "control"],
+                include=["disagree"],
+                condition=Q(source="live"),
+                name="score_items",
+            ),
         ]
 
     def __str__(self):
         item = f"control {self.control_id}" if self.control_id else f"flag {self.flag_id}"
         return f"{self.transcriber_id} on {item}: {'match' if self.match else self.wer}"
+
+
+# ---------------------------------------------------------------- per-day aggregates of a bank's scores
+# Kept by aggregates.py in the transaction of every score write and removal, so a bank's results read a few rows
+# per candidate and day instead of every score. The day is the flag's (created_at, UTC): a score counts on the day
+# its flag was made. `manage.py rebuild_results` recomputes them from the scores and reports any drift.
+
+
+class ScoreTotal(models.Model):
+    """One transcriber's scores (live or candidate) on a bank's items of one day: what CandidateSummary sums."""
+
+    bank = models.ForeignKey(Bank, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    source = models.CharField(max_length=10, choices=Score.SOURCES)
+    transcriber = models.ForeignKey("transcribers.Transcriber", on_delete=models.CASCADE, related_name="+")
+    scored = models.BigIntegerField(default=0)
+    matches = models.BigIntegerField(default=0)
+    failed = models.BigIntegerField(default=0)
+    wer_units = models.BigIntegerField(default=0)  # the exact WER sum of the scored lines (scoring.WER_SCALE)
+    cost_micros = models.BigIntegerField(default=0)  # audio cost in millionths of a dollar, summed exactly
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["bank", "day", "source", "transcriber"], name="score_total_once")
+        ]
+
+    def __str__(self):
+        return f"{self.source} {self.transcriber_id} in bank {self.bank_id} on {self.day}"
+
+
+class PairTotal(models.Model):
+    """Two candidates on the bank's items of one day that both scored (neither failed): how many, and on how many
+    only one of them matched. `low` is the lower transcriber id. What the paired test against the runner-up reads."""
+
+    bank = models.ForeignKey(Bank, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    low = models.ForeignKey("transcribers.Transcriber", on_delete=models.CASCADE, related_name="+")
+    high = models.ForeignKey("transcribers.Transcriber", on_delete=models.CASCADE, related_name="+")
+    both = models.BigIntegerField(default=0)
+    low_only = models.BigIntegerField(default=0)
+    high_only = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["bank", "day", "low", "high"], name="pair_total_once"),
+            models.CheckConstraint(condition=Q(low__lt=models.F("high")), name="pair_total_ordered"),
+        ]
+
+    def __str__(self):
+        return f"{self.low_id} / {self.high_id} in bank {self.bank_id} on {self.day}"
+
+
+class FlagTotal(models.Model):
+    """The bank's flags of one day that carry `controls` control lines, and how many of their items (flags,
+    controls) the bank's candidates disagree on: the control mix and the turn table's counts."""
+
+    bank = models.ForeignKey(Bank, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    controls = models.PositiveSmallIntegerField()
+    flags = models.BigIntegerField(default=0)
+    disagree_flags = models.BigIntegerField(default=0)
+    disagree_controls = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["bank", "day", "controls"], name="flag_total_once")]
+
+    def __str__(self):
+        return f"{self.flags} flags with {self.controls} controls in bank {self.bank_id} on {self.day}"
 
 
 # ---------------------------------------------------------------- the judge's pick and full-call runs

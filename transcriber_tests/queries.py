@@ -4,15 +4,16 @@ API routers call these; neither writes a read of its own. Every page stays O(1) 
 computed in the database, then ranked by the pure functions in scoring. Full-call runs have theirs in
 runs/queries.py."""
 
+import json
+import re
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db import connection
-from django.db.models import Count, Exists, F, IntegerField, Max, Min, OuterRef, Q, Subquery, Sum
-from django.db.models.functions import Cast, Coalesce
+from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from benchmark.codeswitch.langtag import detect_languages
@@ -21,7 +22,7 @@ from oncore import audio
 from oncore.calls.models import Call, Line
 from oncore.transcribers.models import Transcriber
 
-from . import errors, jobs, scoring
+from . import aggregates, errors, jobs, scoring
 from .actions import live_transcriber_of, why_not_flaggable
 from .models import Bank, ControlLine, Flag, Score, Transcription
 from .picks import picks_by_item
@@ -52,24 +53,106 @@ def calls_of(organization):
     )
 
 
-def calls_list(organization, *, tenant=None, assistant=None, date_from=None, date_to=None, has_flags=None):
-    """The organization's calls, newest first, each with its number of lines and of flagged lines. Filters: a
-    tenant or assistant id, the days it started between, and has_flags (True: only calls with a flagged line;
-    False: only without; None: both)."""
-    qs = calls_of(organization).annotate(
-        n_lines=Count("lines", distinct=True), n_flags=Count("lines__flag", distinct=True)
-    )
+def calls_list(
+    organization,
+    *,
+    tenant=None,
+    assistant=None,
+    date_from=None,
+    date_to=None,
+    has_flags=None,
+    external_id=None,
+    after=None,
+):
+    """The organization's calls, newest first, each with its number of lines and of flagged lines (counters
+    stored on the call). Filters: a tenant or assistant id, the days (UTC) it started between, has_flags (True:
+    only calls with a flagged line; False: only without; None: both) and the caller system's external_id.
+    `after` (a CallCursor) starts the list after that call: keyset pages, as quick deep in the list as at its
+    start. Every filter reads an index in the list's order (see Call.Meta.indexes)."""
     qs = _where(
-        qs,
+        calls_of(organization),
+        external_id=external_id,
         tenant_id=tenant,
         assistant_id=assistant,
-        started_at__date__gte=date_from,
-        started_at__date__lte=date_to,
+        started_at__gte=_midnight(date_from),
+        started_at__lt=_midnight(date_to, days=1),
     )
     if has_flags is not None:
-        flagged = Exists(Flag.objects.filter(line__call=OuterRef("pk")))
-        qs = qs.filter(flagged if has_flags else ~flagged)
+        qs = qs.filter(n_flags__gt=0) if has_flags else qs.filter(n_flags=0)
+    if after is not None:
+        qs = qs.filter(Q(started_at__lt=after.started_at) | Q(started_at=after.started_at, pk__lt=after.pk))
     return qs.order_by("-started_at", "-id")
+
+
+def _midnight(day, days: int = 0):
+    return None if day is None else datetime.combine(day + timedelta(days=days), time.min, UTC)
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_CURSOR = re.compile(r"(-?[0-9]{1,18})_([0-9]{1,18})")
+
+
+@dataclass(frozen=True)
+class CallCursor:
+    """Where a keyset page of calls ends: the last call's start (to the microsecond) and id. Written in URLs and
+    the API as "<microseconds since 1970>_<id>"."""
+
+    started_at: datetime
+    pk: int
+
+    @classmethod
+    def of(cls, call) -> "CallCursor":
+        return cls(call.started_at, call.pk)
+
+    @classmethod
+    def parse(cls, text: str) -> "CallCursor":
+        """ValueError when the text is not a cursor this site wrote."""
+        found = _CURSOR.fullmatch(text or "")
+        if not found:
+            raise ValueError(f"{text!r} is not a calls cursor (it looks like 1732960000000000_123).")
+        try:
+            started_at = EPOCH + timedelta(microseconds=int(found[1]))
+        except OverflowError:
+            raise ValueError(f"{text!r} is not a calls cursor: its time is out of range.") from None
+        return cls(started_at, int(found[2]))
+
+    def __str__(self) -> str:
+        return f"{(self.started_at - EPOCH) // timedelta(microseconds=1)}_{self.pk}"
+
+
+@dataclass(frozen=True)
+class CallsPage:
+    calls: list
+    next_after: CallCursor | None  # where the next page starts; None on the last page
+    total: int  # calls matching the filters (every page)
+    exact: bool  # False: `total` is the database's estimate ("about N calls")
+
+
+def calls_page(organization, *, after=None, offset: int = 0, size: int = 50, exact: bool = False, **filters):
+    """One keyset page of calls_list: `size` calls after the cursor (and `offset` more), the next page's cursor
+    and the total, exact when asked, else counted only up to EXACT_COUNT_UP_TO (count_about). Three queries."""
+    rows = list(calls_list(organization, after=after, **filters)[offset : offset + size + 1])
+    calls, more = rows[:size], len(rows) > size
+    matching = calls_list(organization, **filters)
+    total, is_exact = (matching.count(), True) if exact else count_about(matching)
+    return CallsPage(calls, CallCursor.of(calls[-1]) if more else None, total, is_exact)
+
+
+EXACT_COUNT_UP_TO = 10_000
+
+
+def count_about(queryset) -> tuple[int, bool]:
+    """(how many rows, exact?): counted exactly up to EXACT_COUNT_UP_TO (a count that stops there), beyond that
+    the database's estimate (PostgreSQL's planner; SQLite, local only, counts)."""
+    exact = queryset.order_by()[: EXACT_COUNT_UP_TO + 1].count()
+    if exact <= EXACT_COUNT_UP_TO or connection.vendor != "postgresql":
+        return (exact if exact <= EXACT_COUNT_UP_TO else queryset.count()), True
+    sql, params = queryset.order_by().query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (FORMAT JSON) " + sql, params)
+        plan = cursor.fetchone()[0]
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+    return max(int(plan[0]["Plan"]["Plan Rows"]), exact), False
 
 
 @dataclass(frozen=True)
@@ -112,7 +195,13 @@ def line_rows(call: Call, lines=None) -> list[LineRow]:
             problem = errors.RecordingUnavailable("Its timing lies outside the recording.")
         elif problem is None and flag is not None:
             problem = errors.FlagExists(f"This line already has flag {flag.pk}; edit it.")
-        playable = call.recorded and bool(call.recording) and line.has_timing and not recording_problem
+        playable = (
+            call.recorded
+            and bool(call.recording)
+            and line.has_timing
+            and not recording_problem
+            and not (duration is not None and line.start_s >= duration)
+        )
         rows.append(LineRow(line, flag, problem, playable))
     return rows
 
@@ -166,10 +255,13 @@ def flags_list(organization, *, bank=None, unbanked=None, tag="", call=None, dat
 
 
 def banks_list(organization):
-    """The organization's banks by name, each with its number of flags and of candidates."""
+    """The organization's banks by name, each with its number of flags (from the per-day totals) and of
+    candidates."""
     return (
         Bank.objects.filter(organization=organization)
-        .annotate(n_flags=Count("flags", distinct=True), n_candidates=Count("candidates", distinct=True))
+        .annotate(
+            n_flags=aggregates.flags_in(OuterRef("pk")), n_candidates=Count("candidates", distinct=True)
+        )
         .order_by("name", "id")
     )
 
@@ -191,60 +283,44 @@ def clamp_window(days) -> int:
 
 
 def window_start(window_days: int):
-    return timezone.now() - timedelta(days=window_days)
+    """The start of a window of the last `window_days` days: midnight (UTC) of the day that many days ago, so the
+    window holds whole days, as the per-day totals do (aggregates)."""
+    return datetime.combine(
+        timezone.now().astimezone(UTC).date() - timedelta(days=window_days), time.min, UTC
+    )
+
+
+# The bounds of a period open on one side; the flags' times always lie between them.
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(9999, 1, 1, tzinfo=UTC)
+
+
+def period_bounds(window_days: int, date_from: date | None = None, date_to: date | None = None):
+    """(since, until) of the flags a bank's results count: the last `window_days` days (until None: up to now),
+    or, when either date is given, the days from `date_from` to `date_to`, inclusive, in UTC (a missing one
+    leaves that side open)."""
+    if date_from is None and date_to is None:
+        return window_start(window_days), None
+    since = datetime.combine(date_from, time.min, UTC) if date_from else EARLIEST
+    until = datetime.combine(date_to + timedelta(days=1), time.min, UTC) if date_to else None
+    return since, until
+
+
+def _created_between(since, until, field="flag__created_at") -> Q:
+    return Q(**{f"{field}__gte": since}) & (Q(**{f"{field}__lt": until}) if until else Q())
 
 
 def bank_scores(bank: Bank, window_days: int):
     return Score.objects.filter(flag__bank=bank, flag__created_at__gte=window_start(window_days))
 
 
-def _summaries(scores) -> dict[tuple[str, int], scoring.CandidateSummary]:
-    """Per (source, transcriber): scored, matches, failed and the exact WER sum, in one aggregate query; rows
-    derived by scoring.summary_row, as the pure summary derives them."""
-    rows = scores.values("source", "transcriber_id").annotate(
-        n_scored=Count("id", filter=Q(failed=False)),
-        n_matches=Count("id", filter=Q(failed=False, match=True)),
-        n_failed=Count("id", filter=Q(failed=True)),
-        wer_units=Sum("wer_units", filter=Q(failed=False)),
-    )
-    return {
-        (r["source"], r["transcriber_id"]): scoring.summary_row(
-            r["transcriber_id"], r["n_scored"], r["n_matches"], r["n_failed"], int(r["wer_units"] or 0)
-        )
-        for r in rows
-    }
-
-
 def _empty(tid) -> scoring.CandidateSummary:
     return scoring.summary_row(tid, 0, 0, 0, 0)
 
 
-_PAIRS = """
-SELECT l.match AS lm, r.match AS rm
-FROM transcriber_tests_score l
-JOIN transcriber_tests_score r ON {join}
-  AND r.transcriber_id = %s AND r.source = 'candidate' AND NOT r.failed
-JOIN transcriber_tests_flag f ON f.id = l.flag_id
-WHERE {item} AND l.transcriber_id = %s AND l.source = 'candidate' AND NOT l.failed
-  AND f.bank_id = %s AND f.created_at >= %s
-"""
-# Flags pair on flag_id, controls on control_id: plain equality joins an index answers, whatever the statistics.
-LEAD_SQL = (
-    "SELECT COUNT(*), COALESCE(SUM(CASE WHEN lm AND NOT rm THEN 1 ELSE 0 END), 0), "
-    "COALESCE(SUM(CASE WHEN rm AND NOT lm THEN 1 ELSE 0 END), 0) FROM ("
-    + _PAIRS.format(join="r.flag_id = l.flag_id AND r.control_id IS NULL", item="l.control_id IS NULL")
-    + " UNION ALL "
-    + _PAIRS.format(join="r.control_id = l.control_id", item="l.control_id IS NOT NULL")
-    + ") pairs"
-)
-
-
-def lead_test(bank: Bank, since, leader_id: int, runner_up_id: int) -> scoring.LeadTest:
-    """Exact McNemar on the items both scored: pairs the two candidates' scores item by item in one query."""
-    with connection.cursor() as cursor:
-        params = [runner_up_id, leader_id, bank.pk, since]
-        cursor.execute(LEAD_SQL, params + params)
-        both, b, c = (int(x) for x in cursor.fetchone())
+def lead_test(bank: Bank, since, leader_id: int, runner_up_id: int, until=None) -> scoring.LeadTest:
+    """Exact McNemar on the items both scored, from the bank's per-day pair totals (aggregates)."""
+    both, b, c = aggregates.pair_counts(bank.pk, since, until, leader_id, runner_up_id)
     p = scoring.mcnemar_exact(b, c)
     return scoring.LeadTest(
         both_scored=both, leader_only_right=b, runner_up_only_right=c, p_value=p, clear=p < 0.05 and b > c
@@ -275,6 +351,8 @@ class BankResults:
     pending: int
     live_reason: str = LIVE_REASON
     control_mix: tuple = ()  # (controls per flag, flags), most flags first, over the window's flags
+    date_from: date | None = None  # a fixed period instead of the window (either may be open)
+    date_to: date | None = None
 
     @property
     def mixed_controls(self) -> str:
@@ -289,77 +367,57 @@ class BankResults:
         return ", ".join([first] + [f"{n} with {c}" for c, n in rest])
 
 
-def _on_bank_lines(bank: Bank) -> Q:
-    """Transcriptions of a bank's lines: its flags' lines and their controls' lines."""
-    flag_lines = Flag.objects.filter(bank=bank).values("line_id")
-    control_lines = ControlLine.objects.filter(flag__bank=bank).values("line_id")
-    return Q(line_id__in=flag_lines) | Q(line_id__in=control_lines)
-
-
 def candidate_costs(bank: Bank, transcriber_ids) -> dict[int, Decimal]:
-    """Audio cost so far of each candidate on the bank's lines (flags and controls, any date)."""
-    rows = (
-        Transcription.objects.filter(
-            _on_bank_lines(bank), transcriber_id__in=transcriber_ids, status=Transcription.DONE
-        )
-        .values("transcriber_id")
-        .annotate(total=Sum("cost"))
-    )
-    return {r["transcriber_id"]: r["total"] or Decimal(0) for r in rows}
+    """Audio cost so far of each candidate on the bank's items (flags and controls, any date)."""
+    return aggregates.costs(bank.pk, transcriber_ids)
 
 
 def pending_for_bank(bank: Bank, transcriber_ids) -> int:
-    return Transcription.objects.filter(
-        _on_bank_lines(bank),
-        organization_id=bank.organization_id,
-        status__in=jobs.ACTIVE,
-        transcriber_id__in=transcriber_ids,
-    ).count()
+    """The organization's waiting transcriptions of these candidates on the bank's lines: each waiting row is
+    looked up in the bank (the waiting rows are few, bounded by ONCORE_ORG_QUEUE_LIMIT; the bank's lines many)."""
+    on_flag = Flag.objects.filter(bank=bank, line_id=OuterRef("line_id"))
+    on_control = ControlLine.objects.filter(flag__bank=bank, line_id=OuterRef("line_id"))
+    return (
+        Transcription.objects.filter(
+            organization_id=bank.organization_id, status__in=jobs.ACTIVE, transcriber_id__in=transcriber_ids
+        )
+        .filter(Exists(on_flag) | Exists(on_control))
+        .count()
+    )
 
 
 RESULTS_CACHE_SECONDS = 60
 
 
-def bank_results(bank: Bank, window_days: int = DEFAULT_WINDOW_DAYS) -> BankResults:
-    """The results of a bank over a window. Cached per bank and window until the next write that changes the
-    bank's results (actions.results_changed moves bank.results_changed_at) or for a minute at most, so the
-    window's start moves on; the waiting count is always fresh."""
+def bank_results(
+    bank: Bank, window_days: int = DEFAULT_WINDOW_DAYS, *, date_from=None, date_to=None
+) -> BankResults:
+    """The results of a bank over a window, or over the days from `date_from` to `date_to` (period_bounds).
+    Cached per bank and period until the next write that changes the bank's results
+    (actions.results_changed moves bank.results_changed_at) or for a minute at most, so the window's start
+    moves on; the waiting count is always fresh."""
     window_days = clamp_window(window_days)
-    key = f"bank-results:{bank.pk}:{window_days}:{bank.results_changed_at.isoformat()}"
+    changed = bank.results_changed_at.isoformat()
+    key = f"bank-results:{bank.pk}:{window_days}:{date_from}:{date_to}:{changed}"
     results = cache.get(key)
     if results is None:
-        results = _compute_bank_results(bank, window_days)
+        results = _compute_bank_results(bank, window_days, date_from, date_to)
         cache.set(key, results, RESULTS_CACHE_SECONDS)
     ids = [card.transcriber.pk for card in results.cards]
     return replace(results, bank=bank, pending=pending_for_bank(bank, ids))
 
 
-def control_mix(bank: Bank, since) -> tuple[tuple[int, int], ...]:
-    """How many of the bank's flags since `since` carry each number of control lines: ((controls, flags), ...),
-    most flags first. One query."""
-    per_flag = (
-        ControlLine.objects.filter(flag=OuterRef("pk"))
-        .order_by()
-        .values("flag")
-        .annotate(n=Count("id"))
-        .values("n")
-    )
-    rows = (
-        Flag.objects.filter(bank=bank, created_at__gte=since)
-        .annotate(n_controls=Coalesce(Subquery(per_flag), 0))
-        .order_by()
-        .values("n_controls")
-        .annotate(flags=Count("id"))
-        .values_list("n_controls", "flags")
-    )
-    return tuple(sorted(rows, key=lambda row: (-row[1], row[0])))
+def control_mix(bank: Bank, since, until=None) -> tuple[tuple[int, int], ...]:
+    """How many of the bank's flags since `since` (and before `until`) carry each number of control lines:
+    ((controls, flags), ...), most flags first. From the per-day totals (aggregates)."""
+    return aggregates.control_mix(bank.pk, since, until)
 
 
-def _compute_bank_results(bank: Bank, window_days: int) -> BankResults:
+def _compute_bank_results(bank: Bank, window_days: int, date_from=None, date_to=None) -> BankResults:
     candidates = list(candidates_of(bank))
     ids = [c.transcriber_id for c in candidates]
-    since = window_start(window_days)
-    summaries = _summaries(Score.objects.filter(flag__bank=bank, flag__created_at__gte=since))
+    since, until = period_bounds(window_days, date_from, date_to)
+    summaries = aggregates.summaries(bank.pk, since, until)
     candidate = {t: summaries.get((Score.CANDIDATE, t), _empty(t)) for t in ids}
     ranked = scoring.rank([candidate[t] for t in ids], bank.threshold)
     costs = candidate_costs(bank, ids)
@@ -381,7 +439,9 @@ def _compute_bank_results(bank: Bank, window_days: int) -> BankResults:
     leader = by_id.get(ranked.leader)
     runner_up_id = ranked.runner_up
     lead = (
-        lead_test(bank, since, ranked.leader, runner_up_id) if leader and runner_up_id is not None else None
+        lead_test(bank, since, ranked.leader, runner_up_id, until)
+        if leader and runner_up_id is not None
+        else None
     )
 
     live = {t: s for (source, t), s in summaries.items() if source == Score.LIVE}
@@ -399,7 +459,9 @@ def _compute_bank_results(bank: Bank, window_days: int) -> BankResults:
         lead=lead,
         runner_up=by_id.get(runner_up_id),
         pending=0,
-        control_mix=control_mix(bank, since),
+        control_mix=control_mix(bank, since, until),
+        date_from=date_from,
+        date_to=date_to,
     )
 
 
@@ -410,13 +472,21 @@ LANGUAGE_CACHE_SECONDS = 600
 def bank_languages(bank: Bank, window_days: int) -> list[str]:
     """The languages the bank's flagged lines in the window span, detected from their expected texts (the
     newest LANGUAGE_SAMPLE) with the code-switching report's tagger (benchmark.codeswitch.langtag); the bank's
-    language label plays no part, it is a display name only."""
-    texts = (
-        Flag.objects.filter(bank=bank, created_at__gte=window_start(clamp_window(window_days)))
-        .order_by("-created_at", "-id")
-        .values_list("expected_text", flat=True)[:LANGUAGE_SAMPLE]
-    )
-    return detect_languages(texts)
+    language label plays no part, it is a display name only. Cached per bank and window until a flag enters or
+    leaves the window or the newest one changes (not on every score, as the results are: detecting takes tens of
+    milliseconds), or for LANGUAGE_CACHE_SECONDS."""
+    window_days = clamp_window(window_days)
+    since = window_start(window_days)
+    flags = Flag.objects.filter(bank=bank, created_at__gte=since).order_by("-created_at", "-id")
+    newest_id, newest_at = flags.values_list("pk", "updated_at").first() or (0, None)
+    count = aggregates.item_count(bank.pk, since, kind="flags")
+    stamp = newest_at.timestamp() if newest_at else 0
+    key = f"bank-language-set:{bank.pk}:{window_days}:{count}:{newest_id}:{stamp}"
+    found = cache.get(key)
+    if found is None:
+        found = detect_languages(flags.values_list("expected_text", flat=True)[:LANGUAGE_SAMPLE])
+        cache.set(key, found, LANGUAGE_CACHE_SECONDS)
+    return found
 
 
 def bank_language_wer(bank: Bank, window_days: int, transcriber_id: int | None = None) -> dict | None:
@@ -461,31 +531,33 @@ def _language_wer(bank: Bank, window_days: int, transcriber_id: int | None) -> d
 # ---------------------------------------------------------------- the turn-by-turn table
 
 
-def _disagreeing(bank: Bank, since) -> Q:
-    """Items where the bank's candidates disagree: among their scored texts, some matched and some did not.
-    Grouped once per item kind, then used as IN subqueries (fast on large banks, unlike per-row EXISTS)."""
-    ids = bank.candidates.values("transcriber_id")
-    scored = Score.objects.filter(
-        source=Score.CANDIDATE,
-        failed=False,
-        transcriber_id__in=ids,
-        flag__bank=bank,
-        flag__created_at__gte=since,
-    )
-    as_int = Cast("match", IntegerField())
+class KnownCount:
+    """An ordered queryset whose count is already known (from the per-day totals), for Paginator and the API's
+    pages: counting every item of a large bank would cost more than reading the page."""
 
-    def split(qs, key):
-        return qs.values(key).annotate(lo=Min(as_int), hi=Max(as_int)).filter(lo__lt=F("hi")).values(key)
+    def __init__(self, queryset, count: int):
+        self.queryset, self._count = queryset, count
+        self.ordered = True
 
-    return Q(control__isnull=True, flag_id__in=split(scored.filter(control__isnull=True), "flag_id")) | Q(
-        control_id__in=split(scored.filter(control__isnull=False), "control_id")
-    )
+    def count(self) -> int:
+        return self._count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, key):
+        return self.queryset[key]
+
+    def __iter__(self):
+        return iter(self.queryset)
 
 
 def turn_items(bank: Bank, window_days: int, *, kind: str = "", tag: str = "", disagree: bool = False):
     """Ids of the bank's items (flags and their controls), newest flag first, for pagination; `turn_rows` loads
     one page of them. Every item has exactly one live score, written when it entered a bank, so live scores
-    double as the item list."""
+    double as the item list; each carries whether the bank's candidates disagree on the item (aggregates).
+    Pages are read along the bank's flags newest first (an index); the count comes from the per-day totals,
+    except with a tag (counted in the database)."""
     since = window_start(clamp_window(window_days))
     items = Score.objects.filter(source=Score.LIVE, flag__bank=bank, flag__created_at__gte=since)
     if kind == "flags":
@@ -495,10 +567,13 @@ def turn_items(bank: Bank, window_days: int, *, kind: str = "", tag: str = "", d
     if tag:
         items = items.filter(flag__tags__contains=f",{tag.strip().lower()},")
     if disagree:
-        items = items.filter(_disagreeing(bank, since))
-    return items.order_by("-flag__created_at", "-flag_id", F("control_id").asc(nulls_first=True)).values_list(
-        "id", flat=True
-    )
+        items = items.filter(disagree=True)
+    ordered = items.order_by(
+        "-flag__created_at", "-flag_id", F("control_id").asc(nulls_first=True)
+    ).values_list("id", flat=True)
+    if tag:
+        return ordered
+    return KnownCount(ordered, aggregates.item_count(bank.pk, since, kind=kind, disagree=disagree))
 
 
 @dataclass(frozen=True)

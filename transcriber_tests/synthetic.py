@@ -1,15 +1,17 @@
 """Synthetic banks full of scored flags, for query-count tests and performance scripts (bench/). Rows are written
-with bulk_create straight into their final state; nothing here is used by the product itself."""
+straight into their final state (COPY on PostgreSQL, bulk_create elsewhere); nothing here is used by the product
+itself."""
 
 import random
 from datetime import timedelta
 
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from oncore.calls.models import Assistant, Call, Line
 from oncore.transcribers.models import Transcriber
 
+from . import aggregates
 from .actions import score_values
 from .models import Bank, Candidate, ControlLine, Flag, Score, Transcription
 
@@ -32,9 +34,38 @@ def _garble(rng, text):
     return " ".join(words)
 
 
+CHUNK = 2000  # flags (with their control, lines, scores and transcriptions) generated and written at a time
+
+
+def insert_rows(model, objs) -> list[int]:
+    """Insert unsaved instances of a model, as they are (auto_now fields set now): COPY on PostgreSQL, with ids
+    drawn from the table's sequence first; bulk_create elsewhere. Sets and returns their ids, in order."""
+    objs = list(objs)
+    if not objs:
+        return []
+    if connection.vendor != "postgresql":
+        model.objects.bulk_create(objs, batch_size=CHUNK)
+        return [obj.pk for obj in objs]
+    table = model._meta.db_table
+    fields = model._meta.concrete_fields
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)", [table, len(objs)]
+        )
+        for obj, (pk,) in zip(objs, cursor.fetchall(), strict=True):
+            obj.pk = pk
+        q = connection.ops.quote_name
+        columns = ", ".join(q(f.column) for f in fields)
+        with cursor.cursor.copy(f"COPY {q(table)} ({columns}) FROM STDIN") as copy:
+            for obj in objs:
+                copy.write_row([f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields])
+    return [obj.pk for obj in objs]
+
+
 def fill_bank(organization, *, flags: int, candidates: int = 8, name="Synthetic", seed=1, lines_per_call=20):
     """A bank with `candidates` transcribers and `flags` flags, each with one control; every item scored live
-    and by every candidate. Returns the bank."""
+    and by every candidate. Written CHUNK flags at a time (COPY on PostgreSQL), then the bank's totals are
+    computed from the rows (aggregates.rebuild). Returns the bank."""
     rng = random.Random(seed)
     tenant = organization.tenants.first() or organization.tenants.create(name="Synthetic", slug="synthetic")
     live = Transcriber.objects.create(
@@ -60,55 +91,74 @@ def fill_bank(organization, *, flags: int, candidates: int = 8, name="Synthetic"
     assistant = Assistant.objects.create(tenant=tenant, name=f"{name} assistant")
     now = timezone.now()
     n_calls = (2 * flags + lines_per_call - 1) // lines_per_call
-    calls = Call.objects.bulk_create(
-        [
-            Call(
-                tenant=tenant,
-                assistant=assistant,
-                started_at=now - timedelta(minutes=i),
-                recorded=True,
-                recording=f"recordings/synthetic-{seed}.flac",
-                live_transcriber=live,
-            )
-            for i in range(n_calls)
-        ]
-    )
-    lines = Line.objects.bulk_create(
-        [
-            Line(
-                call=call,
-                position=p,
-                speaker="caller",
-                text=_sentence(rng),
-                start_s=p * 3.0,
-                end_s=p * 3.0 + 2.5,
-            )
-            for call in calls
-            for p in range(lines_per_call)
-        ][: 2 * flags]
-    )
-    truth = {line.pk: _garble(rng, line.text) for line in lines}
-    flag_rows = Flag.objects.bulk_create(
-        [
-            Flag(
-                organization=organization,
-                line=lines[2 * i],
-                bank=bank,
-                expected_text=truth[lines[2 * i].pk],
-                tags=",name," if i % 3 == 0 else ",time,",
-            )
-            for i in range(flags)
-        ]
-    )
-    Flag.objects.filter(pk__in=[f.pk for f in flag_rows]).update(created_at=now - timedelta(hours=1))
-    controls = ControlLine.objects.bulk_create(
-        [
-            ControlLine(flag=f, line=lines[2 * i + 1], expected_text=lines[2 * i + 1].text)
-            for i, f in enumerate(flag_rows)
-        ]
-    )
+    calls = [
+        Call(
+            tenant=tenant,
+            assistant=assistant,
+            started_at=now - timedelta(minutes=i),
+            recorded=True,
+            recording=f"recordings/synthetic-{seed}.flac",
+            live_transcriber=live,
+        )
+        for i in range(n_calls)
+    ]
+    insert_rows(Call, calls)
+    for first in range(0, flags, CHUNK):
+        _fill_chunk(
+            organization,
+            bank,
+            calls,
+            live,
+            transcribers,
+            rng,
+            range(first, min(flags, first + CHUNK)),
+            lines_per_call,
+        )
+    Flag.objects.filter(bank=bank).update(created_at=now - timedelta(hours=1))
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:  # after a bulk load, give the planner real statistics
+            cursor.execute("ANALYZE")
+    with (
+        transaction.atomic()
+    ):  # the rows went in around the actions: the bank's totals and the calls' counters
+        aggregates.rebuild([bank.pk])
+    return bank
+
+
+def _fill_chunk(organization, bank, calls, live, transcribers, rng, flag_numbers, lines_per_call):
+    """Flags `flag_numbers` of fill_bank: flag i is on line 2i, its control on line 2i + 1 (of the same call)."""
+    lines = [
+        Line(
+            call=calls[k // lines_per_call],
+            position=k % lines_per_call,
+            speaker="caller",
+            text=_sentence(rng),
+            start_s=(k % lines_per_call) * 3.0,
+            end_s=(k % lines_per_call) * 3.0 + 2.5,
+        )
+        for i in flag_numbers
+        for k in (2 * i, 2 * i + 1)
+    ]
+    insert_rows(Line, lines)
+    pairs = list(zip(lines[::2], lines[1::2], flag_numbers, strict=True))
+    flags = [
+        Flag(
+            organization=organization,
+            line=line,
+            bank=bank,
+            expected_text=_garble(rng, line.text),
+            tags=",name," if i % 3 == 0 else ",time,",
+        )
+        for line, _, i in pairs
+    ]
+    insert_rows(Flag, flags)
+    controls = [
+        ControlLine(flag=flag, line=control_line, expected_text=control_line.text)
+        for flag, (_, control_line, _) in zip(flags, pairs, strict=True)
+    ]
+    insert_rows(ControlLine, controls)
     scores, transcriptions = [], []
-    items = [(f, None, f.expected_text, f.line) for f in flag_rows]
+    items = [(f, None, f.expected_text, f.line) for f in flags]
     items += [(c.flag, c, c.expected_text, c.line) for c in controls]
     for flag, control, expected, line in items:
         for source, transcriber in [("live", live)] + [("candidate", t) for t in transcribers]:
@@ -119,6 +169,7 @@ def fill_bank(organization, *, flags: int, candidates: int = 8, name="Synthetic"
                     control=control,
                     transcriber=transcriber,
                     source=source,
+                    cost="0.000222" if source == "candidate" else None,
                     **score_values(expected, hypothesis),
                 )
             )
@@ -134,9 +185,5 @@ def fill_bank(organization, *, flags: int, candidates: int = 8, name="Synthetic"
                         cost="0.000222",
                     )
                 )
-    Score.objects.bulk_create(scores, batch_size=5000)
-    Transcription.objects.bulk_create(transcriptions, batch_size=5000)
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:  # after a bulk load, give the planner real statistics
-            cursor.execute("ANALYZE")
-    return bank
+    insert_rows(Score, scores)
+    insert_rows(Transcription, transcriptions)

@@ -68,25 +68,28 @@ def home(request):
 @admin_required
 def calls(request):
     form = CallFilterForm(request.GET or None, organization=request.org)
-    qs = queries.calls_list(request.org, **form.filters())
-    page = Paginator(qs, PAGE_SIZE).get_page(request.GET.get("page"))
+    """The organization's calls, newest first, a keyset page at a time (?after=<cursor>), with "about N calls"
+    when counting them exactly would be slow."""
+    after = form.cleaned_data.get("after") if form.is_bound and form.is_valid() else None
+    calls = queries.calls_page(request.org, after=after, size=PAGE_SIZE, **form.filters())
     return render(
         request,
         "transcriber_tests/calls.html",
         {
-            "page": page,
+            "calls": calls,
+            "after": after,
             "form": form,
-            "query": _query_without_page(request),
+            "query": _query_without_page(request, "after"),
         },
         status=422 if form.errors else 200,
     )
 
 
-def _query_without_page(request) -> str:
+def _query_without_page(request, *also) -> str:
     """The page's query string without its page (and fragment) number, for the pagination links."""
     q = request.GET.copy()
-    q.pop("page", None)
-    q.pop("fragment", None)
+    for name in ("page", "fragment", *also):
+        q.pop(name, None)
     return q.urlencode()
 
 

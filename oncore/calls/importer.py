@@ -236,6 +236,7 @@ def import_calls(path, organization, *, shift_to=None) -> dict:
             if recording:
                 with file_path.open("rb") as fh:
                     call.recording.save(file_path.name, File(fh), save=False)
+            call.n_lines = len(lines)
             call.save()
             Line.objects.bulk_create(lines)
             counts["calls"] += 1

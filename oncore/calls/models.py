@@ -42,6 +42,11 @@ class Call(models.Model):
         help_text="The live transcriber's name, for older calls where only it is known.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # Counters kept by the writes that change them (the import sets n_lines; flagging and deleting a flag move
+    # n_flags, in the same transaction), so the calls list reads them instead of counting every call's lines.
+    # `manage.py rebuild_results` recounts them.
+    n_lines = models.PositiveIntegerField(default=0, help_text="Lines of the call.")
+    n_flags = models.PositiveIntegerField(default=0, help_text="Flagged lines of the call.")
 
     class Meta:
         ordering = ["-started_at", "-id"]
@@ -50,7 +55,15 @@ class Call(models.Model):
                 fields=["tenant", "external_id"], condition=~Q(external_id=""), name="call_external_id_unique"
             )
         ]
-        indexes = [models.Index(fields=["tenant", "-started_at"])]
+        # Newest first, with the id as tie-break, for keyset pages: over every tenant (an organization's calls,
+        # walked in order and filtered by tenant), per tenant, and the flagged calls alone.
+        indexes = [
+            models.Index(fields=["-started_at", "-id"], name="call_newest"),
+            models.Index(fields=["tenant", "-started_at", "-id"], name="call_tenant_newest"),
+            models.Index(
+                fields=["-started_at", "-id"], condition=Q(n_flags__gt=0), name="call_flagged_newest"
+            ),
+        ]
 
     def __str__(self):
         return f"Call {self.pk} ({self.started_at:%Y-%m-%d %H:%M})"
