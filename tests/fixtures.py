@@ -358,15 +358,36 @@ def flag(bank, recorded_call):
     return flag
 
 
+def make_webhook(organization):
+    """A webhook endpoint of the organization (made directly: its URL is not checked) with one delivered
+    run.finished event."""
+    from django.utils import timezone
+
+    from oncore.webhooks.models import WebhookDelivery, WebhookEndpoint
+
+    webhook = WebhookEndpoint.objects.create(
+        organization=organization, url="https://hooks.acme.example/oncore", events=["run.finished"]
+    )
+    now = timezone.now()
+    delivery = WebhookDelivery.objects.create(
+        endpoint=webhook,
+        event_id="evt_made",
+        event_type="run.finished",
+        body='{"id": "evt_made", "type": "run.finished", "created_at": "2026-01-01T00:00:00Z", "data": {}}',
+        status=WebhookDelivery.DELIVERED,
+        attempts=1,
+        next_attempt_at=now,
+        retry_until=now,
+    )
+    return webhook, delivery
+
+
 @pytest.fixture
 def owned(org, tenant, recorded_call, make_transcriber, admin_user):
     """One of each object of the organization, for the tests that walk every URL (the isolation matrix, the
     hostile-input walk): a bank with a candidate, a flag, a run, a free caller line, API keys and a webhook
     endpoint with a delivered event."""
-    from django.utils import timezone
-
     from oncore.accounts.models import ApiKey
-    from oncore.webhooks.models import WebhookDelivery, WebhookEndpoint
     from transcriber_tests import actions
     from transcriber_tests.runs import actions as run_actions
 
@@ -378,20 +399,7 @@ def owned(org, tenant, recorded_call, make_transcriber, admin_user):
     run = run_actions.do_start_run(bank, [recorded_call.pk], candidate=candidate, confirmed=True)
     key, raw = ApiKey.generate(org, name="owner")
     tenant_key = ApiKey.generate(org, tenant=tenant, name="tenant")[1]
-    webhook = WebhookEndpoint.objects.create(
-        organization=org, url="https://hooks.acme.example/oncore", events=["run.finished"]
-    )
-    now = timezone.now()
-    delivery = WebhookDelivery.objects.create(
-        endpoint=webhook,
-        event_id="evt_owned",
-        event_type="run.finished",
-        body='{"id": "evt_owned", "type": "run.finished", "created_at": "2026-01-01T00:00:00Z", "data": {}}',
-        status=WebhookDelivery.DELIVERED,
-        attempts=1,
-        next_attempt_at=now,
-        retry_until=now,
-    )
+    webhook, delivery = make_webhook(org)
     return {
         "bank": bank,
         "candidate": candidate,

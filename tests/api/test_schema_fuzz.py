@@ -23,7 +23,7 @@ from schemathesis.specs.openapi.checks import (  # noqa: E402
     status_code_conformance,
 )
 
-from oncore.webhooks.models import WebhookDelivery, WebhookEndpoint  # noqa: E402
+from tests.fixtures import make_webhook  # noqa: E402
 from transcriber_tests.runs import actions as run_actions  # noqa: E402
 
 pytestmark = pytest.mark.django_db
@@ -48,17 +48,7 @@ def test_it_answers_every_generated_request_within_the_schema(wsgi_app, org_key,
     schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", wsgi_app)
     headers = {"Authorization": f"Bearer {org_key}"}
     run = run_actions.do_start_run(flag.bank, [recorded_call.pk], confirmed=True)
-    webhook = WebhookEndpoint.objects.create(
-        organization=flag.bank.organization, url="https://hooks.acme.example/oncore", events=["run.finished"]
-    )
-    delivery = WebhookDelivery.objects.create(
-        endpoint=webhook,
-        event_id="evt_fuzz",
-        event_type="run.finished",
-        body="{}",
-        next_attempt_at=run.created_at,
-        retry_until=run.created_at,
-    )
+    webhook, delivery = make_webhook(flag.bank.organization)
     real_ids = {
         "bank_id": flag.bank_id,
         "flag_id": flag.pk,

@@ -534,7 +534,7 @@ def _cell(transcriber_id, score) -> dict:
     "/banks/{int:bank_id}/turns", **doc(200, TurnPage, "One page of the turn-by-turn table.", "not_found")
 )
 def turn_table(request, bank_id: int, q: Query[TurnFilters]):
-    """Every flagged line and control line of the bank in the window, newest flag first, with the live
+    """Every flagged line and control line of the bank in the window, newest flag first, with the production
     transcript and each candidate's text, whether it matched and its WER."""
     bank = _bank(request, bank_id)
     items = queries.turn_items(
@@ -578,7 +578,8 @@ def turn_table(request, bank_id: int, q: Query[TurnFilters]):
     **doc(200, None, "The results cards as CSV (UTF-8 with a BOM).", "not_found", content=CSV_CONTENT),
 )
 def export_results(request, bank_id: int, window: int = WINDOW):
-    """The same CSV as the dashboard's results export: one row per candidate, then the live rows."""
+    """The same CSV as the dashboard's results export: one row per candidate, then the production rows (the
+    dashboard's CSV calls them live)."""
     return exports.results_csv(_bank(request, bank_id), window)
 
 

@@ -230,7 +230,7 @@ class LineOut(Schema):
     id: int
     position: int
     speaker: str = Field(description="caller or assistant")
-    text: str = Field(description="The live transcript as stored.")
+    text: str = Field(description="The line's production transcript (the live one), as stored.")
     start_s: float | None
     end_s: float | None
     flaggable: bool = Field(description="Whether POST /flags would accept this line now.")

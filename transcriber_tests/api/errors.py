@@ -91,7 +91,7 @@ PRODUCT_ERROR_CODES = [
     ErrorCode(
         "expected_matches_production",
         409,
-        "The expected text is what the live transcript already says",
+        "The expected text is what the production transcript already says",
         "After normalization the expected text equals the line's production transcript "
         "(`detail.production_text`), so the line was not wrong. Type what the caller actually said; to flag it with this text anyway, send the "
         'same request with `"confirm_matches_production": true`.',

@@ -117,8 +117,8 @@ FLAG_LINE_ERRORS = (
 
 @router.post("/flags", **doc(201, FlagOut, "The new flag.", *FLAG_LINE_ERRORS))
 def create_flag(request, body: FlagIn):
-    """Flag a caller line with what was actually said. Into a bank, its control lines are sampled, the live
-    transcript is scored at once and every candidate is queued; into no bank, it waits unscored."""
+    """Flag a caller line with what was actually said. Into a bank, its control lines are sampled, the
+    production transcript is scored at once and every candidate is queued; into no bank, it waits unscored."""
     line = get_or_404(Line.objects.filter(call__tenant__organization=request.org), body.line_id, "line")
     flag = actions.do_flag_line(
         line,

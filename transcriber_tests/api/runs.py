@@ -108,10 +108,10 @@ class RunBrief(Schema):
     finished_at: datetime | None
     calls: int
     lines: int
-    fixes: int = Field(description="Lines the candidate got right and the live transcript wrong.")
-    breaks: int = Field(description="Lines the live transcript got right and the candidate wrong.")
+    fixes: int = Field(description="Lines the candidate got right and the production transcript wrong.")
+    breaks: int = Field(description="Lines the production transcript got right and the candidate wrong.")
     audio_path_agreement: float | None = Field(
-        description="Calibration: share of replays equal to the live text."
+        description="Calibration: share of replays equal to the production text."
     )
     calibration_low: bool
 
@@ -501,8 +501,8 @@ def retry_judge(request, run_id: int):
 
 @router.get("/runs/{int:run_id}/lines", **doc(200, RunLinePage, "The run's lines in order.", "not_found"))
 def run_lines(request, run_id: int, q: Query[RunLineFilters]):
-    """Every caller line of the run: the candidate's text beside the live transcript, its label and who gave
-    it (a flag's score or the judge), the judge's reasoning, its pattern, calibration and review."""
+    """Every caller line of the run: the candidate's text beside the production transcript, its label and who
+    gave it (a flag's score, the judge or the rule), the judge's reasoning, its pattern, calibration and review."""
     run = _run(request, run_id)
     qs = queries.run_line_rows(run, "" if q.label == "all" else q.label, pattern=q.pattern)
     return page(qs, q, _run_line_out)
