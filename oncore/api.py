@@ -577,8 +577,8 @@ def _add_codes(responses: dict, *codes: str) -> None:
     for code in codes:
         status = str(ERRORS[code].status)
         response = responses.setdefault(status, {"content": _ERROR_CONTENT, "x-error-codes": []})
-        if code not in response["x-error-codes"]:
-            response["x-error-codes"].append(code)
+        if code not in response["x-error-codes"]:  # a new list: the operation's own stays as declared
+            response["x-error-codes"] = [*response["x-error-codes"], code]
         response["description"] = describe_codes(response["x-error-codes"])
 
 
