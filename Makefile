@@ -16,7 +16,11 @@ DEPLOY_ENV := DEBUG=0 SECRET_KEY=check-deploy-$$(date +%s)-a-long-random-value-t
 	ALLOWED_HOSTS=oncore.example.com SECURE_SSL_REDIRECT=1 SECURE_PROXY_SSL_HEADER=1 \
 	SECURE_HSTS_SECONDS=31536000 SECURE_HSTS_INCLUDE_SUBDOMAINS=1 SECURE_HSTS_PRELOAD=1
 
-.PHONY: run test test-fast check install lint format migrate demo clean
+# axe-core for the browser tests' accessibility checks, from its npm package, pinned by package-lock.json.
+AXE_DIR := tests/browser/axe
+AXE := $(AXE_DIR)/node_modules/axe-core/axe.min.js
+
+.PHONY: run test test-fast check install lint format migrate demo clean axe
 
 $(VENV)/.installed: pyproject.toml
 	@test -x $(PY) || { \
@@ -28,6 +32,13 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 install: $(VENV)/.installed
+
+$(AXE): $(AXE_DIR)/package.json $(AXE_DIR)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then cd $(AXE_DIR) && npm ci --no-audit --no-fund --silent && touch node_modules/axe-core/axe.min.js; \
+	else echo "npm not found: the browser tests need axe-core (apt-get install npm); outside CI they are skipped"; \
+	test "$$CI" != true; fi
+
+axe: $(AXE)
 
 migrate: install
 	$(LOCAL_ENV) $(PY) manage.py migrate --noinput
@@ -43,7 +54,7 @@ run: demo
 	$(LOCAL_ENV) nice -n 10 $(PY) manage.py qcluster & \
 	$(LOCAL_ENV) $(PY) manage.py runserver $(HOST):$(PORT)
 
-test: install
+test: install axe
 	$(PY) -m pytest
 
 test-fast: install
@@ -62,4 +73,4 @@ format: install
 	$(VENV)/bin/ruff format .
 
 clean:
-	rm -rf $(VENV) var
+	rm -rf $(VENV) var $(AXE_DIR)/node_modules

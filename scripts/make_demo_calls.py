@@ -18,7 +18,9 @@ a person reading the call would type, word for word, with counts, clock times, d
 the demo team agreed ("8:30", "30851"; "said" keeps the words the voice spoke), the error tags and note they
 would add, and how many hours after the call they flagged it. A line is flagged only when its live transcript
 differs from the typed text after the house normalization; every wrong caller line without a flag is
-printed, so the spec can be completed by hand.
+printed, so the spec can be completed by hand. A call gets at most half its usable caller lines as flags, so every
+flag draws its control line (the demo bank asks for one; a control is never a flagged line, nor one another flag
+of the bank already uses).
 
 The format is documented in docs/call-import-format.md. Re-run with:
 
@@ -154,7 +156,6 @@ CALLS = [
                 "She spelled her name out: G R A I N N E.",
                 "Grainne Keohane. That's G R A I N N E.",
             ),
-            7: (["date"], "Sunday, not someday.", "Lovely, see you Sunday."),
         },
         "lines": [
             "Good evening, Bistro Verde bookings, how can I help?",
@@ -209,11 +210,6 @@ CALLS = [
                 "Hi, Outlook won't sync my calendar since the update last night.",
             ),
             3: (["name"], "", "Oluwaseun Adeyemi, employee number 418809."),
-            5: (
-                ["number"],
-                "Asset tag LT 0 1 2 2 7.",
-                "Yes, twice. I also restarted the laptop, asset tag LT01227.",
-            ),
         },
         "lines": [
             "IT service desk, you're speaking with the virtual agent. What's the problem?",
@@ -237,11 +233,6 @@ CALLS = [
                 ["name", "time"],
                 "Seamus Cuddihy, at seven.",
                 "Hello, I booked for 8 people tomorrow at 7, under Seamus Cuddihy.",
-            ),
-            3: (
-                ["time"],
-                "Half past seven, not 'half past everyone'.",
-                "Yes, can we make it 10 people and push it to half past seven?",
             ),
             5: (
                 ["accessibility"],
@@ -277,7 +268,6 @@ CALLS = [
                 "Age seven, born the third of June twenty nineteen.",
                 "He's 7, his date of birth is the 3rd of June 2019.",
             ),
-            5: (["time"], "", "Saturday at 9:15, please."),
         },
         "lines": [
             "Hello, you've reached Riverside Dental, how can I help you today?",
@@ -297,11 +287,6 @@ CALLS = [
         "voice": ("en-gb-scotland", 150),
         "flagged_after_h": 5,
         "flags": {
-            1: (
-                ["number"],
-                "Room B two one four.",
-                "Hi, my second monitor stopped working after I moved desks to room B214.",
-            ),
             3: (
                 ["repetition"],
                 "The live text repeats one phrase over and over.",
@@ -329,7 +314,6 @@ CALLS = [
         "flagged_after_h": 15,
         "flags": {
             1: (["name"], "", "Hi, this is Niamh Fitzgerald, I want to cancel my booking for Thursday."),
-            3: (["name"], "Under Fitzgerald.", "No, it was for 6 at quarter to eight, under Fitzgerald."),
         },
         "lines": [
             "Good evening, Bistro Verde bookings, how can I help?",
@@ -394,7 +378,6 @@ CALLS = [
                 "Hi, I'd like to book a table for 4 at 8:30 on Friday.",
             ),
             3: (["name"], "Siobhan O'Brien.", "It's Siobhan, Siobhan O'Brien."),
-            5: (["number"], "The number starts 087; the live text heard 487.", "087 314 2296."),
         },
         "lines": [
             "Good evening, Bistro Verde bookings, how can I help?",
@@ -448,7 +431,6 @@ CALLS = [
                 "Fourteen Cathal Brugha Street, apartment three B.",
                 "No, I'm new. I live at 14 Cathal Brugha Street, apartment 3B.",
             ),
-            5: (["time"], "", "Yes, 8:15 is fine. Should I take anything for the pain?"),
         },
         "lines": [
             "Hello, you've reached Riverside Dental, how can I help you today?",
@@ -469,11 +451,6 @@ CALLS = [
         "voice": ("en-us+m3", 160),
         "flagged_after_h": 16,
         "flags": {
-            1: (
-                ["number", "time"],
-                "Seven people, quarter past seven.",
-                "Hello, I need a table for 7 people on Saturday, quarter past seven.",
-            ),
             3: (
                 ["name", "spelling"],
                 "Krzysztof Wojcik, spelled out.",
@@ -504,8 +481,6 @@ CALLS = [
         "flagged_after_h": 28,
         "flags": {
             1: (["name"], "Saoirse Kavanagh.", "Hi, it's Saoirse Kavanagh, patient number 30851."),
-            3: (["date"], "", "I need to move my filling appointment from the 9th to the 16th."),
-            5: (["time"], "", "Yes please, 9:30 is grand."),
         },
         "lines": [
             "Hello, you've reached Riverside Dental, how can I help you today?",
@@ -557,7 +532,6 @@ CALLS = [
                 "Mary-Kate Doherty; 'I have a booking tonight'.",
                 "Hi, it's Mary-Kate Doherty, I have a booking tonight at 6 and I need to move it.",
             ),
-            3: (["time"], "", "Could we do half past eight instead? And we're now 5, not 3."),
             5: (
                 ["special request"],
                 "The birthday note was lost.",
@@ -603,7 +577,6 @@ CALLS = [
                 "Asset tag LT 0 0 9 3 1.",
                 "Hi, the printer on the third floor is jammed again, asset tag LT00931.",
             ),
-            5: (["name"], "", "Krzysztof Nowak, extension 2441."),
         },
         "lines": [
             "IT service desk, you're speaking with the virtual agent. What's the problem?",
@@ -750,7 +723,15 @@ def build_call(call: dict, engine, workdir: Path, out_dir: Path) -> tuple[dict, 
         "lines": lines,
         "_duration_s": len(channels) / SR,
     }
-    return document, flag_specs(call, lines)
+    flags = flag_specs(call, lines)
+    usable = [
+        ln for ln in lines if ln["speaker"] == "caller" and ln["start_s"] is not None and ln["text"].strip()
+    ]
+    if 2 * len(flags) > len(usable):  # the bank draws one control per flag among the lines nobody else uses
+        print(
+            f"  {call['external_id']}: {len(flags)} flags on {len(usable)} usable caller lines leave some without a control"
+        )
+    return document, flags
 
 
 def flag_specs(call: dict, lines: list[dict]) -> list[dict]:

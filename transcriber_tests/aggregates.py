@@ -545,10 +545,12 @@ def item_count(bank_id: int, since, until=None, *, kind: str = "", disagree: boo
     return sum(int(found[prefix + part] or 0) for part in parts)
 
 
-def flags_in(bank_ref) -> Coalesce:
-    """The number of flags of the bank `bank_ref` (an OuterRef), any day: an annotation for bank lists."""
+def flags_in(bank_ref, since=None) -> Coalesce:
+    """The number of flags of the bank `bank_ref` (an OuterRef), any day or the days from `since` (a midnight,
+    UTC): an annotation for bank lists."""
+    days = FlagTotal.objects.filter(bank_id=bank_ref)
     total = (
-        FlagTotal.objects.filter(bank_id=bank_ref)
+        (_days(days, since, None) if since is not None else days)
         .order_by()
         .values("bank_id")
         .annotate(n=Sum("flags"))

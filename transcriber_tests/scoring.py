@@ -41,6 +41,7 @@ import string
 import unicodedata
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import date, timedelta
 from decimal import Decimal
 from fractions import Fraction
 
@@ -335,6 +336,44 @@ def mcnemar_exact(b: int, c: int) -> float:
         term = term * (n - i) // (i + 1)
         tail += term
     return min(1.0, 2 * tail / (1 << n))
+
+
+@dataclass(frozen=True, slots=True)
+class WeekPoint:
+    """One week of a candidate's scored lines: the seven days first_day..last_day, both included."""
+
+    first_day: date
+    last_day: date
+    scored: int
+    matches: int
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.matches / self.scored if self.scored else None
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        return wilson_interval(self.matches, self.scored)
+
+
+def weekly(days: Iterable[tuple[date, int, int]], last_day: date, weeks: int) -> list[WeekPoint]:
+    """Counts per day, (day, scored, matches), summed into `weeks` weeks of seven days that end on `last_day`,
+    oldest first. A week with no day keeps its place with nothing scored; days outside the weeks are left out."""
+    scored, matches = [0] * weeks, [0] * weeks
+    for day, n, m in days:
+        back = (last_day - day).days // 7  # 0: the week that ends on last_day
+        if 0 <= (last_day - day).days and back < weeks:
+            scored[weeks - 1 - back] += n
+            matches[weeks - 1 - back] += m
+    return [
+        WeekPoint(
+            last_day - timedelta(days=7 * (weeks - i) - 1),
+            last_day - timedelta(days=7 * (weeks - 1 - i)),
+            scored[i],
+            matches[i],
+        )
+        for i in range(weeks)
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ tt_patterns = [
     path("lines/<int:pk>/flag/", views.flag_line, name="flag_line"),
     path("flags/unbanked/", views.unbanked_flags, name="unbanked_flags"),
     path("flags/<int:pk>/edit/", views.edit_flag, name="edit_flag"),
+    path("flags/<int:pk>/results/", views.flag_results, name="flag_results"),
     path("flags/<int:pk>/move/", views.move_flag, name="move_flag"),
     path("flags/<int:pk>/delete/", views.delete_flag, name="delete_flag"),
     path("banks/", views.banks, name="banks"),

@@ -14,12 +14,13 @@ from oncore.calls.models import Call, Line
 from oncore.http import clip_response, id_in, redirect_next
 from oncore.transcribers.models import Transcriber
 
-from . import actions, exports, jobs, queries
+from . import actions, exports, flagging, jobs, overview, queries
 from .errors import ActionError, EstimateNotConfirmed
 from .forms import AddCandidateForm, BankForm, CallFilterForm, FlagForm, MoveFlagForm
 from .models import Bank, Flag
 
 PAGE_SIZE = 50
+WINDOWS = [7, 14, 30, 60, 90]
 
 
 def _get_call_for_admin(request, pk) -> Call:
@@ -99,13 +100,15 @@ def call_page(request, pk):
     """The call's lines, a page at a time (?page=N, or ?line=ID for the page that holds that line)."""
     call = _get_call_for_admin(request, pk)
     page = queries.call_lines_page(call, request.GET.get("page"), id_in(request.GET.get("line")))
+    rows = queries.line_rows(call, list(page.object_list))
     return render(
         request,
         "transcriber_tests/call.html",
         {
             "call": call,
             "page": page,
-            "rows": queries.line_rows(call, list(page.object_list)),
+            "rows": rows,
+            "results": flagging.results_of(row.flag for row in rows if row.flag),
             "live": actions.live_transcriber_of(call),
         },
     )
@@ -140,10 +143,11 @@ def _line_fragment(request, line, form=None, status=200):
     """Re-render one line of the call page (after a flag change, or with a form open)."""
     line = Line.objects.select_related("call__tenant", "call__live_transcriber", "flag__bank").get(pk=line.pk)
     row = queries.line_rows(line.call, [line])[0]
+    results = flagging.results_of([row.flag] if row.flag else [])
     return render(
         request,
         "transcriber_tests/_line_row.html",
-        {"row": row, "form": form, "call": line.call},
+        {"row": row, "form": form, "call": line.call, "results": results},
         status=status,
     )
 
@@ -154,9 +158,9 @@ def flag_line(request, pk):
     """GET: the inline flag form. POST: flag the line."""
     line = _get_line_for_admin(request, pk)
     if request.method == "GET":
-        return _form(
-            request, line, FlagForm(organization=request.org, line=line, initial={"expected_text": line.text})
-        )
+        # The bank defaults to the one this admin flagged into last (or the only bank); no bank is one choice away.
+        initial = {"expected_text": line.text, "bank": flagging.remembered_bank(request.org, request.user)}
+        return _form(request, line, FlagForm(organization=request.org, line=line, initial=initial))
     form = FlagForm(request.POST, organization=request.org, line=line)
     if form.is_valid():
         try:
@@ -224,6 +228,23 @@ def edit_flag(request, pk):
     return redirect(_line_url(flag.line))
 
 
+@require_GET
+@admin_required
+def flag_results(request, pk):
+    """A flagged line's results per candidate, with its control lines': the call page polls it until every
+    candidate has finished (HTMX_STOP_POLLING)."""
+    flag = _get_flag_for_admin(request, pk)
+    found = flagging.results_of([flag]).get(flag.pk)
+    if found is None:  # moved out of every bank meanwhile: nothing to wait for
+        return HttpResponse("", status=HTMX_STOP_POLLING)
+    return render(
+        request,
+        "transcriber_tests/_flag_results.html",
+        {"res": found, "call": flag.line.call},
+        status=200 if found.pending else HTMX_STOP_POLLING,
+    )
+
+
 @require_POST
 @admin_required
 def move_flag(request, pk):
@@ -273,7 +294,14 @@ def unbanked_flags(request):
 @require_GET
 @admin_required
 def banks(request):
-    return render(request, "transcriber_tests/banks.html", {"banks": queries.banks_list(request.org)})
+    """The banks as a leaderboard over a window: each bank's leader, its accuracy and n, the threshold, the lead
+    over the runner-up, the work still waiting and the window's flags."""
+    window = _window(request)
+    return render(
+        request,
+        "transcriber_tests/banks.html",
+        {"board": overview.leaderboard(request.org, window), "window": window, "windows": WINDOWS},
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -402,10 +430,14 @@ def bank_results(request, pk):
     context = {
         "bank": bank,
         "r": results,
-        "windows": [7, 14, 30, 60, 90],
+        "windows": WINDOWS,
         "queue": jobs.queue_status(request.org.pk),
         "entity": entity,
         "language_wer": language_wer,
+        "trends": overview.bank_trends(
+            bank, results.window_days, [card.transcriber for card in results.cards]
+        ),
+        "tags": overview.bank_tags(bank, results.window_days, [card.transcriber for card in results.cards]),
     }
     if request.htmx and request.GET.get("fragment") == "progress":
         # Polls stop (HTMX_STOP_POLLING) once nothing for this bank is waiting.
@@ -443,7 +475,7 @@ def turn_table(request, pk):
             "tag": tag,
             "disagree": disagree,
             "query": _query_without_page(request),
-            "windows": [7, 14, 30, 60, 90],
+            "windows": WINDOWS,
         },
     )
 

@@ -4,16 +4,18 @@ Datasets and runs are the operator's like the entity benchmark's; organization a
 
 Included from benchmark/urls.py with path("codeswitch/", include("benchmark.codeswitch.urls"))."""
 
+from django.db.models import Prefetch
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
+from django_htmx.http import HTMX_STOP_POLLING
 
 from oncore.accounts.access import benchmark_reader_required
 from oncore.csv import stream_csv
 
-from ..models import CsDataset
+from ..models import CsDataset, CsRun
 from . import report
 
 
@@ -25,8 +27,16 @@ def _get_dataset_for_admin(request, pk) -> CsDataset:
 @require_GET
 @benchmark_reader_required
 def dataset_list(request):
-    datasets = CsDataset.objects.order_by("name")
-    return render(request, "benchmark/cs/datasets.html", {"datasets": datasets})
+    """The datasets with their runs' progress; the list polls itself while a run is queued or running."""
+    runs = CsRun.objects.select_related("transcriber").order_by("created_at", "id")
+    datasets = list(CsDataset.objects.order_by("name").prefetch_related(Prefetch("runs", queryset=runs)))
+    active = any(run.status in (CsRun.QUEUED, CsRun.RUNNING) for d in datasets for run in d.runs.all())
+    context = {"datasets": datasets, "active": active}
+    if request.htmx and request.GET.get("fragment") == "progress":
+        return render(
+            request, "benchmark/cs/_datasets_table.html", context, status=200 if active else HTMX_STOP_POLLING
+        )
+    return render(request, "benchmark/cs/datasets.html", context)
 
 
 @require_GET

@@ -40,3 +40,66 @@ document.addEventListener("change", function (event) {
 document.addEventListener("focusin", function (event) {
   if (event.target.matches && event.target.matches("input[data-select-on-focus]")) { event.target.select(); }
 });
+
+// The call page's keys (its help line lists them): j / k move to the next / previous caller line, f opens its
+// flag form (or its flag's), p plays it, Esc closes an open flag form. Keys typed into a field are left alone,
+// except Esc. The current line is remembered by id, so it survives htmx swapping the line's row.
+(function () {
+  var currentId = null;
+  function callerLines() {
+    return Array.prototype.slice.call(document.querySelectorAll("ol.lines[data-keys] > li.line.caller"));
+  }
+  function current() { return currentId ? document.getElementById(currentId) : null; }
+  function mark(li, focus) {
+    var old = document.querySelector("ol.lines li.line.current");
+    if (old && old !== li) { old.classList.remove("current"); }
+    li.classList.add("current");
+    li.setAttribute("tabindex", "-1");
+    currentId = li.id;
+    if (focus) { li.focus(); li.scrollIntoView({ block: "nearest" }); }
+  }
+  function inField(target) {
+    return target.closest && target.closest("input, textarea, select, [contenteditable]");
+  }
+  document.addEventListener("keydown", function (event) {
+    if (!document.querySelector("ol.lines[data-keys]") || event.ctrlKey || event.metaKey || event.altKey) { return; }
+    if (event.key === "Escape") {
+      var cancel = document.querySelector("form.flag-form a.cancel");
+      if (cancel) { event.preventDefault(); cancel.click(); }
+      return;
+    }
+    if (inField(event.target)) { return; }
+    var lines = callerLines();
+    var li = current();
+    var i = lines.indexOf(li);
+    if (event.key === "j" || event.key === "k") {
+      var next = event.key === "j" ? lines[i + 1] : lines[i < 0 ? 0 : i - 1];
+      if (next) { event.preventDefault(); mark(next, true); }
+    } else if (event.key === "f" && li) {
+      var open = li.querySelector("a.flag-link, button.edit-flag");
+      if (open) { event.preventDefault(); open.click(); }
+    } else if (event.key === "p" && li) {
+      var play = li.querySelector("button.play");
+      if (play) { event.preventDefault(); play.click(); }
+    }
+  });
+  // A click inside a caller line makes it the current line too.
+  document.addEventListener("click", function (event) {
+    var li = event.target.closest && event.target.closest("ol.lines[data-keys] > li.line.caller");
+    if (li) { mark(li, false); }
+  });
+  // After htmx swaps a line's row: keep it current, put the cursor in the expected-text box of a flag form that
+  // just opened, and give focus back to the line when its form closed (a results poll inside a row moves nothing).
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var li = event.target;
+    if (!li.matches || !li.matches("ol.lines[data-keys] > li.line")) { return; }
+    var box = li.querySelector("form.flag-form textarea[name=expected_text]");
+    if (box) {
+      mark(li, false);
+      box.focus();
+      box.setSelectionRange(box.value.length, box.value.length);
+    } else if (li.id === currentId) {
+      mark(li, !document.activeElement || document.activeElement === document.body);
+    }
+  });
+})();

@@ -407,3 +407,29 @@ def test_it_compares_after_normalization_and_scores_against_what_was_said():
         0.5,
     )
     assert compare_line("a", "b").label == ""
+
+
+def test_it_sums_days_into_weeks_that_end_on_the_last_day_oldest_first():
+    from datetime import date
+
+    from transcriber_tests import scoring
+
+    last = date(2026, 11, 28)
+    days = [
+        (date(2026, 11, 28), 3, 1),
+        (date(2026, 11, 22), 2, 2),
+        (date(2026, 11, 21), 4, 0),
+        (date(2026, 10, 1), 9, 9),
+    ]
+    weeks = scoring.weekly(days, last, 3)
+    assert [(w.first_day, w.last_day) for w in weeks] == [
+        (date(2026, 11, 8), date(2026, 11, 14)),
+        (date(2026, 11, 15), date(2026, 11, 21)),
+        (date(2026, 11, 22), date(2026, 11, 28)),
+    ]
+    assert [(w.scored, w.matches) for w in weeks] == [(0, 0), (4, 0), (5, 3)]  # October is outside the weeks
+    assert weeks[0].accuracy is None and weeks[0].interval is None
+    assert weeks[2].accuracy == 0.6 and weeks[2].interval == scoring.wilson_interval(3, 5)
+    assert (
+        scoring.weekly([(date(2026, 11, 29), 1, 1)], last, 1)[0].scored == 0
+    )  # a day after the last is left out

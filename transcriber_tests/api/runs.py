@@ -78,6 +78,10 @@ class RunEstimateOut(Schema):
     calibration_cost: Money
     judge_configured: bool = Field(description="Whether the judge (language model) is set up on the server.")
     flagged_lines: int
+    calls_already_on_candidate: int = Field(
+        description="Calls that ran on the candidate (it is their live transcriber): on them the run replays the "
+        "transcriber they already ran on, so it measures only the recording path, not what a switch would change."
+    )
     differ_rate: float | None = Field(
         description="Share of the bank's control lines where the candidate differed."
     )

@@ -132,6 +132,9 @@ class RunEstimate:
     calibration_cost: Decimal
     judge_configured: bool
     flagged_lines: int
+    # Calls whose live transcriber is the candidate: on them the run replays the transcriber they ran on, so it
+    # measures only the recording path (calibration), not what a switch would change.
+    calls_already_on_candidate: int
     differ_rate: float | None  # share of the bank's control lines where the candidate differed; None: unknown
     rule_share: float | None  # share of those differing lines the rule labels (free); None: unknown
     expected_rule_lines: int  # lines expected to be labelled by rule: no judge tokens
@@ -299,6 +302,7 @@ def _estimate(bank, candidate, calls, lines) -> RunEstimate:
         calibration_cost=cal_cost,
         judge_configured=configured,
         flagged_lines=len(flagged_ids),
+        calls_already_on_candidate=sum(live_transcriber_of(c) == candidate for c in calls),
         differ_rate=rate,
         rule_share=share,
         expected_rule_lines=by_rule,

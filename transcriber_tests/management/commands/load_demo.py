@@ -17,7 +17,7 @@ from oncore.accounts.models import Membership, Organization
 from oncore.calls.importer import import_calls
 from oncore.calls.models import Line
 from oncore.transcribers.models import Transcriber
-from transcriber_tests import actions
+from transcriber_tests import actions, aggregates
 from transcriber_tests.runs import actions as run_actions
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
@@ -112,6 +112,7 @@ class Command(BaseCommand):
             )
             made_at = min(line.call.started_at + timedelta(hours=spec["flagged_after_h"]), now)
             type(flag).objects.filter(pk=flag.pk).update(created_at=made_at)
+        aggregates.rebuild([bank.pk])  # the per-day totals count each flag on the day it was made
         return len(specs)
 
     def _full_call_run(self, bank, user):

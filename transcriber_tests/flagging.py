@@ -1,0 +1,126 @@
+"""Reads of the call page around flagging: the bank a new flag goes to unless the admin picks another, and each
+flagged line's results per candidate as they arrive (with its control lines and theirs). A page of lines asks a
+fixed number of queries, whatever the number of flags on it."""
+
+from dataclasses import dataclass
+
+from .models import Bank, Candidate, ControlLine, Flag, JudgePick, Score, Transcription
+
+
+def remembered_bank(organization, user) -> Bank | None:
+    """The bank this user last flagged a line into (while it is still there), else the organization's only bank;
+    None when neither says (then the form offers every bank, and no bank)."""
+    last = (
+        Flag.objects.filter(organization=organization, created_by=user, bank__isnull=False)
+        .order_by("-created_at", "-id")
+        .select_related("bank")
+        .first()
+    )
+    if last is not None:
+        return last.bank
+    banks = list(Bank.objects.filter(organization=organization)[:2])
+    return banks[0] if len(banks) == 1 else None
+
+
+PENDING, DONE, FAILED = "pending", "done", "failed"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One candidate on one item: `state` is pending (queued, transcribing or being scored), done (`score` holds
+    the tick or the WER) or failed (`reason` says why: the engine's error, or its text had no words)."""
+
+    transcriber: object
+    state: str
+    score: Score | None = None
+    reason: str = ""
+    picked: bool = False  # the judge chose this candidate's version among those that matched
+
+
+@dataclass(frozen=True)
+class Item:
+    """The flagged line itself, or one of its control lines (its expected text is the live transcript)."""
+
+    line: object
+    control: ControlLine | None
+    expected_text: str
+    cells: list
+    pick: JudgePick | None
+
+
+@dataclass(frozen=True)
+class FlagResults:
+    flag: Flag
+    items: list  # the flagged line first, then its control lines in line order
+
+    @property
+    def pending(self) -> bool:
+        return any(cell.state == PENDING for item in self.items for cell in item.cells)
+
+    @property
+    def controls(self) -> list:
+        return self.items[1:]
+
+
+def _cell(transcriber, score: Score | None, transcription: dict | None, pick: JudgePick | None) -> Cell:
+    picked = pick is not None and pick.chosen_id == transcriber.pk
+    if score is not None and score.failed:
+        reason = (transcription or {}).get("error") or (
+            "Its text had no words." if score.failure == Score.NO_TEXT else "No text came back."
+        )
+        return Cell(transcriber, FAILED, score, reason)
+    if score is not None:
+        return Cell(transcriber, DONE, score, picked=picked)
+    if transcription is not None and transcription["status"] == Transcription.FAILED:
+        return Cell(transcriber, FAILED, None, transcription["error"] or "The transcription failed.")
+    return Cell(transcriber, PENDING)
+
+
+def results_of(flags) -> dict[int, FlagResults]:
+    """{flag id: FlagResults} for flags in a bank (a flag in no bank has no candidates: it is left out), in five
+    queries: the banks' candidates, the control lines, the scores, the transcriptions and the judge's picks."""
+    flags = [f for f in flags if f.bank_id is not None]
+    if not flags:
+        return {}
+    candidates: dict[int, list] = {}
+    for c in (
+        Candidate.objects.filter(bank_id__in={f.bank_id for f in flags})
+        .select_related("transcriber")
+        .order_by("position")
+    ):
+        candidates.setdefault(c.bank_id, []).append(c.transcriber)
+    controls: dict[int, list] = {}
+    for control in (
+        ControlLine.objects.filter(flag__in=flags).select_related("line").order_by("line__position", "id")
+    ):
+        controls.setdefault(control.flag_id, []).append(control)
+    scores = {
+        (s.flag_id, s.control_id, s.transcriber_id): s
+        for s in Score.objects.filter(flag__in=flags, source=Score.CANDIDATE)
+    }
+    line_ids = {f.line_id for f in flags} | {c.line_id for cs in controls.values() for c in cs}
+    transcriber_ids = {t.pk for ts in candidates.values() for t in ts}
+    transcriptions = {
+        (t["line_id"], t["transcriber_id"]): t
+        for t in Transcription.objects.filter(
+            line_id__in=line_ids, transcriber_id__in=transcriber_ids
+        ).values("line_id", "transcriber_id", "status", "error")
+    }
+    picks = {
+        (p.flag_id, p.control_id): p for p in JudgePick.objects.filter(flag__in=flags).exclude(chosen=None)
+    }
+    results = {}
+    for flag in flags:
+        items = []
+        for control in [None, *controls.get(flag.pk, [])]:
+            line = control.line if control else flag.line
+            control_id = control.pk if control else None
+            pick = picks.get((flag.pk, control_id))
+            cells = [
+                _cell(t, scores.get((flag.pk, control_id, t.pk)), transcriptions.get((line.pk, t.pk)), pick)
+                for t in candidates.get(flag.bank_id, [])
+            ]
+            expected = control.expected_text if control else flag.expected_text
+            items.append(Item(line, control, expected, cells, pick))
+        results[flag.pk] = FlagResults(flag, items)
+    return results
