@@ -4,8 +4,13 @@ Recordings are WAV, FLAC or Ogg Vorbis files with one or two channels; on a two-
 recording the caller is channel 0. A line's clip is cut with a seek and a read of just that
 stretch, never by decoding the whole recording.
 
+A recording kept by the product lives in a Django storage (the local file system, or S3-compatible object
+storage): `stored(field_file)` names it, and every read opens it afresh, by its path on a local file system, else
+as a seekable file that fetches byte ranges (RangedFile), so a line's clip is read without downloading the
+recording.
+
 Importable without Django: the clip margin default is read from settings only when a caller
-asks for it (margin_s=None) and Django settings are available.
+asks for it (margin_s=None) and Django settings are available; storages are used through their methods alone.
 """
 
 import io
@@ -66,7 +71,81 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+# Bytes fetched at once from object storage: one ranged GET per 256 KiB read (a FLAC frame is a few KiB, so a
+# seek and a line's clip cost a few requests).
+RANGE_BYTES = 1 << 18
+
+
+class RangedFile(io.RawIOBase):
+    """A read-only, seekable file over `size` bytes that `fetch(start, end)` (inclusive) returns on demand, e.g.
+    an S3 object read with ranged GETs. Wrap it in io.BufferedReader to fetch RANGE_BYTES at a time."""
+
+    def __init__(self, size: int, fetch):
+        super().__init__()
+        self.size, self.fetch, self.position = size, fetch, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.position
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self.position, io.SEEK_END: self.size}[whence]
+        self.position = max(0, base + offset)
+        return self.position
+
+    def readinto(self, buffer) -> int:
+        n = min(len(buffer), self.size - self.position)
+        if n <= 0:
+            return 0
+        data = self.fetch(self.position, self.position + n - 1)
+        buffer[: len(data)] = data
+        self.position += len(data)
+        return len(data)
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A recording in a Django storage (any object with path/open, as django.core.files.storage has), by name."""
+
+    storage: object
+    name: str
+
+    def open(self):
+        """Its local path, or a seekable file reading it by byte ranges (S3-compatible storage), or whatever file
+        object the storage gives. FileNotFoundError when it is not there; the storage's own error when unreachable."""
+        try:
+            return self.storage.path(self.name)
+        except NotImplementedError:
+            pass
+        f = self.storage.open(self.name, "rb")
+        obj = getattr(f, "obj", None)  # django-storages' S3 file: its boto3 object, not downloaded yet
+        if obj is None:
+            return f
+
+        def fetch(start, end):
+            return obj.get(Range=f"bytes={start}-{end}")["Body"].read()
+
+        return io.BufferedReader(RangedFile(obj.content_length, fetch), RANGE_BYTES)
+
+
+def stored(field_file) -> Stored:
+    """The recording a FileField holds (e.g. call.recording), for probe, locate_clip and cut_line."""
+    return Stored(field_file.storage, field_file.name)
+
+
 def _open(source, what: str) -> sf.SoundFile:
+    if isinstance(source, Stored):
+        try:
+            source = source.open()
+        except FileNotFoundError:
+            raise AudioError(f"{_cap(what)} is missing: the storage has no file by its name.") from None
+        except Exception as exc:  # the storage is unreachable or refused: say so, without its internals
+            raise AudioError(f"{_cap(what)} cannot be read from storage ({type(exc).__name__}).") from exc
     if isinstance(source, bytes | bytearray | memoryview):
         if len(source) == 0:
             raise AudioError(f"{_cap(what)} is empty (0 bytes), not audio.")
@@ -207,7 +286,7 @@ class Clip:
     PCM, every channel) has a known size, so it can be streamed in blocks or any byte range read on its own:
     memory stays bounded by one block, whatever the length of the line."""
 
-    source: object  # the recording's path
+    source: object  # the recording: a path, bytes or a Stored (opened again for each read)
     what: str
     first: int  # the first frame of the clip in the recording
     frames: int

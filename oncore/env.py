@@ -71,3 +71,11 @@ def env_networks(name: str) -> list[str]:
                 f"{name}: {network!r} is not an IP network; write one like 127.0.0.1/32 or 10.0.0.0/8."
             ) from None
     return networks
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    """One of `choices` (any case, surrounding spaces ignored); anything else fails loudly."""
+    value = os.environ.get(name, default).strip().lower()
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name}={value!r} must be one of: {', '.join(repr(c) for c in choices)}.")
+    return value

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from oncore.env import env_bool, env_float, env_int, env_list, env_networks, env_str
+from oncore.env import env_bool, env_choice, env_float, env_int, env_list, env_networks, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("ONCORE_VAR_DIR", str(BASE_DIR / "var")))
@@ -130,6 +130,40 @@ STATIC_ROOT = VAR_DIR / "static"
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
 MEDIA_URL = "/media/"
 
+
+def object_storage(bucket: str, *, endpoint_url="", region="", prefix="", addressing_style="") -> dict:
+    """STORAGES for recordings in an S3-compatible bucket (django-storages with boto3). Credentials come the way
+    boto3 finds them: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment, or the host's role."""
+    return {
+        "default": {
+            "BACKEND": "storages.backends.s3.S3Storage",
+            "OPTIONS": {
+                "bucket_name": bucket,
+                "endpoint_url": endpoint_url or None,
+                "region_name": region or None,
+                "location": prefix,
+                "addressing_style": addressing_style or None,
+                "file_overwrite": False,  # two recordings with one name never replace each other
+                "default_acl": None,  # the bucket's own policy; recordings are never public
+                "querystring_auth": True,
+            },
+        },
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+
+
+# Recordings: files under MEDIA_ROOT, or, with STORAGE_BUCKET, an S3-compatible bucket every host shares
+# (oncore.audio reads a line's clip from either by byte ranges, never the whole recording).
+STORAGE_BUCKET = env_str("STORAGE_BUCKET", "").strip()
+if STORAGE_BUCKET:
+    STORAGES = object_storage(
+        STORAGE_BUCKET,
+        endpoint_url=env_str("STORAGE_ENDPOINT_URL", "").strip(),
+        region=env_str("STORAGE_REGION", "").strip(),
+        prefix=env_str("STORAGE_PREFIX", "").strip(),
+        addressing_style=env_choice("STORAGE_ADDRESSING_STYLE", "", ("", "path", "virtual", "auto")),
+    )
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "tt:home"
 LOGOUT_REDIRECT_URL = "login"
@@ -177,6 +211,8 @@ if REDIS_URL:
     }
     del Q_CLUSTER["orm"]
     Q_CLUSTER["redis"] = REDIS_URL
+# Where the log-in throttle counts failures (oncore.accounts.login): the shared cache with Redis, else the database.
+LOGIN_COUNTERS = "cache" if REDIS_URL else "database"
 
 if Q_CLUSTER["timeout"] >= Q_CLUSTER["retry"]:
     from django.core.exceptions import ImproperlyConfigured

@@ -10,6 +10,8 @@ them by name, nothing is re-exported by hand.
 - The judge: a fake Anthropic Messages API (`llm_server`), and `no_judge` for runs without one.
 - Full-call runs: `line_stt` (a server that answers per line), `world` (calls scripted line by line) and
   `run_setup` (a bank and two calls that cover every kind of run line); see tests/transcriber_tests/runs/support.py.
+- Object storage: `s3_server` (an S3-compatible server on 127.0.0.1, moto in server mode) and `s3_storage`
+  (recordings in a fresh bucket on it, as STORAGE_BUCKET configures them).
 
 Every test gets its own MEDIA_ROOT, no backoff between retries, an empty cache and fast password hashing."""
 
@@ -475,3 +477,109 @@ def run_setup(org, world):
     from tests.transcriber_tests.runs.support import build_run_setup
 
     return build_run_setup(org, world)
+
+
+# ---------------------------------------------------------------------------------------- object storage
+
+S3_ENV = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """An S3-compatible server on 127.0.0.1 (moto in server mode), for the whole session: its endpoint URL."""
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
+    server.stop()
+
+
+def make_bucket(endpoint_url: str) -> str:
+    """A new, empty bucket on the server: its name."""
+    import uuid
+
+    import boto3
+
+    bucket = f"oncore-test-{uuid.uuid4().hex[:16]}"
+    boto3.client("s3", endpoint_url=endpoint_url, region_name="us-east-1", **_s3_keys()).create_bucket(
+        Bucket=bucket
+    )
+    return bucket
+
+
+def _s3_keys() -> dict:
+    return {
+        "aws_access_key_id": S3_ENV["AWS_ACCESS_KEY_ID"],
+        "aws_secret_access_key": S3_ENV["AWS_SECRET_ACCESS_KEY"],
+    }
+
+
+@pytest.fixture
+def s3_storage(s3_server, settings, monkeypatch):
+    """Recordings go to a fresh bucket on the local S3 server, as STORAGE_BUCKET does in production: the bucket's
+    name, its endpoint and a boto3 client to look inside it."""
+    from types import SimpleNamespace
+
+    import boto3
+
+    from oncore.settings import object_storage
+
+    for name, value in S3_ENV.items():
+        monkeypatch.setenv(name, value)
+    bucket = make_bucket(s3_server)
+    settings.STORAGES = object_storage(
+        bucket, endpoint_url=s3_server, region="us-east-1", addressing_style="path"
+    )
+    client = boto3.client("s3", endpoint_url=s3_server, region_name="us-east-1", **_s3_keys())
+    return SimpleNamespace(bucket=bucket, endpoint_url=s3_server, client=client)
+
+
+# ---------------------------------------------------------------------------------------- services of several hosts
+
+REDIS_TEST_DB = 11  # the Redis database number these tests use (CI's Redis is shared with other runs)
+
+
+def missing_service(message: str):
+    """Skip a test whose service is missing, except in CI (CI=true), where it fails: CI must run it."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture
+def redis_url():
+    """redis://127.0.0.1:6379/11, emptied before and after the test."""
+    import redis
+
+    url = f"redis://127.0.0.1:6379/{REDIS_TEST_DB}"
+    client = redis.Redis.from_url(url, socket_connect_timeout=2)
+    try:
+        client.flushdb()
+    except redis.RedisError as exc:
+        missing_service(f"needs Redis on 127.0.0.1:6379 (CI has one): {exc}")
+    yield url
+    client.flushdb()
+    client.close()
+
+
+@pytest.fixture
+def postgresql(transactional_db):
+    """The test database, committed as the test goes (other processes read it), when it is PostgreSQL: its URL."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        missing_service(
+            "needs PostgreSQL (CI runs it): other processes must share the test database; run with "
+            "DATABASE_URL=postgres://..."
+        )
+    from urllib.parse import quote
+
+    s = connection.settings_dict
+    user = quote(s["USER"] or "") + (f":{quote(s['PASSWORD'])}" if s.get("PASSWORD") else "")
+    return f"postgres://{user}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"

@@ -97,7 +97,7 @@ def why_not_flaggable(line, *, check_audio: bool = True) -> errors.ActionError |
         )
     if check_audio:
         try:
-            info = audio.probe(call.recording.path, label=f"call {call.pk}")
+            info = audio.probe(audio.stored(call.recording), label=f"call {call.pk}")
         except audio.AudioError as exc:
             return errors.RecordingUnavailable(str(exc))
         if line.start_s >= info.duration_s:

@@ -3,12 +3,10 @@ API's alike. They are streamed by oncore.csv, so a large bank never sits in memo
 are written as the API's JSON writes them (oncore.formats; positions from 0); the columns keep the dashboard's
 word for the production transcript: live."""
 
-from itertools import islice
-
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils.text import slugify
 
-from oncore.csv import safe_cell, stream_csv
+from oncore.csv import csv_line, safe_cell, stream_csv
 from oncore.formats import iso_time, money
 from oncore.transcribers.models import Transcriber
 
@@ -119,7 +117,7 @@ def results_csv(bank, window_days):
     return stream_csv(f"{slugify(bank.name)}-results.csv", RESULTS_COLUMNS, results_rows(bank, window_days))
 
 
-FLAG_BATCH = 1000  # flags (with their controls and scores) loaded per round of queries
+FETCH_ROWS = 5000  # rows of the turn table's CSV fetched from the database per round trip
 
 
 def _item_cells(
@@ -142,119 +140,123 @@ def _item_cells(
     ]
 
 
+def _stream(queryset, *fields):
+    """The rows of a queryset as tuples, fetched FETCH_ROWS at a time (a server-side cursor on PostgreSQL)."""
+    return queryset.values_list(*fields).iterator(chunk_size=FETCH_ROWS)
+
+
 def turn_csv_rows(bank, window_days):
-    """One row per item and transcriber (live and candidates), in the turn table's order: newest flag first, each
-    flag before its controls, and within an item candidates then live, each by transcriber id. Flags are read in
-    batches; each batch's controls and scores are then read by flag id (an index lookup, no sort of the whole
-    bank's scores), so memory stays flat. Cells come back already safe for a spreadsheet."""
+    """One CSV line per item and transcriber (live and candidates), in the turn table's order: newest flag first,
+    each flag before its controls, and within an item candidates then live, each by transcriber id. Three queries
+    read side by side as streams in that order (the flags, their controls, the scores), FETCH_ROWS rows at a time,
+    so memory stays flat; an item's cells and its judge's pick are encoded once and shared by its rows. Cells are
+    made safe for a spreadsheet."""
     since = queries.window_start(queries.clamp_window(window_days))
     candidate_ids = list(bank.candidates.values_list("transcriber_id", flat=True))
     names = {}  # transcriber id -> safe display name, filled as new ids appear (live transcribers vary by call)
     picks = {
-        (flag_id, control_id): (safe_cell(name), safe_cell(reasoning))
+        (flag_id, control_id): csv_line((safe_cell(name), safe_cell(reasoning)))
         for flag_id, control_id, name, reasoning in JudgePick.objects.filter(
             flag__bank=bank, chosen__isnull=False
         ).values_list("flag_id", "control_id", "chosen__display_name", "reasoning")
     }
-    flags = (
-        Flag.objects.filter(bank=bank, created_at__gte=since)
-        .order_by("-created_at", "-id")
-        .values_list(
-            "id",
-            "line__call_id",
-            "line_id",
-            "line__call__tenant__name",
-            "line__call__started_at",
-            "created_at",
-            "tags",
-            "expected_text",
-            "line__text",
-        )
-        .iterator(chunk_size=FLAG_BATCH)
+    no_pick = csv_line(("", ""))
+    newest = ("-flag__created_at", "-flag_id")
+    flags = _stream(
+        Flag.objects.filter(bank=bank, created_at__gte=since).order_by("-created_at", "-id"),
+        "id",
+        "line__call_id",
+        "line_id",
+        "line__call__tenant__name",
+        "line__call__started_at",
+        "created_at",
+        "tags",
+        "expected_text",
+        "line__text",
     )
-    for batch in iter(lambda: list(islice(flags, FLAG_BATCH)), []):
-        flag_ids = [f[0] for f in batch]
-        controls = {}
-        for control_id, flag_id, line_id, expected, live_text in (
-            ControlLine.objects.filter(flag_id__in=flag_ids)
-            .order_by("id")
-            .values_list("id", "flag_id", "line_id", "expected_text", "line__text")
-        ):
-            controls.setdefault(flag_id, []).append((control_id, line_id, expected, live_text))
-        scores = {}
-        for flag_id, control_id, *rest in (
-            Score.objects.filter(flag_id__in=flag_ids)
-            .filter(Q(source=Score.CANDIDATE, transcriber_id__in=candidate_ids) | Q(source=Score.LIVE))
-            .values_list(
-                "flag_id",
-                "control_id",
-                "source",
-                "transcriber_id",
-                "hypothesis",
-                "failed",
-                "failure",
-                "match",
-                "wer",
-                "case_or_punctuation_only",
-                "normalizer_version",
-            )
-        ):
-            scores.setdefault((flag_id, control_id), []).append(rest)
-        missing = {r[1] for rows in scores.values() for r in rows} - names.keys()
-        if missing:
-            names.update(
-                (pk, safe_cell(name))
-                for pk, name in Transcriber.objects.filter(pk__in=missing).values_list("id", "display_name")
-            )
-        for flag_id, call_id, line_id, tenant, started_at, flagged_at, tags, expected, live_text in batch:
-            items = [(None, line_id, expected, live_text), *controls.get(flag_id, ())]
-            for control_id, item_line_id, item_expected, item_live_text in items:
-                item_scores = scores.get((flag_id, control_id))
-                if not item_scores:
-                    continue
-                cells = _item_cells(
+    controls = _stream(
+        ControlLine.objects.filter(flag__bank=bank, flag__created_at__gte=since).order_by(*newest, "id"),
+        "flag_id",
+        "id",
+        "line_id",
+        "expected_text",
+        "line__text",
+    )
+    scores = _stream(
+        Score.objects.filter(flag__bank=bank, flag__created_at__gte=since)
+        .filter(Q(source=Score.CANDIDATE, transcriber_id__in=candidate_ids) | Q(source=Score.LIVE))
+        .order_by(*newest, F("control_id").asc(nulls_first=True), "source", "transcriber_id"),
+        "flag_id",
+        "control_id",
+        "transcriber_id",
+        "source",
+        "hypothesis",
+        "failed",
+        "failure",
+        "match",
+        "wer",
+        "case_or_punctuation_only",
+        "normalizer_version",
+    )
+    flag = (None,)
+    its_controls = {}
+    next_control = next(controls, None)
+    item, cells, pick = None, "", no_pick
+    for flag_id, control_id, transcriber_id, *score in scores:
+        if flag_id != flag[0]:  # the streams are in the same order: catch up with this score's flag
+            while flag[0] != flag_id:
+                flag = next(flags)
+            its_controls = {}
+            while next_control is not None and next_control[0] != flag_id:
+                next_control = next(controls, None)
+            while next_control is not None and next_control[0] == flag_id:
+                its_controls[next_control[1]] = next_control[2:]
+                next_control = next(controls, None)
+        if (flag_id, control_id) != item:
+            item = (flag_id, control_id)
+            _, call_id, line_id, tenant, started_at, flagged_at, tags, expected, live_text = flag
+            if control_id is not None:
+                line_id, expected, live_text = its_controls[control_id]
+            cells = csv_line(
+                _item_cells(
                     flag_id,
                     control_id,
                     call_id,
-                    item_line_id,
+                    line_id,
                     tenant,
                     started_at,
                     flagged_at,
                     tags,
-                    item_expected,
-                    item_live_text,
+                    expected,
+                    live_text,
                 )
-                pick = picks.get((flag_id, control_id), ("", ""))
-                item_scores.sort(key=lambda r: (r[0], r[1]))  # source, then transcriber id
-                for (
-                    source,
-                    transcriber_id,
-                    hypothesis,
-                    failed,
-                    failure,
-                    match,
-                    wer,
-                    noted,
-                    normalizer_version,
-                ) in item_scores:
-                    yield [
-                        *cells,
-                        names[transcriber_id],
-                        source,
-                        safe_cell(hypothesis),
-                        "yes" if failed else "no",
-                        failure,
-                        "" if failed else ("yes" if match else "no"),
-                        _fmt(wer),
-                        "yes" if noted else "no",
-                        normalizer_version,
-                        *pick,
-                    ]
+            )[:-2]
+            pick = picks.get(item, no_pick)
+        name = names.get(transcriber_id)
+        if name is None:
+            name = names[transcriber_id] = safe_cell(
+                Transcriber.objects.values_list("display_name", flat=True).get(pk=transcriber_id)
+            )
+        source, hypothesis, failed, failure, match, wer, noted, normalizer_version = score
+        score_cells = csv_line(
+            (
+                name,
+                source,
+                safe_cell(hypothesis),
+                "yes" if failed else "no",
+                failure,
+                "" if failed else ("yes" if match else "no"),
+                _fmt(wer),
+                "yes" if noted else "no",
+                normalizer_version,
+            )
+        )[:-2]
+        yield f"{cells},{score_cells},{pick}"
 
 
 def turns_csv(bank, window_days):
     return stream_csv(
-        f"{slugify(bank.name)}-turns.csv", TURN_COLUMNS, turn_csv_rows(bank, window_days), cells_safe=True
+        f"{slugify(bank.name)}-turns.csv", TURN_COLUMNS, turn_csv_rows(bank, window_days), encoded=True
     )
 
 

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
+from typing import NamedTuple
 
 from django.core.cache import cache
 from django.core.paginator import Paginator
@@ -181,7 +182,7 @@ def line_rows(call: Call, lines=None) -> list[LineRow]:
     recording_problem, duration = None, None
     if call.recorded and call.recording:
         try:
-            duration = audio.probe(call.recording.path, label=f"call {call.pk}").duration_s
+            duration = audio.probe(audio.stored(call.recording), label=f"call {call.pk}").duration_s
         except audio.AudioError as exc:
             recording_problem = str(exc)
     rows = []
@@ -230,7 +231,9 @@ def line_clip(line: Line) -> audio.Clip:
     if not line.has_timing:
         raise errors.LineHasNoTiming("This line has no audio timing, so its audio cannot be cut.")
     try:
-        return audio.locate_clip(call.recording.path, line.start_s, line.end_s, label=f"call {call.pk}")
+        return audio.locate_clip(
+            audio.stored(call.recording), line.start_s, line.end_s, label=f"call {call.pk}"
+        )
     except audio.AudioError as exc:
         raise errors.RecordingUnavailable(str(exc)) from None
 
@@ -579,7 +582,7 @@ def turn_items(bank: Bank, window_days: int, *, kind: str = "", tag: str = "", d
 @dataclass(frozen=True)
 class TurnRow:
     item: Score  # the live score of the item
-    cells: list  # (transcriber, Score or None) in candidate order
+    cells: list  # (transcriber, Cell or None) in candidate order
     pick: object = None  # the judge's pick among matching versions, if any
 
     @property
@@ -595,6 +598,21 @@ class TurnRow:
         return self.item.control.expected_text if self.item.control_id else self.item.flag.expected_text
 
 
+class Cell(NamedTuple):
+    """What a turn-table cell shows of a candidate's score (the dashboard's and the API's): a Score's fields,
+    read without building the model (a page has hundreds)."""
+
+    flag_id: int
+    control_id: int | None
+    transcriber_id: int
+    hypothesis: str
+    failed: bool
+    failure: str
+    match: bool
+    wer: float | None
+    case_or_punctuation_only: bool
+
+
 def turn_rows(bank: Bank, item_ids, candidates) -> list[TurnRow]:
     """Rows for one page of items (ids from turn_items), with each candidate's score and the judge's pick:
     three queries a page."""
@@ -605,8 +623,8 @@ def turn_rows(bank: Bank, item_ids, candidates) -> list[TurnRow]:
     transcribers = [c.transcriber for c in candidates]
     scores = Score.objects.filter(
         source=Score.CANDIDATE, flag_id__in={i.flag_id for i in items}, transcriber__in=transcribers
-    )
-    by_key = {(s.flag_id, s.control_id, s.transcriber_id): s for s in scores}
+    ).values_list(*Cell._fields)
+    by_key = {(s.flag_id, s.control_id, s.transcriber_id): s for s in map(Cell._make, scores)}
     picks = picks_by_item(items)
     return [
         TurnRow(

@@ -36,7 +36,7 @@ def _transcribe_claimed(t: Transcription) -> str:
         if actions.too_long(line):  # flagged before the limit was set: not replayed
             raise audio.AudioError(f"The line is {line.duration_s:.0f} s long, over ONCORE_MAX_LINE_S.")
         clips = audio.cut_line(
-            line.call.recording.path, line.start_s, line.end_s, label=f"call {line.call_id}"
+            audio.stored(line.call.recording), line.start_s, line.end_s, label=f"call {line.call_id}"
         )
         result = get_engine(t.transcriber).transcribe(clips.candidate_wav)
     except audio.AudioError as exc:

@@ -68,9 +68,9 @@ def home(request):
 @require_GET
 @admin_required
 def calls(request):
-    form = CallFilterForm(request.GET or None, organization=request.org)
     """The organization's calls, newest first, a keyset page at a time (?after=<cursor>), with "about N calls"
     when counting them exactly would be slow."""
+    form = CallFilterForm(request.GET or None, organization=request.org)
     after = form.cleaned_data.get("after") if form.is_bound and form.is_valid() else None
     calls = queries.calls_page(request.org, after=after, size=PAGE_SIZE, **form.filters())
     return render(

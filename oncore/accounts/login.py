@@ -1,6 +1,8 @@
 """Log-in with a rate limit, shared by the site's log-in and the admin's (`throttled` wraps either view).
 
-Failures are counted over LOGIN_WINDOW_MINUTES, in the database so every server process sees them:
+Failures are counted over LOGIN_WINDOW_MINUTES where every server process sees them: in the shared cache (Redis)
+when REDIS_URL is set (LOGIN_COUNTERS = "cache": one counter per minute, summed over the window), else in the
+database (LoginFailure rows):
 - per (username, client address): after LOGIN_MAX_FAILURES that username is paused from that address only, so
   someone guessing at a user elsewhere cannot lock the real user out;
 - per client address: after LOGIN_MAX_FAILURES_PER_ADDRESS, whatever the usernames, so one address cannot guess
@@ -9,12 +11,15 @@ Usernames are counted as Django's log-in reads them (Unicode NFKC), case-folded,
 ("ｖictim" for "victim") counts against the same user. The client address is the connection's, or the one the
 trusted proxy header names when TRUSTED_PROXY_HEADER is set (only then: clients could send it themselves)."""
 
+import hashlib
 import ipaddress
+import time
 import unicodedata
 from datetime import timedelta
 from functools import wraps
 
 from django.conf import settings
+from django.core.cache import cache
 from django.shortcuts import render
 from django.utils import timezone
 
@@ -44,11 +49,56 @@ def _window() -> timedelta:
     return timedelta(minutes=settings.LOGIN_WINDOW_MINUTES)
 
 
-def is_paused(username: str, address: str | None) -> bool:
+def _in_cache() -> bool:
+    return settings.LOGIN_COUNTERS == "cache"
+
+
+def _minute() -> int:
+    return int(time.time() // 60)
+
+
+def _cache_keys(kind: str, *parts) -> list[str]:
+    """The per-minute counter keys of the window, newest first (hashed: usernames may hold anything)."""
+    digest = hashlib.sha256("\x00".join(str(p) for p in parts).encode()).hexdigest()[:32]
+    minute = _minute()
+    return [f"login-failures:{kind}:{digest}:{minute - i}" for i in range(settings.LOGIN_WINDOW_MINUTES)]
+
+
+def _cache_count(keys) -> int:
+    return sum(cache.get_many(keys).values())
+
+
+def failures(username: str, address: str | None) -> tuple[int, int]:
+    """(failures of this username from this address, failures from this address) within the window."""
+    if _in_cache():
+        per_address = _cache_count(_cache_keys("address", address)) if address else 0
+        return _cache_count(_cache_keys("user", username, address)), per_address
     recent = LoginFailure.objects.filter(at__gte=timezone.now() - _window())
-    if address and recent.filter(ip=address).count() >= settings.LOGIN_MAX_FAILURES_PER_ADDRESS:
-        return True
-    return recent.filter(username=username, ip=address).count() >= settings.LOGIN_MAX_FAILURES
+    per_address = recent.filter(ip=address).count() if address else 0
+    return recent.filter(username=username, ip=address).count(), per_address
+
+
+def _record_failure(username: str, address: str | None) -> None:
+    if _in_cache():
+        timeout = (settings.LOGIN_WINDOW_MINUTES + 1) * 60
+        for key in (_cache_keys("user", username, address)[0], _cache_keys("address", address)[0]):
+            cache.add(key, 0, timeout)
+            cache.incr(key)  # atomic on Redis: two processes counting at once both count
+        return
+    LoginFailure.objects.create(username=username, ip=address)
+    LoginFailure.objects.filter(at__lt=timezone.now() - _window()).delete()
+
+
+def _forget(username: str, address: str | None) -> None:
+    if _in_cache():
+        cache.delete_many(_cache_keys("user", username, address))
+    else:
+        LoginFailure.objects.filter(username=username, ip=address).delete()
+
+
+def is_paused(username: str, address: str | None) -> bool:
+    per_user, per_address = failures(username, address)
+    return per_address >= settings.LOGIN_MAX_FAILURES_PER_ADDRESS or per_user >= settings.LOGIN_MAX_FAILURES
 
 
 def throttled(login_view):
@@ -65,10 +115,9 @@ def throttled(login_view):
             return render(request, "registration/login_limited.html", {"minutes": minutes}, status=429)
         response = login_view(request, *args, **kwargs)
         if response.status_code == 200:  # the form again: wrong username or password
-            LoginFailure.objects.create(username=username, ip=address)
-            LoginFailure.objects.filter(at__lt=timezone.now() - _window()).delete()
+            _record_failure(username, address)
         elif response.status_code == 302:  # logged in: earlier typos from here no longer count
-            LoginFailure.objects.filter(username=username, ip=address).delete()
+            _forget(username, address)
         return response
 
     return view

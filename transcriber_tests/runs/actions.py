@@ -99,7 +99,7 @@ def run_lines_of(calls):
 
 def _recording_seconds(call) -> float:
     try:
-        return audio.probe(call.recording.path, label=f"call {call.pk}").duration_s
+        return audio.probe(audio.stored(call.recording), label=f"call {call.pk}").duration_s
     except audio.AudioError as exc:
         raise RecordingUnavailable(
             f"{exc} Leave call {call.pk} out of the run, or import it again with its recording.",
