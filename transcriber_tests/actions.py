@@ -375,13 +375,19 @@ def do_edit_flag(flag: Flag, *, expected_text=None, tags=None, note=None, confir
                 _check_not_live(expected_text, flag.line, confirm_matches_live)
             flag.expected_text = expected_text
             fields.append("expected_text")
+        retag = tags is not None and Flag.encode_tags(tags) != flag.tags
         if tags is not None:
             flag.tags = Flag.encode_tags(tags)
             fields.append("tags")
         if note is not None:
             flag.note = note
             fields.append("note")
+        if retag:  # its bank's per-tag totals move with the flag
+            aggregates.flag_leaving(flag.pk)
         flag.save(update_fields=fields)
+        if retag:
+            aggregates.flag_entered(flag.pk)
+            results_changed(flag.bank_id)
         if rescore:
             for score in flag.scores.filter(control__isnull=True):
                 write_score(

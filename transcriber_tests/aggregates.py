@@ -36,7 +36,7 @@ from django.db.models.functions import Coalesce, TruncDate
 from oncore.calls.models import Call, Line
 
 from . import scoring
-from .models import Bank, Candidate, ControlLine, Flag, FlagTotal, PairTotal, Score, ScoreTotal
+from .models import Bank, Candidate, ControlLine, Flag, FlagTotal, PairTotal, Score, ScoreTotal, TagTotal
 
 MICROS = 1_000_000  # costs are summed in millionths of a dollar (Score.cost has six decimal places): exact
 
@@ -49,6 +49,7 @@ TABLES = {
     ),
     "pair": (PairTotal, ("low_id", "high_id"), ("both", "low_only", "high_only")),
     "flag": (FlagTotal, ("controls",), ("flags", "disagree_flags", "disagree_controls")),
+    "tag": (TagTotal, ("tag", "source", "transcriber_id"), ("scored", "matches", "failed", "wer_units")),
 }
 ITEM_FIELDS = ("control_id", "source", "transcriber_id", "failed", "match", "wer_units", "cost", "disagree")
 
@@ -88,15 +89,21 @@ def disagrees(scores, candidate_ids) -> bool:
     )
 
 
-def contributions(scores, *, controls: int, is_control: bool, flag: bool = False) -> dict:
+def contributions(scores, *, controls: int, is_control: bool, flag: bool = False, tags=()) -> dict:
     """What an item adds to its bank's totals of its day, from its scores (the item's mark read from its live
-    score): {(table, key...): counts}. With `flag`, the flag's own count too (its row of `controls` controls)."""
+    score): {(table, key...): counts}. With `flag`, the flag's own count too (its row of `controls` controls).
+    A flag's own line also counts under each of the flag's `tags`."""
     out = defaultdict(lambda: [0, 0, 0])
     for s in scores:
         row = out.setdefault(("score", s.source, s.transcriber_id), [0, 0, 0, 0, 0])
         ok = not s.failed
-        for i, n in enumerate((ok, ok and s.match, s.failed, s.wer_units if ok else 0, _micros(s.cost))):
+        counts = (ok, ok and s.match, s.failed, s.wer_units if ok else 0)
+        for i, n in enumerate((*counts, _micros(s.cost))):
             row[i] += int(n)
+        for tag in () if is_control else tags:
+            row = out.setdefault(("tag", tag, s.source, s.transcriber_id), [0, 0, 0, 0])
+            for i, n in enumerate(counts):
+                row[i] += int(n)
     scored = sorted(
         (s for s in scores if s.source == Score.CANDIDATE and not s.failed), key=lambda s: s.transcriber_id
     )
@@ -160,12 +167,17 @@ def _upsert(model, key_columns, summed, rows) -> None:
 
 def _lock_flag(flag_id: int):
     """Lock the flag's row, then its bank's (every change to an item waits for the one before, and a rebuild
-    for the bank waits for both), and give (bank id, day). Flags are always locked before banks."""
-    found = Flag.objects.select_for_update().filter(pk=flag_id).values_list("bank_id", "created_at").first()
+    for the bank waits for both), and give (bank id, day, tags). Flags are always locked before banks."""
+    found = (
+        Flag.objects.select_for_update()
+        .filter(pk=flag_id)
+        .values_list("bank_id", "created_at", "tags")
+        .first()
+    )
     if found is None or found[0] is None:
-        return None, None
+        return None, None, ()
     list(Bank.objects.select_for_update().filter(pk=found[0]).values_list("pk"))
-    return found[0], day_of(found[1])
+    return found[0], day_of(found[1]), Flag.decode_tags(found[2])
 
 
 def _scores(flag_id: int, control_id=None, *, whole_flag: bool = False) -> list[ItemScore]:
@@ -200,13 +212,13 @@ def _mark(flag_id: int, control_id, scores, candidate_ids) -> list[ItemScore]:
 @contextmanager
 def item_change(flag_id: int, control_id=None):
     """Around a change to one item's scores (within a transaction): the item's totals follow it."""
-    bank_id, day = _lock_flag(flag_id)
+    bank_id, day, tags = _lock_flag(flag_id)
     before = _scores(flag_id, control_id) if bank_id else None
     yield
     if bank_id is None:
         return
     after = _mark(flag_id, control_id, _scores(flag_id, control_id), _candidate_ids(bank_id))
-    shape = {"controls": 0, "is_control": control_id is not None}
+    shape = {"controls": 0, "is_control": control_id is not None, "tags": tags}
     old, new = contributions(before, **shape), contributions(after, **shape)
     if any(k[0] == "flag" for k in (*old, *new)):  # the mark changed: it counts on the flag's row
         shape["controls"] = _controls(flag_id)
@@ -217,7 +229,7 @@ def item_change(flag_id: int, control_id=None):
     delta.save()
 
 
-def _whole_flag(flag_id: int, scores) -> dict:
+def _whole_flag(flag_id: int, scores, tags) -> dict:
     """Everything a flag adds to its bank's totals: its count and each of its items."""
     controls = _controls(flag_id)
     by_item = defaultdict(list)
@@ -225,7 +237,8 @@ def _whole_flag(flag_id: int, scores) -> dict:
         by_item[s.control_id].append(s)
     total = contributions([], controls=controls, is_control=False, flag=True)
     for control_id, item in by_item.items():
-        for key, counts in contributions(item, controls=controls, is_control=control_id is not None).items():
+        shape = {"controls": controls, "is_control": control_id is not None, "tags": tags}
+        for key, counts in contributions(item, **shape).items():
             row = total.setdefault(key, [0] * len(counts))
             for i, n in enumerate(counts):
                 row[i] += n
@@ -233,18 +246,19 @@ def _whole_flag(flag_id: int, scores) -> dict:
 
 
 def flag_leaving(flag_id: int) -> None:
-    """Before a flag leaves its bank or is deleted (within the transaction): take out all it added."""
-    bank_id, day = _lock_flag(flag_id)
+    """Before a flag leaves its bank, is deleted or has its tags changed (within the transaction): take out all
+    it added (flag_entered puts it back)."""
+    bank_id, day, tags = _lock_flag(flag_id)
     if bank_id is not None:
         delta = Delta()
-        delta.add(bank_id, day, _whole_flag(flag_id, _scores(flag_id, whole_flag=True)), -1)
+        delta.add(bank_id, day, _whole_flag(flag_id, _scores(flag_id, whole_flag=True), tags), -1)
         delta.save()
 
 
 def flag_entered(flag_id: int) -> None:
     """Once a flag is in its bank with its controls (within the transaction): add its count and the scores it
     brings (a moved flag keeps its own line's), each item's mark set for this bank's candidates."""
-    bank_id, day = _lock_flag(flag_id)
+    bank_id, day, tags = _lock_flag(flag_id)
     if bank_id is None:
         return
     candidate_ids = _candidate_ids(bank_id)
@@ -256,7 +270,7 @@ def flag_entered(flag_id: int) -> None:
         s for control_id, item in by_item.items() for s in _mark(flag_id, control_id, item, candidate_ids)
     ]
     delta = Delta()
-    delta.add(bank_id, day, _whole_flag(flag_id, marked))
+    delta.add(bank_id, day, _whole_flag(flag_id, marked, tags))
     delta.save()
 
 
@@ -366,6 +380,45 @@ def _score_rows(bank_ids) -> list[dict]:
     ]
 
 
+def _tag_rows(bank_ids) -> list[dict]:
+    """TagTotal rows of these banks computed from their flagged lines' scores, grouped in the database by each
+    flag's set of tags, then counted under each tag."""
+    ok = Q(failed=False)
+    rows = (
+        Score.objects.filter(flag__bank_id__in=bank_ids, control__isnull=True)
+        .exclude(flag__tags="")
+        .annotate(
+            bank=F("flag__bank_id"), on=TruncDate("flag__created_at", tzinfo=UTC), tag_set=F("flag__tags")
+        )
+        .order_by()
+        .values("bank", "on", "tag_set", "source", "transcriber_id")
+        .annotate(
+            n_scored=Count("id", filter=ok),
+            n_matches=Count("id", filter=ok & Q(match=True)),
+            n_failed=Count("id", filter=Q(failed=True)),
+            units=Sum("wer_units", filter=ok),
+        )
+    )
+    totals = defaultdict(lambda: [0, 0, 0, 0])
+    for r in rows:
+        for tag in Flag.decode_tags(r["tag_set"]):
+            total = totals[(r["bank"], r["on"], tag, r["source"], r["transcriber_id"])]
+            for i, n in enumerate((r["n_scored"], r["n_matches"], r["n_failed"], int(r["units"] or 0))):
+                total[i] += n
+    columns = (
+        "bank_id",
+        "day",
+        "tag",
+        "source",
+        "transcriber_id",
+        "scored",
+        "matches",
+        "failed",
+        "wer_units",
+    )
+    return [dict(zip(columns, (*key, *counts), strict=True)) for key, counts in totals.items()]
+
+
 PAIRS_SQL = """
 SELECT f.bank_id, {day}, l.transcriber_id, r.transcriber_id, COUNT(*),
   SUM(CASE WHEN l."match" AND NOT r."match" THEN 1 ELSE 0 END),
@@ -402,7 +455,7 @@ def _pair_rows(bank_ids) -> list[dict]:
     ]
 
 
-COMPUTE = {"score": _score_rows, "pair": _pair_rows, "flag": _flag_rows}
+COMPUTE = {"score": _score_rows, "pair": _pair_rows, "flag": _flag_rows, "tag": _tag_rows}
 
 
 def _keyed(table, rows) -> dict:
@@ -543,6 +596,24 @@ def item_count(bank_id: int, since, until=None, *, kind: str = "", disagree: boo
     prefix = "n_disagree_" if disagree else "n_"
     parts = {"flags": ["flags"], "controls": ["controls"]}.get(kind, ["flags", "controls"])
     return sum(int(found[prefix + part] or 0) for part in parts)
+
+
+def tag_summaries(bank_id: int, since, until=None, source: str = Score.CANDIDATE) -> dict:
+    """{tag: {transcriber id: scoring.CandidateSummary}} on the flagged lines (not control lines) of the bank's
+    flags of those days, per tag they carry. With source="live", each tag's live rows: scored + failed is the
+    number of the tag's flags."""
+    rows = (
+        _days(TagTotal.objects.filter(bank_id=bank_id, source=source), since, until)
+        .values("tag", "transcriber_id")
+        .annotate(s=Sum("scored"), m=Sum("matches"), f=Sum("failed"), u=Sum("wer_units"))
+    )
+    out = defaultdict(dict)
+    for r in rows:
+        if r["s"] or r["f"]:
+            out[r["tag"]][r["transcriber_id"]] = scoring.summary_row(
+                r["transcriber_id"], int(r["s"]), int(r["m"]), int(r["f"]), int(r["u"])
+            )
+    return dict(out)
 
 
 def flags_in(bank_ref, since=None) -> Coalesce:

@@ -300,6 +300,31 @@ class PairTotal(models.Model):
         return f"{self.low_id} / {self.high_id} in bank {self.bank_id} on {self.day}"
 
 
+class TagTotal(models.Model):
+    """One transcriber's scores on the flagged lines (not control lines) of a bank's flags of one day that carry
+    `tag`: what the results page's per-tag table sums (the live rows also count the tag's flags)."""
+
+    bank = models.ForeignKey(Bank, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    tag = models.CharField(max_length=500)
+    source = models.CharField(max_length=10, choices=Score.SOURCES)
+    transcriber = models.ForeignKey("transcribers.Transcriber", on_delete=models.CASCADE, related_name="+")
+    scored = models.BigIntegerField(default=0)
+    matches = models.BigIntegerField(default=0)
+    failed = models.BigIntegerField(default=0)
+    wer_units = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["bank", "day", "tag", "source", "transcriber"], name="tag_total_once"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.source} {self.transcriber_id} on {self.tag!r} in bank {self.bank_id} on {self.day}"
+
+
 class FlagTotal(models.Model):
     """The bank's flags of one day that carry `controls` control lines, and how many of their items (flags,
     controls) the bank's candidates disagree on: the control mix and the turn table's counts."""

@@ -10,7 +10,7 @@ from datetime import UTC, timedelta
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, OuterRef, Q, Sum
+from django.db.models import Count, OuterRef, Sum
 from django.utils import timezone
 
 from . import aggregates, jobs, scoring
@@ -259,58 +259,24 @@ class TagTable:
 
 def bank_tags(bank: Bank, window_days: int, candidates) -> TagTable:
     """Each candidate's (transcribers, in the bank's order) accuracy on the window's flagged lines carrying each
-    error tag (control lines have no tags), in two queries: the tags used, then one count per candidate and tag."""
+    error tag (control lines have no tags), in two queries of the per-day tag totals: the tags used (with their
+    flags), then each candidate's counts per tag."""
     window_days = clamp_window(window_days)
 
     def compute():
         since = window_start(window_days)
-        used: dict[str, int] = {}
-        for tags, n in (
-            Flag.objects.filter(bank=bank, created_at__gte=since)
-            .exclude(tags="")
-            .values("tags")
-            .annotate(n=Count("id"))
-            .values_list("tags", "n")
-        ):
-            for tag in Flag.decode_tags(tags):
-                used[tag] = used.get(tag, 0) + n
+        # Per-tag totals per day (aggregates): the live rows count each tag's flags, the candidate rows score them.
+        live = aggregates.tag_summaries(bank.pk, since, source=Score.LIVE)
+        used = {tag: sum(s.scored + s.failed for s in rows.values()) for tag, rows in live.items()}
         others = sorted((t for t in used if t not in STANDARD_TAGS), key=lambda t: (-used[t], t))
         tags = ([t for t in STANDARD_TAGS if t in used] + others)[:MAX_TAGS]
         if not tags or not candidates:
             return TagTable(candidates, [])
-        annotations = {}
-        for i, tag in enumerate(tags):
-            has = Q(flag__tags__contains=f",{tag},")
-            annotations[f"n{i}"] = Count("id", filter=has & Q(failed=False))
-            annotations[f"m{i}"] = Count("id", filter=has & Q(failed=False, match=True))
-            annotations[f"f{i}"] = Count("id", filter=has & Q(failed=True))
-            annotations[f"w{i}"] = Sum("wer_units", filter=has & Q(failed=False))
-        per = {
-            r["transcriber_id"]: r
-            for r in Score.objects.filter(
-                flag__bank=bank,
-                flag__created_at__gte=since,
-                control__isnull=True,
-                source=Score.CANDIDATE,
-                transcriber__in=candidates,
-            )
-            .values("transcriber_id")
-            .annotate(**annotations)
-        }
+        per_tag = aggregates.tag_summaries(bank.pk, since)
         rows = []
-        for i, tag in enumerate(tags):
-            cells = []
-            for t in candidates:
-                r = per.get(t.pk, {})
-                cells.append(
-                    scoring.summary_row(
-                        t.pk,
-                        r.get(f"n{i}", 0),
-                        r.get(f"m{i}", 0),
-                        r.get(f"f{i}", 0),
-                        int(r.get(f"w{i}") or 0),
-                    )
-                )
+        for tag in tags:
+            found = per_tag.get(tag, {})
+            cells = [found.get(t.pk) or scoring.summary_row(t.pk, 0, 0, 0, 0) for t in candidates]
             leader = scoring.rank(cells, 0).leader
             best = next((c for c in cells if c.candidate == leader), None)
             shown = next((t for t in candidates if t.pk == leader), None) if best and best.matches else None

@@ -23,15 +23,24 @@ TEXTS = [None, "", "...", "table for four", "Table, for four!", "eight thirty", 
 KINDS = ["flag"] * 4 + ["finish"] * 5 + ["edit", "move", "delete", "add", "remove"]
 
 
+def _tags(rng) -> list[str]:
+    return rng.sample(["name", "time", "spelling"], rng.randrange(3))
+
+
 def random_steps(seed: int, n: int = 30) -> list[tuple]:
     """A sequence of writes drawn from the seed: mostly flags and finished transcriptions, every kind possible."""
     import random
 
     rng = random.Random(seed)
     draw = {
-        "flag": lambda: (rng.randrange(12), rng.choice([0, 1, None]), rng.randrange(len(EXPECTED))),
+        "flag": lambda: (
+            rng.randrange(12),
+            rng.choice([0, 1, None]),
+            rng.randrange(len(EXPECTED)),
+            _tags(rng),
+        ),
         "finish": lambda: (rng.randrange(100), rng.randrange(len(TEXTS))),
-        "edit": lambda: (rng.randrange(100), rng.randrange(len(EXPECTED))),
+        "edit": lambda: (rng.randrange(100), rng.randrange(len(EXPECTED)), _tags(rng)),
         "move": lambda: (rng.randrange(100), rng.choice([0, 1, None])),
         "delete": lambda: (rng.randrange(100),),
         "add": lambda: (rng.randrange(2), rng.randrange(4)),
@@ -83,6 +92,17 @@ def check_bank(bank):
             items = queries.turn_items(bank, 30, kind=kind, disagree=disagree)
             assert items.count() == len(list(items))
     assert queries.banks_list(bank.organization).get(pk=bank.pk).n_flags == flags.count()
+    since = queries.window_start(30)
+    per_tag, live = (
+        aggregates.tag_summaries(bank.pk, since),
+        aggregates.tag_summaries(bank.pk, since, source="live"),
+    )
+    for tag in ("name", "time", "spelling"):
+        tagged = flags.filter(tags__contains=f",{tag},")
+        on_tag = [o for o in outcomes if o.line_id[1] is None and tagged.filter(pk=o.line_id[0]).exists()]
+        pure_rows = {r.candidate: r for r in scoring.summarize(on_tag, ids, 0).rows if r.scored or r.failed}
+        assert {t: r for t, r in per_tag.get(tag, {}).items() if t in ids} == pure_rows
+        assert sum(r.scored + r.failed for r in live.get(tag, {}).values()) == tagged.count()
 
 
 def _finish(transcription, text):
@@ -109,14 +129,18 @@ def run(org, tenant, live, transcribers, steps):
         try:
             if kind == "flag":
                 bank = banks[args[1]] if args[1] is not None else None
-                actions.do_flag_line(lines[args[0]], EXPECTED[args[2]], bank=bank, confirm_matches_live=True)
+                actions.do_flag_line(
+                    lines[args[0]], EXPECTED[args[2]], bank=bank, tags=args[3], confirm_matches_live=True
+                )
             elif kind == "finish":
                 waiting = list(Transcription.objects.filter(status__in=["queued", "running"]).order_by("pk"))
                 if waiting:
                     _finish(waiting[args[0] % len(waiting)], TEXTS[args[1]])
             elif kind == "edit" and flags:
                 flag = flags[args[0] % len(flags)]
-                actions.do_edit_flag(flag, expected_text=EXPECTED[args[1]], confirm_matches_live=True)
+                actions.do_edit_flag(
+                    flag, expected_text=EXPECTED[args[1]], tags=args[2], confirm_matches_live=True
+                )
             elif kind == "move" and flags:
                 bank = banks[args[1]] if args[1] is not None else None
                 actions.do_move_flag(flags[args[0] % len(flags)], bank)
@@ -147,11 +171,11 @@ def run(org, tenant, live, transcribers, steps):
 @given(plan=st.integers(0, 2**32))
 @example(  # every kind of write at least once, on items that have scores
     plan=[
-        ("flag", 0, 0, 0),
-        ("flag", 6, 0, 1),
-        ("flag", 8, 1, 2),
+        ("flag", 0, 0, 0, ["name"]),
+        ("flag", 6, 0, 1, ["time", "name"]),
+        ("flag", 8, 1, 2, []),
         *[("finish", i, i % len(TEXTS)) for i in range(12)],
-        ("edit", 0, 2),
+        ("edit", 0, 2, ["spelling"]),
         ("move", 1, 1),
         ("finish", 0, 3),
         ("add", 1, 0),
@@ -159,7 +183,7 @@ def run(org, tenant, live, transcribers, steps):
         ("remove", 0, 1),
         ("move", 2, None),
         ("delete", 0),
-        ("flag", 3, 0, 0),
+        ("flag", 3, 0, 0, ["time"]),
         ("finish", 2, 5),
     ]
 )

@@ -323,7 +323,15 @@ def test_it_refuses_more_successes_than_trials():
 
 
 @pytest.mark.parametrize(
-    ("b", "c"), [(1, 0), (0, 1), (3, 1), (5, 5), (10, 2), (2, 10), (0, 12), (7, 20), (40, 61), (250, 200)]
+    ("b", "c"),
+    [(1, 0), (0, 1), (3, 1), (5, 5), (10, 2), (2, 10), (0, 12), (7, 20), (40, 61), (250, 200)]
+    + [
+        (1000, 1001),
+        (990, 1100),
+        (30000, 35000),
+        (100000, 101000),
+        (0, 3000),
+    ],  # past EXACT_MCNEMAR_UP_TO too
 )
 def test_it_agrees_with_scipy_on_exact_mcnemar(b, c):
     expected = scipy.stats.binomtest(b, b + c, 0.5, alternative="two-sided").pvalue

@@ -9,7 +9,7 @@ from django.db import transaction
 from transcriber_tests import aggregates
 from transcriber_tests.models import Bank
 
-TABLES = {"score": "score totals", "pair": "pair totals", "flag": "flag totals"}
+TABLES = {"score": "score totals", "pair": "pair totals", "flag": "flag totals", "tag": "tag totals"}
 
 
 class Command(BaseCommand):
