@@ -187,3 +187,56 @@ def _fill_chunk(organization, bank, calls, live, transcribers, rng, flag_numbers
                 )
     insert_rows(Score, scores)
     insert_rows(Transcription, transcriptions)
+
+
+def fill_calls(
+    organization, *, calls: int, lines_per_call: int = 10, tenants: int = 4, days: int = 365, seed=1
+):
+    """`calls` calls of `lines_per_call` lines over `tenants` tenants (two assistants each) and the last `days`
+    days, one call in a hundred with a flagged line (in no bank); counters set as the import and flagging keep
+    them. Written CHUNK calls at a time (COPY on PostgreSQL). Returns the tenants."""
+    rng = random.Random(seed)
+    live = Transcriber.objects.create(
+        slug=f"calls-live-{seed}", provider=Transcriber.GENERIC, model="live", display_name="Calls live"
+    )
+    made = [organization.tenants.create(name=f"Tenant {i}", slug=f"calls-{seed}-{i}") for i in range(tenants)]
+    assistants = [
+        Assistant.objects.create(tenant=t, name=f"{t.name} desk {j}") for t in made for j in range(2)
+    ]
+    now = timezone.now()
+    for first in range(0, calls, CHUNK):
+        batch = []
+        for i in range(first, min(calls, first + CHUNK)):
+            assistant = rng.choice(assistants)
+            batch.append(
+                Call(
+                    tenant_id=assistant.tenant_id,
+                    assistant=assistant,
+                    external_id=f"c-{seed}-{i}",
+                    started_at=now - timedelta(seconds=rng.randrange(days * 86400)),
+                    live_transcriber=live,
+                    n_lines=lines_per_call,
+                    n_flags=1 if i % 100 == 0 else 0,
+                )
+            )
+        insert_rows(Call, batch)
+        lines = [
+            Line(call=call, position=p, speaker="caller" if p % 2 == 0 else "assistant", text=_sentence(rng))
+            for call in batch
+            for p in range(lines_per_call)
+        ]
+        insert_rows(Line, lines)
+        insert_rows(
+            Flag,
+            [
+                Flag(
+                    organization=organization, line=lines[k * lines_per_call], expected_text="a flagged line"
+                )
+                for k, call in enumerate(batch)
+                if call.n_flags
+            ],
+        )
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+    return made

@@ -10,7 +10,7 @@ from django.db.models import Q
 from django.urls import reverse
 from ninja import Field, File, Header, Query, Router, Schema
 from ninja.files import UploadedFile
-from pydantic import AfterValidator, BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict, StringConstraints
 from pydantic import ValidationError as PydanticValidationError
 
 from oncore import audio
@@ -172,9 +172,10 @@ class CallFilters(PageIn, DateRange):
     has_flags: bool | None = Field(
         None, description="true: only calls with a flagged line; false: only without."
     )
-    after: Annotated[str, AfterValidator(queries.CallCursor.parse)] | None = Field(
+    after: (
+        Annotated[str, StringConstraints(max_length=40), AfterValidator(queries.CallCursor.parse)] | None
+    ) = Field(
         None,
-        max_length=40,
         description="Start after this call: the `next_after` of the page before (keyset pages, as quick deep in "
         "the list as at its start; combine with the same filters, offset 0).",
     )
