@@ -49,6 +49,7 @@ DASHBOARD = {
     "tt:flag_line": ("get", lambda o: {"pk": o["free_line"].pk}),
     "tt:unbanked_flags": ("get", lambda o: {}),
     "tt:edit_flag": ("get", lambda o: {"pk": o["flag"].pk}),
+    "tt:flag_results": ("get", lambda o: {"pk": o["flag"].pk}),
     "tt:move_flag": ("post", lambda o: {"pk": o["flag"].pk}),
     "tt:delete_flag": ("post", lambda o: {"pk": o["flag"].pk}),
     "tt:banks": ("get", lambda o: {}),
