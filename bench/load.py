@@ -57,18 +57,12 @@ def setup_data(env, n_flags, n_users, media):
     import django
 
     django.setup()
-    from django.core.files import File
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    import numpy as np
     from django.contrib.auth import get_user_model
 
-    from oncore import audio
     from oncore.accounts.models import Membership, Organization
-    from oncore.calls.models import Assistant, Call, Line
-    from oncore.transcribers.models import Transcriber
-    from transcriber_tests.models import Candidate
     from transcriber_tests.synthetic import fill_bank
 
     org = Organization.objects.create(name="Load", slug="load")
@@ -76,69 +70,108 @@ def setup_data(env, n_flags, n_users, media):
     for i in range(n_users):
         user = get_user_model().objects.create_user(f"admin{i}", password=PASSWORD)
         Membership.objects.create(user=user, organization=org, role="admin")
-        users.append(user.username)
+        users.append(user)
     bank = fill_bank(org, flags=n_flags, candidates=2, name="Load")
-    server_url = env["LOAD_VENDOR_URL"]
-    vendors = [
-        Transcriber.objects.create(
-            slug=f"load-deepgram-{i}",
-            provider="deepgram",
-            model="nova-3",
-            display_name=f"Deepgram (load {i})",
-            price_per_minute="0.0043",
-            api_key_env="DEEPGRAM_API_KEY",
-            options={"base_url": server_url},
-        )
-        for i in range(2)
-    ]
-    Candidate.objects.filter(bank=bank).delete()
-    Candidate.objects.bulk_create(
-        [Candidate(bank=bank, transcriber=t, position=i) for i, t in enumerate(vendors)]
-    )
+    vendor_candidates(bank, env["LOAD_VENDOR_URL"], "load")
     # Recorded calls to flag during the load: one 10-minute stereo recording shared by every call.
-    rate = 8000
-    t = np.arange(600 * rate) / rate
     path = Path(media) / "load.flac"
     path.parent.mkdir(parents=True, exist_ok=True)
-    audio.write_recording(
-        path, np.stack([0.2 * np.sin(2 * np.pi * 300 * t), 0.2 * np.sin(2 * np.pi * 500 * t)], 1), rate
-    )
-    tenant = org.tenants.first()
-    assistant = Assistant.objects.create(tenant=tenant, name="Load assistant")
-    live = Transcriber.objects.get(slug__startswith="load-live")
-    lines_by_user = {u: [] for u in users}
-    from django.utils import timezone
-
-    for c in range(n_users * 2):
-        call = Call.objects.create(
-            tenant=tenant,
-            assistant=assistant,
-            started_at=timezone.now(),
-            recorded=True,
-            live_transcriber=live,
-        )
-        with path.open("rb") as fh:
-            call.recording.save(f"load-{c}.flac", File(fh), save=True)
-        lines = Line.objects.bulk_create(
-            [
-                Line(
-                    call=call,
-                    position=p,
-                    speaker="caller",
-                    text="table for four at eight thirty",
-                    start_s=p * 4.0,
-                    end_s=p * 4.0 + 3.0,
-                )
-                for p in range(40)
-            ]
-        )
-        lines_by_user[users[c % n_users]].extend(ln.pk for ln in lines)
+    write_recording(path)
+    lines_by_user = calls_to_flag(org, users, path, "load")
     return bank.pk, lines_by_user
 
 
-async def log_in(name, stats):
-    """A logged-in client, or None. Logins are timed apart: password hashing is slow on purpose."""
-    client = httpx.AsyncClient(base_url=BASE, timeout=30.0, follow_redirects=False)
+def vendor_candidates(bank, vendor_url: str, name: str) -> None:
+    """Make the bank's candidates two Deepgram catalogue entries that call the fake vendor at `vendor_url` (with
+    DEEPGRAM_API_KEY), instead of fill_bank's."""
+    from django.db import transaction
+
+    from oncore.transcribers.models import Transcriber
+    from transcriber_tests import aggregates
+    from transcriber_tests.models import Candidate
+
+    vendors = [
+        Transcriber.objects.create(
+            slug=f"{name}-deepgram-{i}",
+            provider="deepgram",
+            model="nova-3",
+            display_name=f"Deepgram ({name} {i})",
+            price_per_minute="0.0043",
+            api_key_env="DEEPGRAM_API_KEY",
+            options={"base_url": vendor_url},
+        )
+        for i in range(2)
+    ]
+    with transaction.atomic():
+        Candidate.objects.filter(bank=bank).delete()
+        Candidate.objects.bulk_create(
+            [Candidate(bank=bank, transcriber=t, position=i) for i, t in enumerate(vendors)]
+        )
+        aggregates.candidates_changed(bank.pk)
+
+
+def write_recording(path) -> None:
+    """The ten-minute stereo recording every call to flag shares (300 Hz caller, 500 Hz assistant, 8 kHz)."""
+    import numpy as np
+
+    from oncore import audio
+
+    rate = 8000
+    t = np.arange(600 * rate) / rate
+    audio.write_recording(
+        path, np.stack([0.2 * np.sin(2 * np.pi * 300 * t), 0.2 * np.sin(2 * np.pi * 500 * t)], 1), rate
+    )
+
+
+def calls_to_flag(org, users, recording, name: str) -> dict[str, list[int]]:
+    """Two recorded calls of 40 caller lines for each admin to flag, all on one recording (saved once to the
+    storage): {username: [line ids]}."""
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import default_storage
+    from django.utils import timezone
+
+    from oncore.calls.models import Assistant, Call, Line
+    from oncore.transcribers.models import Transcriber
+
+    stored = default_storage.save(f"recordings/{name}-load.flac", ContentFile(Path(recording).read_bytes()))
+    tenant = org.tenants.first()
+    assistant = Assistant.objects.create(tenant=tenant, name=f"{name} assistant")
+    live = Transcriber.objects.get(slug__startswith=f"{name}-live")
+    lines_by_user = {}
+    for i, user in enumerate(users):
+        calls = [
+            Call.objects.create(
+                tenant=tenant,
+                assistant=assistant,
+                started_at=timezone.now(),
+                recorded=True,
+                recording=stored,
+                live_transcriber=live,
+                n_lines=40,
+                external_id=f"{name}-{i}-{c}",
+            )
+            for c in range(2)
+        ]
+        lines = Line.objects.bulk_create(
+            Line(
+                call=call,
+                position=p,
+                speaker="caller",
+                text="table for four at eight thirty",
+                start_s=p * 4.0,
+                end_s=p * 4.0 + 3.0,
+            )
+            for call in calls
+            for p in range(40)
+        )
+        lines_by_user[user.username] = [line.pk for line in lines]
+    return lines_by_user
+
+
+async def log_in(name, stats, base=BASE):
+    """A logged-in client of the server at `base`, or None. Logins are timed apart: password hashing is slow on
+    purpose."""
+    client = httpx.AsyncClient(base_url=base, timeout=30.0, follow_redirects=False)
     start = time.perf_counter()
     login_page = await client.get("/login/")
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login_page.text).group(1)

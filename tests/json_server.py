@@ -12,6 +12,7 @@ class LocalHttpServer:
 
     protocol_version = "HTTP/1.0"
     poll_interval = 0.05
+    host = "127.0.0.1"  # where it listens (bench/cluster.py puts a vendor on its services host's address)
     _server = None
 
     def answer(self, method: str, path: str, headers: dict, body: bytes) -> tuple[int, str, bytes, dict]:
@@ -49,7 +50,7 @@ class LocalHttpServer:
             def log_message(self, *args):
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer((self.host, 0), Handler)
         self._server.daemon_threads = True
         host, port = self._server.server_address[:2]
         self._base_url = f"http://{host}:{port}"

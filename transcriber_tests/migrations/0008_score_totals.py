@@ -1,6 +1,6 @@
 """Per-day aggregates of every bank's scores (ScoreTotal, PairTotal, FlagTotal), each item's disagree mark, the
-score's cost, and the index the turn table walks. Existing scores get their cost from their transcription, then
-every total is computed from the scores (aggregates.rebuild, as `manage.py rebuild_results` does)."""
+score's cost, and the index the turn table walks. Existing scores get their cost from their transcription; the
+totals themselves are computed from the scores by 0009, once every kind of total has its table."""
 
 import django.db.models.deletion
 from django.db import migrations, models
@@ -14,15 +14,6 @@ UPDATE transcriber_tests_score SET cost = (
     (SELECT f.line_id FROM transcriber_tests_flag f WHERE f.id = transcriber_tests_score.flag_id)))
 WHERE source = 'candidate'
 """
-
-
-def build_totals(apps, schema_editor):
-    """The totals from the scores as they are at this migration (nothing to do on a new database)."""
-    if not apps.get_model("transcriber_tests", "Flag").objects.exists():
-        return
-    from transcriber_tests import aggregates
-
-    aggregates.rebuild()
 
 
 class Migration(migrations.Migration):
@@ -175,5 +166,4 @@ class Migration(migrations.Migration):
             ),
         ),
         migrations.RunSQL(COSTS_SQL, migrations.RunSQL.noop),
-        migrations.RunPython(build_totals, migrations.RunPython.noop),
     ]

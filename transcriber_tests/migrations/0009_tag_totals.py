@@ -1,11 +1,14 @@
-"""Per-day totals per tag (TagTotal), for the results page's table per error tag; built from the scores."""
+"""Per-day totals per tag (TagTotal), for the results page's table per error tag; then every total (0008's and
+this one's), each item's disagree mark and each call's counters, computed from the scores, flags and lines with
+the app's own code (aggregates.rebuild, as `manage.py rebuild_results` does). A later migration that adds a kind
+of total builds them again in its turn, rather than this one."""
 
 import django.db.models.deletion
 from django.db import migrations, models
 
 
 def build_totals(apps, schema_editor):
-    """Every total again from the scores, the tag totals with them (nothing to do on a new database)."""
+    """Every total from the scores (nothing to do on a new database)."""
     if not apps.get_model("transcriber_tests", "Flag").objects.exists():
         return
     from transcriber_tests import aggregates
