@@ -59,12 +59,14 @@ def old_summaries(bank_id, since, until=None):
         n_failed=Count("id", filter=Q(failed=True)),
         wer_units=Sum("wer_units", filter=Q(failed=False)),
     )
-    return {
+    summaries = {
         (r["source"], r["transcriber_id"]): scoring.summary_row(
             r["transcriber_id"], r["n_scored"], r["n_matches"], r["n_failed"], int(r["wer_units"] or 0)
         )
         for r in rows
     }
+    bank = Bank.objects.get(pk=bank_id)
+    return summaries, old_candidate_costs(bank, bank.candidates.values_list("transcriber_id", flat=True))
 
 
 _PAIRS = """
@@ -172,7 +174,6 @@ def old_turn_items(bank, window_days, *, kind="", tag="", disagree=False):
 OLD = {
     (queries.aggregates, "summaries"): old_summaries,
     (queries, "lead_test"): old_lead_test,
-    (queries, "candidate_costs"): old_candidate_costs,
     (queries, "pending_for_bank"): old_pending_for_bank,
     (queries, "control_mix"): old_control_mix,
     (queries, "turn_items"): old_turn_items,

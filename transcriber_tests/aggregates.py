@@ -537,30 +537,31 @@ def _days(qs, since, until):
     return qs.filter(day__lt=day_of(until)) if until else qs
 
 
-def summaries(bank_id: int, since, until=None) -> dict:
-    """{(source, transcriber id): scoring.CandidateSummary} of the bank's items of those days."""
+def summaries(bank_id: int, since, until=None) -> tuple[dict, dict]:
+    """({(source, transcriber id): scoring.CandidateSummary} of the bank's items of those days, {candidate's
+    transcriber id: its audio cost so far on the bank's items, any day}), in one query."""
+    days = Q(day__gte=day_of(since)) & (Q(day__lt=day_of(until)) if until else Q())
     rows = (
-        _days(ScoreTotal.objects.filter(bank_id=bank_id), since, until)
+        ScoreTotal.objects.filter(bank_id=bank_id)
         .values("source", "transcriber_id")
-        .annotate(s=Sum("scored"), m=Sum("matches"), f=Sum("failed"), u=Sum("wer_units"))
-    )
-    return {
-        (r["source"], r["transcriber_id"]): scoring.summary_row(
-            r["transcriber_id"], int(r["s"]), int(r["m"]), int(r["f"]), int(r["u"])
+        .annotate(
+            s=Sum("scored", filter=days),
+            m=Sum("matches", filter=days),
+            f=Sum("failed", filter=days),
+            u=Sum("wer_units", filter=days),
+            c=Sum("cost_micros"),
         )
-        for r in rows
-        if r["s"] or r["f"]
-    }
-
-
-def costs(bank_id: int, transcriber_ids) -> dict[int, Decimal]:
-    """Audio cost so far of each candidate on the bank's items (any day)."""
-    rows = (
-        ScoreTotal.objects.filter(bank_id=bank_id, source=Score.CANDIDATE, transcriber_id__in=transcriber_ids)
-        .values("transcriber_id")
-        .annotate(total=Sum("cost_micros"))
     )
-    return {r["transcriber_id"]: Decimal(int(r["total"] or 0)) / MICROS for r in rows}
+    found, costs = {}, {}
+    for r in rows:
+        tid = r["transcriber_id"]
+        if r["s"] or r["f"]:
+            found[(r["source"], tid)] = scoring.summary_row(
+                tid, int(r["s"]), int(r["m"]), int(r["f"]), int(r["u"])
+            )
+        if r["source"] == Score.CANDIDATE:
+            costs[tid] = Decimal(int(r["c"] or 0)) / MICROS
+    return found, costs
 
 
 def pair_counts(bank_id: int, since, until, a: int, b: int) -> tuple[int, int, int]:

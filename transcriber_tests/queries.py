@@ -370,11 +370,6 @@ class BankResults:
         return ", ".join([first] + [f"{n} with {c}" for c, n in rest])
 
 
-def candidate_costs(bank: Bank, transcriber_ids) -> dict[int, Decimal]:
-    """Audio cost so far of each candidate on the bank's items (flags and controls, any date)."""
-    return aggregates.costs(bank.pk, transcriber_ids)
-
-
 def pending_for_bank(bank: Bank, transcriber_ids) -> int:
     """The organization's waiting transcriptions of these candidates on the bank's lines: each waiting row is
     looked up in the bank (the waiting rows are few, bounded by ONCORE_ORG_QUEUE_LIMIT; the bank's lines many)."""
@@ -420,10 +415,9 @@ def _compute_bank_results(bank: Bank, window_days: int, date_from=None, date_to=
     candidates = list(candidates_of(bank))
     ids = [c.transcriber_id for c in candidates]
     since, until = period_bounds(window_days, date_from, date_to)
-    summaries = aggregates.summaries(bank.pk, since, until)
+    summaries, costs = aggregates.summaries(bank.pk, since, until)
     candidate = {t: summaries.get((Score.CANDIDATE, t), _empty(t)) for t in ids}
     ranked = scoring.rank([candidate[t] for t in ids], bank.threshold)
-    costs = candidate_costs(bank, ids)
     cards = []
     for c in candidates:
         s = candidate[c.transcriber_id]
