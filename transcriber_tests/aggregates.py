@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, date
 from decimal import Decimal
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import (
     BooleanField,
     Count,
@@ -483,8 +483,13 @@ class Drift:
 
 def rebuild(bank_ids=None, *, fix: bool = True) -> Drift:
     """Recompute the banks' marks and totals (every bank when bank_ids is None) and the calls' counters from the
-    scores, flags and lines; with `fix`, store them. Call it in a transaction: the banks' rows are locked, so score
-    writes wait for it. Returns what differed."""
+    scores, flags and lines; with `fix`, store them, in one transaction: the banks' rows are locked, so score writes
+    wait for it. Returns what differed."""
+    with transaction.atomic():
+        return _rebuild(bank_ids, fix=fix)
+
+
+def _rebuild(bank_ids, *, fix: bool) -> Drift:
     bank_ids = list(Bank.objects.values_list("pk", flat=True)) if bank_ids is None else list(bank_ids)
     list(
         Bank.objects.select_for_update().filter(pk__in=bank_ids).values_list("pk")

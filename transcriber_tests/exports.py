@@ -3,6 +3,7 @@ API's alike. They are streamed by oncore.csv, so a large bank never sits in memo
 are written as the API's JSON writes them (oncore.formats; positions from 0); the columns keep the dashboard's
 word for the production transcript: live."""
 
+from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils.text import slugify
 
@@ -150,7 +151,19 @@ def turn_csv_rows(bank, window_days):
     each flag before its controls, and within an item candidates then live, each by transcriber id. Three queries
     read side by side as streams in that order (the flags, their controls, the scores), FETCH_ROWS rows at a time,
     so memory stays flat; an item's cells and its judge's pick are encoded once and shared by its rows. Cells are
-    made safe for a spreadsheet."""
+    made safe for a spreadsheet. The three read one snapshot of the database (a repeatable-read transaction on
+    PostgreSQL), so a flag made or deleted while the file streams cannot set them apart. (SQLite, for a single
+    machine, reads without one: a long read transaction there would hold back the queue's writes.)"""
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        yield from _turn_csv_lines(bank, window_days)
+        return
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        yield from _turn_csv_lines(bank, window_days)
+
+
+def _turn_csv_lines(bank, window_days):
     since = queries.window_start(queries.clamp_window(window_days))
     candidate_ids = list(bank.candidates.values_list("transcriber_id", flat=True))
     names = {}  # transcriber id -> safe display name, filled as new ids appear (live transcribers vary by call)

@@ -21,7 +21,13 @@ from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, scoring, tasks
 from transcriber_tests.models import Bank, Flag
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+# serialized_rollback: a transactional test run before this one empties every table, the catalogue the
+# migrations seeded included; this test's demo needs it back.
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+]
 
 
 # Every page reports a Content-Security-Policy violation as a console error, which the test collects.

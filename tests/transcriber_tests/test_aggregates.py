@@ -249,3 +249,38 @@ def test_a_control_is_counted_with_its_flag(bank, flag):
     assert ControlLine.objects.filter(flag=flag).count() == 1
     assert queries.turn_items(bank, 30, kind="controls").count() == 1
     assert queries.turn_items(bank, 30).count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_turn_csv_reads_one_snapshot_while_flags_come_and_go(org, tenant, monkeypatch):
+    """A flag made and another deleted while the CSV streams (from another connection) neither break the three
+    streams apart nor show up half."""
+    import threading
+
+    from django.db import connection
+
+    from transcriber_tests import exports
+    from transcriber_tests.synthetic import fill_bank
+
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL: another connection writes while the export reads (CI runs it)")
+    monkeypatch.setattr(exports, "FETCH_ROWS", 2)
+    bank = fill_bank(org, flags=6, candidates=2, name="Snapshot")
+    rows = exports.turn_csv_rows(bank, 30)
+    first = next(rows)
+
+    def meanwhile():
+        from oncore.calls.models import Line
+
+        oldest = Flag.objects.filter(bank=bank).order_by("created_at", "id").first()
+        actions.do_delete_flag(oldest)
+        line = Line.objects.filter(call__tenant=tenant, flag__isnull=True, control_uses__isnull=True).first()
+        Flag.objects.create(organization=org, line=line, bank=bank, expected_text="made meanwhile")
+        connection.close()
+
+    writer = threading.Thread(target=meanwhile)
+    writer.start()
+    writer.join()
+    lines = [first, *rows]
+    assert len(lines) == 6 * 2 * 3  # six flags, each with one control; two candidates and the live transcript
+    assert not any("made meanwhile" in line for line in lines)
