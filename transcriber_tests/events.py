@@ -126,13 +126,13 @@ def check_leaders() -> int:
             continue
         results = bank_results(bank)
         leader = results.leader.transcriber if results.leader else None
-        before = webhooks.record_change(
-            bank.organization_id, _subject(bank.pk), str(leader.pk) if leader else ""
-        )
-        if before is None:
-            continue
-        previous = Transcriber.objects.filter(pk=int(before)).first() if before else None
-        with transaction.atomic():
+        with transaction.atomic():  # the leader recorded and its event stand or fall together
+            before = webhooks.record_change(
+                bank.organization_id, _subject(bank.pk), str(leader.pk) if leader else ""
+            )
+            if before is None:
+                continue
+            previous = Transcriber.objects.filter(pk=int(before)).first() if before else None
             _emit(
                 bank.organization_id,
                 LEADER_CHANGED,

@@ -5,6 +5,7 @@ a day, the delivery log and "send again", and the addresses an endpoint may not 
 from datetime import timedelta
 
 import pytest
+from django.db import OperationalError
 from django.utils import timezone
 
 from oncore.webhooks import actions as webhooks
@@ -216,6 +217,26 @@ def test_it_announces_a_new_leader_once(api, receiver, bank, flag, make_transcri
     webhooks.send_due_now()
     second = receiver.events[1]["data"]
     assert second["leader"]["slug"] == "test-bad" and second["previous_leader"]["slug"] == "test-good"
+
+
+def test_a_leader_whose_event_could_not_be_recorded_is_announced_at_the_next_check(
+    api, receiver, bank, flag, monkeypatch
+):
+    """The leader is remembered only with its event: a failure between the two (a locked database, a killed
+    worker) leaves the change to be found again, not silently swallowed."""
+    _register(api, receiver, ["bank.leader_changed"])
+
+    def database_locked(*args, **kwargs):
+        raise OperationalError("database is locked")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(events, "_emit", database_locked)
+        with pytest.raises(OperationalError):
+            events.check_leaders()
+    assert events.check_leaders() == 1
+    webhooks.send_due_now()
+    (event,) = receiver.events
+    assert event["data"]["leader"]["slug"] == "test-good"
 
 
 def test_it_sends_judge_failed_and_finished_when_a_runs_judge_fails(
