@@ -86,7 +86,10 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["CONN_MAX_AGE"] = 0
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    # A transaction takes the write lock when it begins (BEGIN IMMEDIATE), so the web process and the queue
+    # worker wait for each other up to `timeout` seconds instead of failing with "database is locked" when a
+    # transaction that read first tries to write.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(timeout=20, transaction_mode="IMMEDIATE")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # The Score covering indexes are a PostgreSQL optimization; SQLite builds them without the extra columns.
