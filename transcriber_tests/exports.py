@@ -65,51 +65,49 @@ def _fmt(x, places=4):
     return "" if x is None else round(x, places)
 
 
+def _summary_cells(transcriber, summary, interval):
+    """The columns a candidate row and a live row share, from the transcriber to the mean WER."""
+    lo, hi = interval or (None, None)
+    return [
+        transcriber.display_name,
+        transcriber.provider,
+        transcriber.model,
+        summary.scored,
+        summary.matches,
+        summary.failed,
+        _fmt(summary.accuracy),
+        _fmt(lo),
+        _fmt(hi),
+        _fmt(summary.mean_wer),
+    ]
+
+
 def results_rows(bank, window_days):
     r = queries.bank_results(bank, window_days)
+    threshold = float(bank.threshold)
     for card in r.cards:
-        s, t = card.summary, card.transcriber
-        lo, hi = card.interval or (None, None)
+        clears = ("yes" if r.leader_clears_threshold else "no") if card.is_leader else ""
         yield [
             bank.name,
             r.window_days,
             "candidate",
             card.position,
-            t.display_name,
-            t.provider,
-            t.model,
-            s.scored,
-            s.matches,
-            s.failed,
-            _fmt(s.accuracy),
-            _fmt(lo),
-            _fmt(hi),
-            _fmt(s.mean_wer),
+            *_summary_cells(card.transcriber, card.summary, card.interval),
             "yes" if card.is_leader else "no",
-            ("yes" if r.leader_clears_threshold else "no") if card.is_leader else "",
-            float(bank.threshold),
+            clears,
+            threshold,
             money(card.cost),
         ]
     for t, s, interval in r.live_rows:
-        lo, hi = interval or (None, None)
         yield [
             bank.name,
             r.window_days,
             "live (reference)",
             "",
-            t.display_name,
-            t.provider,
-            t.model,
-            s.scored,
-            s.matches,
-            s.failed,
-            _fmt(s.accuracy),
-            _fmt(lo),
-            _fmt(hi),
-            _fmt(s.mean_wer),
+            *_summary_cells(t, s, interval),
             "",
             "",
-            float(bank.threshold),
+            threshold,
             "",
         ]
 

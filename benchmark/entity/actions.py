@@ -434,14 +434,15 @@ def import_hypotheses(
             shown,
         )
 
-    existing = BenchmarkRun.objects.filter(
+    same_file = dict(
         dataset=dataset,
         source=BenchmarkRun.IMPORTED,
         system_name=system,
         model=model,
         formatting=formatting,
         source_sha256=digest,
-    ).first()
+    )
+    existing = BenchmarkRun.objects.filter(**same_file).first()
     if existing is not None:
         return HypothesesImport(existing, True, len(rows), len(known) - len(rows) + len(ignored), ignored)
 
@@ -449,12 +450,7 @@ def import_hypotheses(
     missing_error = f"no line for this clip in {path.name}"
     with transaction.atomic():
         run = BenchmarkRun.objects.create(
-            dataset=dataset,
-            source=BenchmarkRun.IMPORTED,
-            system_name=system,
-            model=model,
-            formatting=formatting,
-            source_sha256=digest,
+            **same_file,
             status=BenchmarkRun.DONE,
             started_at=now,
             finished_at=now,
