@@ -10,3 +10,11 @@ import os
 os.environ.setdefault("SECRET_KEY", "tests-only-secret-key-never-used-outside-the-test-suite")
 
 from oncore.settings import *  # noqa: E402, F403
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    import tempfile
+
+    # A file, as `make run` has, not Django's shared in-memory database: there, SQLite locks tables between
+    # connections without waiting (the browser walk's page polls failed while the queue wrote), where a file
+    # database waits for the other connection's transaction, as the web process and the worker do.
+    DATABASES["default"]["TEST"] = {"NAME": f"{tempfile.gettempdir()}/oncore-tests-{os.getpid()}.sqlite3"}  # noqa: F405
