@@ -19,7 +19,7 @@ import os
 import re
 import struct
 import wave
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -51,11 +51,17 @@ class RecordingInfo:
 @dataclass(frozen=True)
 class LineClips:
     candidate_wav: bytes  # 16-bit PCM WAV, mono: the caller's channel (channel 0 of a stereo recording)
-    playback_wav: bytes  # 16-bit PCM WAV, all channels as recorded
+    samples: np.ndarray = field(repr=False)  # (frames, channels), as read
     sample_rate: int
     start_s: float  # actual cut bounds in the recording, margin included, clamped to the recording
     end_s: float
     duration_s: float
+
+    @property
+    def playback_wav(self) -> bytes:
+        """16-bit PCM WAV, all channels as recorded (encoded when asked: a transcription sends only the mono
+        candidate clip, and playback streams the clip instead)."""
+        return encode_wav(self.samples, self.sample_rate)
 
 
 def _what(label: str, source) -> str:
@@ -443,7 +449,7 @@ def cut_line(
     data = clip.samples()  # a short read here says where the recording stops
     return LineClips(
         candidate_wav=encode_wav(data[:, 0], clip.sample_rate),
-        playback_wav=encode_wav(data, clip.sample_rate),
+        samples=data,
         sample_rate=clip.sample_rate,
         start_s=clip.start_s,
         end_s=(clip.first + clip.frames) / clip.sample_rate,

@@ -529,7 +529,7 @@ def do_add_candidate(bank: Bank, transcriber: Transcriber, *, confirmed: bool = 
         raise errors.EstimateNotConfirmed(
             f"Adding {transcriber} transcribes {estimate.lines} lines ({estimate.audio_minutes:.1f} audio minutes, "
             f"about ${money(estimate.cost)}). Confirm the estimate to add it.",
-            estimate.as_dict(),
+            estimate,
         )
     if estimate.lines:
         jobs.check_capacity(bank.organization_id)

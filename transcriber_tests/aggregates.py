@@ -10,7 +10,7 @@ it (`flag_leaving`); a change of the bank's candidates recomputes its disagree m
 actions call these; nothing else writes the tables. A score counts on its flag's day (created_at, in UTC).
 
 `rebuild` recomputes everything from the scores, reporting what differed (`manage.py rebuild_results`); the
-reads are at the end (`summaries`, `pair_counts`, `control_mix`, `item_count`, `costs`)."""
+reads are at the end (`summaries`, `pair_counts`, `control_mix`, `item_count`, `tag_summaries`)."""
 
 from collections import defaultdict
 from contextlib import contextmanager
@@ -277,7 +277,7 @@ def flag_entered(flag_id: int) -> None:
 def candidates_changed(bank_id: int) -> None:
     """After the bank's candidates changed (within the transaction): every item's mark and the bank's flag rows
     again (one pass over its items in the database; the score and pair totals do not depend on candidates)."""
-    _set_marks([bank_id])
+    _marks(bank_id, fix=True)
     FlagTotal.objects.filter(bank_id=bank_id).delete()
     FlagTotal.objects.bulk_create(FlagTotal(**row) for row in _flag_rows([bank_id]))
 
@@ -305,15 +305,12 @@ def _marks(bank_id: int, *, fix: bool) -> int:
             Exists(scored.filter(match=True)) & Exists(scored.filter(match=False)),
             output_field=BooleanField(),
         )
-        found = items.annotate(should=should).exclude(disagree=F("should")).count()
-        if fix and found:
-            items.update(disagree=should)
+        differing = items.annotate(should=should).exclude(disagree=F("should"))
+        found = differing.count()
+        if fix and found:  # only the rows that differ are written
+            items.filter(pk__in=differing.values("pk")).update(disagree=should)
         wrong += found
     return wrong
-
-
-def _set_marks(bank_ids) -> int:
-    return sum(_marks(bank_id, fix=True) for bank_id in bank_ids)
 
 
 def _flag_rows(bank_ids) -> list[dict]:

@@ -76,8 +76,14 @@ class TranscriberDisabled(ActionError):
 
 
 class EstimateNotConfirmed(ActionError):
+    """Carries the estimate itself (a page shows it) and, as its detail, the estimate's JSON (the API's)."""
+
     code = "estimate_not_confirmed"
     status = 409
+
+    def __init__(self, message: str, estimate):
+        super().__init__(message, estimate.as_dict())
+        self.estimate = estimate
 
 
 class QueueFull(ActionError):

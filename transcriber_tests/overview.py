@@ -10,7 +10,7 @@ from datetime import UTC, timedelta
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, OuterRef, Sum
+from django.db.models import OuterRef, Sum
 from django.utils import timezone
 
 from . import aggregates, jobs, scoring
@@ -25,9 +25,7 @@ from .models import (
     ScoreTotal,
     Transcription,
 )
-from .queries import clamp_window, window_start
-
-CACHE_SECONDS = 60  # like the results cards: until the bank's results change, or a minute at most
+from .queries import RESULTS_CACHE_SECONDS, banks_list, clamp_window, window_start
 
 
 def _cached(kind: str, bank: Bank, window_days: int, compute):
@@ -35,7 +33,7 @@ def _cached(kind: str, bank: Bank, window_days: int, compute):
     found = cache.get(key)
     if found is None:
         found = compute()
-        cache.set(key, found, CACHE_SECONDS)
+        cache.set(key, found, RESULTS_CACHE_SECONDS)  # as the results cards
     return found
 
 
@@ -92,23 +90,14 @@ def _lead(pairs: dict, bank_id: int, leader: int, runner_up: int) -> scoring.Lea
     low, high = sorted((leader, runner_up))
     both, low_only, high_only = pairs.get((bank_id, low, high), (0, 0, 0))
     b, c = (low_only, high_only) if leader == low else (high_only, low_only)
-    p = scoring.mcnemar_exact(b, c)
-    return scoring.LeadTest(both, b, c, p, p < 0.05 and b > c)
+    return scoring.lead_test(both, b, c)
 
 
 def leaderboard(organization, window_days: int) -> list[BoardRow]:
     """Every bank of the organization by name with its leader over the window, in five queries: the banks (with
     their flag counts), their candidates, the window's score totals, its pair totals and the waiting work."""
     since = window_start(clamp_window(window_days))
-    banks = list(
-        Bank.objects.filter(organization=organization)
-        .annotate(
-            n_candidates=Count("candidates", distinct=True),
-            n_flags=aggregates.flags_in(OuterRef("pk")),
-            n_window=aggregates.flags_in(OuterRef("pk"), since=since),
-        )
-        .order_by("name", "id")
-    )
+    banks = list(banks_list(organization).annotate(n_window=aggregates.flags_in(OuterRef("pk"), since=since)))
     candidates: dict[int, list] = {}
     for c in Candidate.objects.filter(bank__in=banks).select_related("transcriber").order_by("position"):
         candidates.setdefault(c.bank_id, []).append(c.transcriber)

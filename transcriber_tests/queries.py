@@ -288,14 +288,7 @@ def clamp_window(days) -> int:
 def window_start(window_days: int):
     """The start of a window of the last `window_days` days: midnight (UTC) of the day that many days ago, so the
     window holds whole days, as the per-day totals do (aggregates)."""
-    return datetime.combine(
-        timezone.now().astimezone(UTC).date() - timedelta(days=window_days), time.min, UTC
-    )
-
-
-# The bounds of a period open on one side; the flags' times always lie between them.
-EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
-LATEST = datetime(9999, 1, 1, tzinfo=UTC)
+    return _midnight(timezone.now().astimezone(UTC).date(), -window_days)
 
 
 def period_bounds(window_days: int, date_from: date | None = None, date_to: date | None = None):
@@ -304,17 +297,7 @@ def period_bounds(window_days: int, date_from: date | None = None, date_to: date
     leaves that side open)."""
     if date_from is None and date_to is None:
         return window_start(window_days), None
-    since = datetime.combine(date_from, time.min, UTC) if date_from else EARLIEST
-    until = datetime.combine(date_to + timedelta(days=1), time.min, UTC) if date_to else None
-    return since, until
-
-
-def _created_between(since, until, field="flag__created_at") -> Q:
-    return Q(**{f"{field}__gte": since}) & (Q(**{f"{field}__lt": until}) if until else Q())
-
-
-def bank_scores(bank: Bank, window_days: int):
-    return Score.objects.filter(flag__bank=bank, flag__created_at__gte=window_start(window_days))
+    return _midnight(date_from) or EPOCH, _midnight(date_to, 1)
 
 
 def _empty(tid) -> scoring.CandidateSummary:
@@ -323,11 +306,7 @@ def _empty(tid) -> scoring.CandidateSummary:
 
 def lead_test(bank: Bank, since, leader_id: int, runner_up_id: int, until=None) -> scoring.LeadTest:
     """Exact McNemar on the items both scored, from the bank's per-day pair totals (aggregates)."""
-    both, b, c = aggregates.pair_counts(bank.pk, since, until, leader_id, runner_up_id)
-    p = scoring.mcnemar_exact(b, c)
-    return scoring.LeadTest(
-        both_scored=both, leader_only_right=b, runner_up_only_right=c, p_value=p, clear=p < 0.05 and b > c
-    )
+    return scoring.lead_test(*aggregates.pair_counts(bank.pk, since, until, leader_id, runner_up_id))
 
 
 @dataclass(frozen=True)

@@ -413,9 +413,14 @@ def compare_leader(outcomes: Iterable[Outcome], leader: str, runner_up: str, alp
     both = leader_lines.keys() & runner_up_lines.keys()
     leader_only = sum(1 for line in both if leader_lines[line] and not runner_up_lines[line])
     runner_up_only = sum(1 for line in both if runner_up_lines[line] and not leader_lines[line])
+    return lead_test(len(both), leader_only, runner_up_only, alpha)
+
+
+def lead_test(both_scored: int, leader_only: int, runner_up_only: int, alpha: float = 0.05) -> LeadTest:
+    """The exact McNemar test from the counts of the lines both scored and of those only one got right."""
     p_value = mcnemar_exact(leader_only, runner_up_only)
     return LeadTest(
-        both_scored=len(both),
+        both_scored=both_scored,
         leader_only_right=leader_only,
         runner_up_only_right=runner_up_only,
         p_value=p_value,

@@ -363,8 +363,8 @@ def bank_candidates(request, pk):
         transcriber = form.cleaned_data["transcriber"]
         try:
             actions.do_add_candidate(bank, transcriber, confirmed=form.cleaned_data["confirmed"])
-        except EstimateNotConfirmed:
-            estimate = actions.estimate_backfill(bank, transcriber)
+        except EstimateNotConfirmed as exc:
+            estimate = exc.estimate
         except ActionError as exc:
             form.add_error(None, exc.message)
         else:

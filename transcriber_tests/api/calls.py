@@ -17,7 +17,7 @@ from oncore import audio
 from oncore.api import ApiError
 from oncore.calls import importer
 from oncore.calls.models import Assistant, Line
-from oncore.http import MAX_ID, clip_response
+from oncore.http import clip_response, id_in
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, queries
 
@@ -53,8 +53,8 @@ def _tenant_id(organization, value: str | None) -> int | None:
     if value is None:
         return None
     named = Q(slug=value)
-    if value.isdigit() and int(value) <= MAX_ID:
-        named |= Q(pk=int(value))
+    if pk := id_in(value):
+        named |= Q(pk=pk)
     return organization.tenants.filter(named).values_list("pk", flat=True).first() or 0
 
 

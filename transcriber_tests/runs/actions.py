@@ -276,13 +276,13 @@ def _estimate(bank, candidate, calls, lines) -> RunEstimate:
     context = pipeline.Context(calls)
     expected, by_rule, rate, share = _judge_lines(bank, candidate, context, unflagged)
     configured = llm.judge_configured()
-    # The requests the judge would get, built as the run builds them (real context, live text for both sides).
-    requests = pipeline.label_requests(
-        context, unflagged, lambda ln: (context.text[ln.pk], context.text[ln.pk], True)
-    )
-    tokens, most = judge.estimate_run_tokens([r.parts for r in requests], expected)
-    if not configured:
-        tokens = most = judge.TokenEstimate(0, 0, 0)
+    tokens = most = judge.TokenEstimate(0, 0, 0)
+    if configured:
+        # The requests the judge would get, built as the run builds them (real context, live text for both sides).
+        requests = pipeline.label_requests(
+            context, unflagged, lambda ln: (context.text[ln.pk], context.text[ln.pk], True)
+        )
+        tokens, most = judge.estimate_run_tokens([r.parts for r in requests], expected)
     tin, tout, max_in, max_out = (
         tokens.input_tokens,
         tokens.output_tokens,
@@ -372,7 +372,7 @@ def do_start_run(
             f"{estimate.judge_input_tokens + estimate.judge_output_tokens:,} tokens (about "
             f"${money(estimate.judge_cost)}). "
             "Confirm the estimate to start.",
-            estimate.as_dict(),
+            estimate,
         )
     jobs.check_capacity(bank.organization_id)
     rng = rng or random.SystemRandom()

@@ -382,7 +382,7 @@ def judge_step(run_id: int, budget_s: float | None = None) -> str:
     held = Run.objects.filter(pk=run_id, status=Run.JUDGING, judge_claimed_at=now)
     if not llm.judge_configured():
         _review_sample(run)  # rule labels are reviewed like the judge's
-        _finish_judging(held, Run.JUDGE_NOT_CONFIGURED, llm.NOT_CONFIGURED)
+        _finish_judging(run_id, held, Run.JUDGE_NOT_CONFIGURED, llm.NOT_CONFIGURED)
         return "done"
     deadline = time.monotonic() + (judge_budget_s() if budget_s is None else budget_s)
     try:
@@ -410,13 +410,14 @@ def judge_step(run_id: int, budget_s: float | None = None) -> str:
         _review_sample(run)
         left = to_label(run).count()
         _finish_judging(
+            run_id,
             held,
             Run.JUDGE_FAILED,
             f"The judge failed: {exc.message.rstrip('.')}. Labels so far are kept; {left} differing line"
             f"{'s' if left != 1 else ''} left unlabelled. Retry the judge to carry on.",
         )
         return "judge failed"
-    _finish_judging(held, Run.JUDGE_DONE, "")
+    _finish_judging(run_id, held, Run.JUDGE_DONE, "")
     return "done"
 
 
@@ -448,9 +449,8 @@ def _label(run_id: int, request: LabelRequest) -> None:
         )
 
 
-def _finish_judging(held, judge_status: str, message: str) -> None:
+def _finish_judging(run_id: int, held, judge_status: str, message: str) -> None:
     """Done, while this step still holds the run's claim; then its webhook events."""
-    run_id = held.values_list("pk", flat=True).first()
     if held.update(
         status=Run.DONE,
         judge_status=judge_status,

@@ -79,8 +79,8 @@ def run_new(request, pk):
                 confirmed=form.cleaned_data["confirmed"],
                 user=request.user,
             )
-        except EstimateNotConfirmed:
-            estimate = actions.estimate_run(bank, form.call_ids(), candidate)
+        except EstimateNotConfirmed as exc:
+            estimate = exc.estimate
         except RunInProgress as exc:
             in_progress = exc.detail.get("run")
             form.add_error(None, exc.message)
