@@ -58,6 +58,12 @@ document.addEventListener("focusin", function (event) {
     currentId = li.id;
     if (focus) { li.focus(); li.scrollIntoView({ block: "nearest" }); }
   }
+  // A row htmx swapped in is wired up only when it settles (20 ms later): a key pressed before that would follow
+  // the link as a page load. Wiring it now is harmless (htmx does it once) and makes the key always swap the row.
+  function follow(link) {
+    if (window.htmx) { window.htmx.process(link); }
+    link.click();
+  }
   function inField(target) {
     return target.closest && target.closest("input, textarea, select, [contenteditable]");
   }
@@ -65,7 +71,7 @@ document.addEventListener("focusin", function (event) {
     if (!document.querySelector("ol.lines[data-keys]") || event.ctrlKey || event.metaKey || event.altKey) { return; }
     if (event.key === "Escape") {
       var cancel = document.querySelector("form.flag-form a.cancel");
-      if (cancel) { event.preventDefault(); cancel.click(); }
+      if (cancel) { event.preventDefault(); follow(cancel); }
       return;
     }
     if (inField(event.target)) { return; }
@@ -77,7 +83,7 @@ document.addEventListener("focusin", function (event) {
       if (next) { event.preventDefault(); mark(next, true); }
     } else if (event.key === "f" && li) {
       var open = li.querySelector("a.flag-link, button.edit-flag");
-      if (open) { event.preventDefault(); open.click(); }
+      if (open) { event.preventDefault(); follow(open); }
     } else if (event.key === "p" && li) {
       var play = li.querySelector("button.play");
       if (play) { event.preventDefault(); play.click(); }
