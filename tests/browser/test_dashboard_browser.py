@@ -156,10 +156,18 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
     assert current() != row_id[1:] and "caller" in page.locator("li.line.current").get_attribute("class")
     page.keyboard.press("k")
     assert current() == row_id[1:]
-    page.keyboard.press("f")
     form = page.locator(f"{row_id} form.flag-form")
-    form.wait_for()
-    page.wait_for_function("() => document.activeElement && document.activeElement.name === 'expected_text'")
+
+    def press_f() -> None:
+        """f opens the form in place, and htmx has settled it (the cursor is in the box) before anything clicks it."""
+        page.keyboard.press("f")
+        form.wait_for()
+        page.wait_for_function(
+            "() => document.activeElement && document.activeElement.name === 'expected_text'"
+        )
+        assert page.url == f"{base}/calls/{line.call_id}/"
+
+    press_f()
     # The bank is the one demo-admin flagged into last (the demo's flags), not "No bank"; no bank is one choice away.
     assert form.locator("select[name=bank]").input_value() == str(bank.pk)
     assert form.locator("select[name=bank] option", has_text="No bank").count() == 1
@@ -168,23 +176,21 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
     form.wait_for(state="detached")
     # f at once, before htmx has settled the row it swapped back in, still opens the form in place (it once
     # followed the link as a page load).
-    page.keyboard.press("f")
-    form.wait_for()
-    assert page.url == f"{base}/calls/{line.call_id}/"
+    press_f()
     page.keyboard.press("Escape")
     form.wait_for(state="detached")
     page.keyboard.press("p")  # plays the current line: its button turns into Stop
     assert page.locator(f"{row_id} button.play").get_attribute("aria-pressed") == "true"
     page.keyboard.press("p")
     assert page.locator(f"{row_id} button.play").get_attribute("aria-pressed") == "false"
-    page.keyboard.press("f")
-    form.wait_for()
+    press_f()
 
     # The form opens with the live transcript: saved as it is, the line would not be wrong. It says so first.
     assert form.locator("textarea[name=expected_text]").input_value() == line.text
     form.get_by_role("button", name="Flag line").click()
     confirm = page.locator(f"{row_id} .confirm-live")
     confirm.wait_for()
+    page.wait_for_function("() => document.activeElement && document.activeElement.name === 'expected_text'")
     assert "The live transcript already says this" in page.locator(row_id).inner_text()
     assert confirm.get_by_role("checkbox").is_visible() and not Flag.objects.filter(line=line).exists()
     page.screenshot(path=str(screenshots / "flag-form-matches-live.png"), full_page=True)
