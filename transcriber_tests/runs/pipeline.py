@@ -258,16 +258,17 @@ def shown_first(seed: int, line_id: int) -> bool:
 
 
 def chunks(lines) -> list[list]:
-    """Lines (anything with call_id, or line.call_id, and position) grouped into label requests: lines of one
-    call in position order, at most judge.LINES_PER_REQUEST per request, within REQUEST_SPAN positions."""
+    """Lines (calls' Lines, or RunLines with their line loaded) grouped into label requests: lines of one call in
+    the call's order, at most judge.LINES_PER_REQUEST per request, within REQUEST_SPAN positions of the call (the
+    call's own positions for both, so a run sends the requests its estimate counted)."""
     groups: list[list] = []
-    for item in sorted(lines, key=lambda x: (_call_of(x), x.position)):
+    for item in sorted(lines, key=lambda x: (_line(x).call_id, _line(x).position)):
         last = groups[-1] if groups else None
         if (
             last
-            and _call_of(last[0]) == _call_of(item)
+            and _line(last[0]).call_id == _line(item).call_id
             and len(last) < judge.LINES_PER_REQUEST
-            and item.position - last[0].position <= REQUEST_SPAN
+            and _line(item).position - _line(last[0]).position <= REQUEST_SPAN
         ):
             last.append(item)
         else:
@@ -275,8 +276,9 @@ def chunks(lines) -> list[list]:
     return groups
 
 
-def _call_of(item) -> int:
-    return item.call_id if hasattr(item, "call_id") else item.line.call_id
+def _line(item) -> Line:
+    """The call's line of a Line or a RunLine."""
+    return item.line if isinstance(item, RunLine) else item
 
 
 class Context:
@@ -333,15 +335,11 @@ def label_requests(context: Context, lines, texts) -> list[LabelRequest]:
     (live text, candidate text, live shown first) of each."""
     requests = []
     for group in chunks(lines):
-        keys = {_line_id(item): ascii_uppercase[n] for n, item in enumerate(group)}
-        instructions, context_lines = context.request(_call_of(group[0]), keys)
-        items = [judge.LabelItem(keys[_line_id(item)], *texts(item)) for item in group]
+        keys = {_line(item).pk: ascii_uppercase[n] for n, item in enumerate(group)}
+        instructions, context_lines = context.request(_line(group[0]).call_id, keys)
+        items = [judge.LabelItem(keys[_line(item).pk], *texts(item)) for item in group]
         requests.append(LabelRequest(instructions, context_lines, items, {k: i for i, k in keys.items()}))
     return requests
-
-
-def _line_id(item) -> int:
-    return item.line_id if hasattr(item, "line_id") else item.pk
 
 
 def _add_tokens(run_id: int, call: llm.ToolCall | None) -> None:

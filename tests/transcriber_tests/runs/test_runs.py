@@ -495,6 +495,28 @@ def test_it_counts_rule_labelled_lines_as_free_in_the_estimate(org, world, llm_s
     assert estimate.judge_input_tokens < estimate.max_judge_input_tokens
 
 
+def test_it_groups_the_judges_requests_by_the_calls_line_positions_as_the_estimate_does(
+    org, world, llm_server
+):
+    # Caller lines 1 and 14 of a call where the assistant answers every line: 13 caller lines apart, 26 lines of the
+    # call apart, beyond the span one label request covers. The estimate counts two requests; so does the run.
+    cand = world.candidate("cand")
+    bank = actions.do_create_bank(org, name="Span", controls_per_flag=0)
+    actions.do_add_candidate(bank, cand, confirmed=True)
+    says = [Say(f"the blue house number {n}") for n in range(14)]
+    says[0] = Say("the blue house", candidate="the blew house")
+    says[13] = Say("a red door", candidate="a read door")
+    call = world.call(says)
+    differing = [ln for ln in caller_lines(call) if ln.text in ("the blue house", "a red door")]
+    assert [ln.position for ln in differing] == [0, 26]
+    llm_server.responder = scripted_judge
+    run = start(bank, [call], candidate=cand)
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    labels = [b for b in llm_server.bodies if b["tool_choice"]["name"] == judge.LABEL_TOOL_NAME]
+    assert len(labels) == len(pipeline.chunks(differing)) == 2
+    assert [len(shown_lines(b)) for b in labels] == [1, 1]
+
+
 def test_it_estimates_the_judges_tokens_from_the_context_actually_sent(org, world, llm_server):
     cand = world.candidate("cand")
     bank = actions.do_create_bank(org, name="Ctx", controls_per_flag=0)
