@@ -11,6 +11,7 @@ from django.core.management import call_command
 from benchmark.models import BenchmarkRun, CsRun
 from oncore.calls.models import Line
 from transcriber_tests import scoring
+from transcriber_tests.management.commands.load_demo import heard
 from transcriber_tests.models import Flag, Run, Score, Transcription
 
 DEMO = Path(settings.BASE_DIR) / "fixtures" / "demo"
@@ -66,6 +67,13 @@ def test_it_queues_a_full_call_run_and_the_benchmark_runs_of_the_local_engines(
 
     run = Run.objects.get()
     assert run.status == Run.QUEUED and run.candidate.slug == "whisper-base" and run.calls.count() == 10
+    # The live transcripts are what this machine's live transcriber hears: the run's calibration replays it.
+    caller = list(
+        Line.objects.filter(call__in=run.calls.all(), speaker=Line.CALLER, start_s__isnull=False)
+        .select_related("call")
+        .order_by("pk")
+    )
+    assert all(heard(line) == line.text for line in caller[:: len(caller) // 4])
     assert sorted(BenchmarkRun.objects.values_list("system_name", flat=True)) == [
         "pocketsphinx-en-us",
         "whisper-base",
