@@ -90,8 +90,17 @@ def _record_failure(username: str, address: str | None) -> None:
 
 
 def _forget(username: str, address: str | None) -> None:
+    """The user's failures from this address no longer count, for the user nor for the address."""
     if _in_cache():
-        cache.delete_many(_cache_keys("user", username, address))
+        user_keys = _cache_keys("user", username, address)
+        counted = cache.get_many(user_keys)
+        for user_key, address_key in zip(user_keys, _cache_keys("address", address), strict=True):
+            if counted.get(user_key):
+                try:
+                    cache.decr(address_key, counted[user_key])
+                except ValueError:  # the address's counter of that minute expired first
+                    pass
+        cache.delete_many(user_keys)
     else:
         LoginFailure.objects.filter(username=username, ip=address).delete()
 

@@ -6,6 +6,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import reverse
 
+from oncore.accounts import login
 from oncore.accounts.models import LoginFailure, Organization
 
 pytestmark = pytest.mark.django_db
@@ -100,11 +101,18 @@ def test_it_reads_the_client_address_from_the_proxy_header_only_when_one_is_conf
     assert set(LoginFailure.objects.values_list("ip", flat=True)) == {"203.0.113.9"}
 
 
-def test_it_forgets_earlier_typos_once_the_user_logs_in(client, victim):
+@pytest.mark.parametrize("counters", ["database", "cache"])
+def test_it_forgets_the_users_own_typos_once_they_log_in_but_not_the_addresss_guesses_at_others(
+    client, victim, settings, counters
+):
+    settings.LOGIN_COUNTERS = counters
+    for _ in range(3):
+        log_in(client, "someone-else", "wrong")
     for _ in range(4):
         log_in(client, "victim2", "wrong")
+    assert login.failures("victim2", "10.0.0.1") == (4, 7)
     assert log_in(client, "victim2", RIGHT).status_code == 302
-    assert not LoginFailure.objects.exists()
+    assert login.failures("victim2", "10.0.0.1") == (0, 3)  # alike on both backends
 
 
 # ---------------------------------------------------------------- passwords

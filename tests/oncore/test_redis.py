@@ -88,7 +88,8 @@ def test_the_throttle_counts_in_the_cache_when_told_and_forgets_on_success(
     ok = client.post(
         reverse("login"), {"username": "ada", "password": "pw-for-tests-1"}, REMOTE_ADDR="10.0.0.2"
     )
-    assert ok.status_code == 302 and login.failures("ada", "10.0.0.2") == (0, 4)
+    # Forgotten for the address too, as the database counters forget them: both backends throttle alike.
+    assert ok.status_code == 302 and login.failures("ada", "10.0.0.2") == (0, 0)
     for _ in range(5):
         client.post(reverse("login"), {"username": "ada", "password": "wrong"}, REMOTE_ADDR="10.0.0.2")
     refused = client.post(
