@@ -124,3 +124,17 @@ def test_it_runs_a_demo_call_through_whisper_tiny_en_with_the_judge(demo, llm_se
     assert run.judge_status == Run.JUDGE_DONE and run.verdict
     if judged:
         assert run.patterns.exists()
+
+
+def test_the_demo_hears_its_lines_again_where_this_machine_hears_one_otherwise(demo):
+    from oncore.calls.models import Line
+    from transcriber_tests.management.commands.load_demo import hear_again, heard
+
+    call, _, _ = demo  # heard once already: every live text is what this machine hears
+    lines = call.lines.filter(speaker="caller", start_s__isnull=False).select_related("call")
+    assert hear_again(lines.all()) == 0
+    first = lines.first()
+    Line.objects.filter(pk=first.pk).update(text="what another machine heard")
+    assert hear_again(lines.all()) == 1
+    first.refresh_from_db()
+    assert first.text == heard(first) != "what another machine heard"
