@@ -90,7 +90,7 @@ def _record_failure(username: str, address: str | None) -> None:
 
 
 def _forget(username: str, address: str | None) -> None:
-    """The user's failures from this address no longer count, for the user nor for the address."""
+    """The user's failures from this address no longer count against the user or the address."""
     if _in_cache():
         user_keys = _cache_keys("user", username, address)
         counted = cache.get_many(user_keys)
