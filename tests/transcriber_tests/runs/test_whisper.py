@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from oncore.calls.models import Line
 from oncore.templatetags.oncore_tags import percent
 from tests.llm_server import forced_tool, judge_responder, prompt_text
 from transcriber_tests import actions, tasks
+from transcriber_tests.management.commands.load_demo import hear_again, heard
 from transcriber_tests.models import Run, RunLine
 from transcriber_tests.runs import actions as run_actions
 from transcriber_tests.runs import queries as run_queries
@@ -63,8 +65,6 @@ def demo(org):
     for spec in json.loads(DEMO_FILE.read_text())["calls"]:
         for position, line in enumerate(spec["lines"]):
             said[(spec["external_id"], position)] = line.get("said")
-    from transcriber_tests.management.commands.load_demo import hear_again
-
     call = Call.objects.get(external_id=CALL, tenant__organization=org)
     hear_again(call.lines.filter(speaker="caller", start_s__isnull=False).select_related("call"))
     return call, greedy, said
@@ -127,9 +127,6 @@ def test_it_runs_a_demo_call_through_whisper_tiny_en_with_the_judge(demo, llm_se
 
 
 def test_the_demo_hears_its_lines_again_where_this_machine_hears_one_otherwise(demo):
-    from oncore.calls.models import Line
-    from transcriber_tests.management.commands.load_demo import hear_again, heard
-
     call, _, _ = demo  # heard once already: every live text is what this machine hears
     lines = call.lines.filter(speaker="caller", start_s__isnull=False).select_related("call")
     assert hear_again(lines.all()) == 0
