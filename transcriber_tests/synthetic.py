@@ -118,9 +118,8 @@ def fill_bank(organization, *, flags: int, candidates: int = 8, name="Synthetic"
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:  # after a bulk load, give the planner real statistics
             cursor.execute("ANALYZE")
-    aggregates.rebuild(
-        [bank.pk]
-    )  # the rows went in around the actions: the bank's totals and the calls' counters
+    # The rows went in around the actions: the bank's totals and the calls' counters.
+    aggregates.rebuild([bank.pk])
     return bank
 
 
