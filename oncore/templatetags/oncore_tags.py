@@ -1,7 +1,9 @@
-"""The template filters every page shares, loaded as builtins (no {% load %} needed): percentages and lookups.
+"""The template filters every page shares, loaded as builtins (no {% load %} needed): percentages, money and lookups.
 
 `pct` is the one way a fraction becomes a percentage on a page; Python code that writes one (SVG labels,
 commands) calls `percent` below."""
+
+from decimal import ROUND_HALF_UP, Decimal
 
 from django import template
 
@@ -45,3 +47,30 @@ def get_item(mapping, key):
     if not hasattr(mapping, "get"):
         return None
     return mapping.get(key)
+
+
+def dollars(amount) -> str:
+    """An amount of US dollars as a person reads it: "$0.00" for nothing, "under $0.01" for a fraction of a cent
+    (a vendor line costs that), else to the cent with thousands separated ("$1,234.50"); "n/a" when unknown."""
+    if amount is None or amount == "":
+        return NO_FIGURE
+    amount = Decimal(str(amount))
+    if 0 < amount < Decimal("0.01"):
+        return "under $0.01"
+    return f"${amount.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP):,.2f}"
+
+
+@register.filter
+def usd(amount):
+    """Money on a page ("$0.00", "under $0.01", "$12.40"); see dollars."""
+    return dollars(amount)
+
+
+@register.filter
+def price(transcriber):
+    """A catalogue entry's list price as a page shows it: "free (runs on this server)" for a local engine (no
+    price), else dollars per minute to the tenth of a cent ("$0.0043/min" is a vendor's real price)."""
+    per_minute = Decimal(str(transcriber.price_per_minute or 0))
+    if not per_minute:
+        return "free (runs on this server)"
+    return f"${per_minute.normalize():f}/min"
