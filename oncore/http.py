@@ -1,8 +1,13 @@
-"""HTTP helpers shared by the dashboard and the API: a line's clip streamed with Range support, and redirects to
-a `next` URL that stay on this site."""
+"""HTTP helpers shared by the dashboard and the API: a line's clip streamed with Range support, redirects to a
+`next` URL that stay on this site, and the site's icon."""
 
-from django.http import HttpResponseRedirect, StreamingHttpResponse
+from functools import cache
+from pathlib import Path
+
+from django.conf import settings
+from django.http import HttpResponse, HttpResponseRedirect, StreamingHttpResponse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET
 
 from oncore import audio
 
@@ -60,3 +65,16 @@ def safe_next(request, default: str) -> str:
 def redirect_next(request, default: str) -> HttpResponseRedirect:
     """Redirect to the form's `next` URL if it is safe (see safe_next), else to `default` (a URL)."""
     return HttpResponseRedirect(safe_next(request, default))
+
+
+@cache
+def _icon() -> bytes:
+    return (Path(settings.BASE_DIR) / "static" / "favicon.svg").read_bytes()
+
+
+@require_GET
+def favicon(request):
+    """/favicon.ico, which browsers and feed readers ask for whatever a page links: the site's SVG icon."""
+    return HttpResponse(
+        _icon(), content_type="image/svg+xml", headers={"Cache-Control": "public, max-age=86400"}
+    )

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from oncore import api
+from oncore import api, http
 from oncore.accounts import key_views
 from oncore.accounts import views as account_views
 from oncore.accounts.login import throttled
@@ -35,6 +35,7 @@ urlpatterns = [
     ),
     path("api/errors/", api.errors_page, name="api_errors"),
     path("healthz", health.healthz, name="healthz"),
+    path("favicon.ico", http.favicon, name="favicon"),
     path("api/v1/", api.urls()),
     path("benchmark/", include("benchmark.urls")),
     path("", include("transcriber_tests.urls")),

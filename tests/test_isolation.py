@@ -21,6 +21,7 @@ PUBLIC = {
     "switch_org",
     "api_errors",
     "healthz",
+    "favicon",
     "tt:home",
 }  # home only redirects to the calls page
 GLOBAL_ADMIN = {

@@ -18,7 +18,7 @@ from django.utils import timezone
 from oncore import audio
 from oncore.calls.models import Call, Line
 from oncore.formats import money
-from oncore.transcribers.engines.base import cost_for
+from oncore.transcribers.engines.base import cost_for, key_problem
 from oncore.transcribers.models import Transcriber
 
 from . import aggregates, errors, events, jobs, picks, scoring
@@ -212,15 +212,19 @@ def _score_live(flag: Flag) -> None:
         write_score(flag, control, live.pk, Score.LIVE, control.line.text, control.expected_text)
 
 
-def _sample_controls(flag: Flag, bank: Bank, rng: random.Random | None = None) -> list[ControlLine]:
+def _sample_controls(
+    flag: Flag, bank: Bank, rng: random.Random | None = None, count: int | None = None
+) -> list[ControlLine]:
     """Draw the bank's number of control lines for a flag entering it, at random among the other caller lines
     of its call that have audio timing (replayable: not longer than ONCORE_MAX_LINE_S) and whose live text has
     words (it is their expected text). Never a
     flagged line (its live text is known to be wrong), and never a line already serving as a control in this
     bank, so two flags on one call never count one line twice. A call with fewer such lines gives fewer.
-    The call's row is locked while drawing, so two flags on one call draw one after the other."""
-    # The setting as it is now (a settings change applies to the flags that enter the bank after it).
-    count = Bank.objects.values_list("controls_per_flag", flat=True).get(pk=bank.pk)
+    The call's row is locked while drawing, so two flags on one call draw one after the other. `count`: how many
+    to draw (default: the bank's setting as it is now; a settings change applies to the flags that enter the
+    bank after it)."""
+    if count is None:
+        count = Bank.objects.values_list("controls_per_flag", flat=True).get(pk=bank.pk)
     if count <= 0:
         return []
     call_id = flag.line.call_id
@@ -263,6 +267,44 @@ def _queue_lines(organization_id: int, lines, transcriber_ids) -> int:
     picks.ask_later(reused)
     events.scores_written(organization_id, reused)
     return len(new)
+
+
+def _retire_controls(line, rng=None) -> None:
+    """A line that becomes a flag stops being a control everywhere: its live text is now known to be wrong, so
+    it can no longer stand as its own expected text. Each flag it served leaves its bank's totals, loses that
+    control (with its scores and picks), draws a replacement from the same call when one is left (scored as
+    any control: the live transcript at once, the bank's candidates queued) and comes back into the totals.
+    The call's row is locked first, as drawing controls does, so flagging two lines of one call waits in turn."""
+    controls = ControlLine.objects.filter(line_id=line.pk).select_related(
+        "flag__bank", "flag__line__call__live_transcriber"
+    )
+    if not controls.exists():
+        return
+    Call.objects.select_for_update().filter(pk=line.call_id).first()
+    for control in controls:  # a control is always of a flag in a bank: its controls leave with the bank
+        flag, bank = control.flag, control.flag.bank
+        aggregates.flag_leaving(flag.pk)
+        control.delete()  # with its scores and picks
+        replacements = _sample_controls(flag, bank, rng, count=1)
+        aggregates.flag_entered(flag.pk)
+        live = live_transcriber_of(flag.line.call)
+        for new in replacements:
+            write_score(flag, new, live.pk, Score.LIVE, new.line.text, new.expected_text)
+        candidate_ids = list(bank.candidates.values_list("transcriber_id", flat=True))
+        _queue_lines(flag.organization_id, [c.line for c in replacements], candidate_ids)
+        results_changed(bank.pk)
+
+
+def retire_flagged_controls() -> int:
+    """Retire every control line that has become a flag since it was drawn (flagging retires them now; banks
+    from before kept them): migration 0010 runs it. Returns how many lines were retired."""
+    lines = Line.objects.filter(flag__isnull=False, control_uses__isnull=False).distinct()
+    retired = 0
+    for line in lines.select_related("call").order_by("pk"):
+        with transaction.atomic():
+            _retire_controls(line)
+        retired += 1
+    return retired
 
 
 def _enter_bank(flag: Flag, bank: Bank, rng=None) -> None:
@@ -324,6 +366,7 @@ def do_flag_line(
                 created_by=user,
             )
             Call.objects.filter(pk=line.call_id).update(n_flags=F("n_flags") + 1)
+            _retire_controls(line, rng)
             if bank is not None:
                 _enter_bank(flag, bank, rng)
     except IntegrityError:
@@ -469,6 +512,7 @@ class Estimate:
     audio_seconds: float
     price_per_minute: Decimal
     cost: Decimal
+    key_problem: str = ""  # why its lines would fail on this server (its vendor key is not set), or ""
 
     @property
     def audio_minutes(self) -> float:
@@ -484,6 +528,7 @@ class Estimate:
             "audio_minutes": round(self.audio_minutes, 3),
             "price_per_minute": money(self.price_per_minute),
             "cost": money(self.cost),
+            "key_problem": self.key_problem or None,
         }
 
 
@@ -508,7 +553,13 @@ def estimate_backfill(bank: Bank, transcriber: Transcriber) -> Estimate:
     todo, seconds = untranscribed(lines, transcriber)
     price = Decimal(str(transcriber.price_per_minute))
     return Estimate(
-        transcriber.pk, len(todo), len(lines) - len(todo), seconds, price, cost_for(seconds, price)
+        transcriber.pk,
+        len(todo),
+        len(lines) - len(todo),
+        seconds,
+        price,
+        cost_for(seconds, price),
+        key_problem(transcriber),
     )
 
 
@@ -526,9 +577,14 @@ def do_add_candidate(bank: Bank, transcriber: Transcriber, *, confirmed: bool = 
         raise errors.BankFull(f"{bank} already has {MAX_CANDIDATES} candidates; remove one first.")
     estimate = estimate_backfill(bank, transcriber)
     if not confirmed:
+        warning = (
+            f" {estimate.key_problem} Until it is, every line sent to it fails."
+            if estimate.key_problem
+            else ""
+        )
         raise errors.EstimateNotConfirmed(
             f"Adding {transcriber} transcribes {estimate.lines} lines ({estimate.audio_minutes:.1f} audio minutes, "
-            f"about ${money(estimate.cost)}). Confirm the estimate to add it.",
+            f"about ${money(estimate.cost)}).{warning} Confirm the estimate to add it.",
             estimate,
         )
     if estimate.lines:

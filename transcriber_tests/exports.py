@@ -1,7 +1,8 @@
 """The transcriber-testing CSV downloads (results, turn table, a full-call run's lines), the dashboard's and the
 API's alike. They are streamed by oncore.csv, so a large bank never sits in memory. Times, money and positions
-are written as the API's JSON writes them (oncore.formats; positions from 0); the columns keep the dashboard's
-word for the production transcript: live."""
+are written as the API's JSON writes them (oncore.formats); numbers count as the screens do, from 1 (a
+candidate's `order`, a line's `line_number`: "line 2" on the call page is 2 here); the columns keep the
+dashboard's word for the production transcript: live."""
 
 from django.db import connection, transaction
 from django.db.models import F, Q
@@ -11,14 +12,16 @@ from oncore.csv import csv_line, safe_cell, stream_csv
 from oncore.formats import iso_time, money
 from oncore.transcribers.models import Transcriber
 
-from . import queries
+from . import queries, scoring
 from .models import ControlLine, Flag, JudgePick, Score
 
 RESULTS_COLUMNS = [
     "bank",
     "window_days",
+    "first_day",
+    "last_day",
     "row",
-    "position",
+    "order",
     "transcriber",
     "provider",
     "model",
@@ -65,6 +68,10 @@ def _fmt(x, places=4):
     return "" if x is None else round(x, places)
 
 
+def _yes(value) -> str:
+    return "" if value is None else ("yes" if value else "no")
+
+
 def _summary_cells(transcriber, summary, interval):
     """The columns a candidate row and a live row share, from the transcriber to the mean WER."""
     lo, hi = interval or (None, None)
@@ -85,28 +92,26 @@ def _summary_cells(transcriber, summary, interval):
 def results_rows(bank, window_days):
     r = queries.bank_results(bank, window_days)
     threshold = float(bank.threshold)
+    period = [bank.name, r.window_days, *queries.window_days_covered(r.window_days)]
     for card in r.cards:
-        clears = ("yes" if r.leader_clears_threshold else "no") if card.is_leader else ""
         yield [
-            bank.name,
-            r.window_days,
+            *period,
             "candidate",
-            card.position,
+            card.position + 1,
             *_summary_cells(card.transcriber, card.summary, card.interval),
-            "yes" if card.is_leader else "no",
-            clears,
+            _yes(card.is_leader),
+            _yes(card.clears_threshold),
             threshold,
             money(card.cost),
         ]
     for t, s, interval in r.live_rows:
         yield [
-            bank.name,
-            r.window_days,
+            *period,
             "live (reference)",
             "",
             *_summary_cells(t, s, interval),
-            "",
-            "",
+            "no",
+            _yes(scoring.clears(s.matches, s.scored, bank.threshold)),
             threshold,
             "",
         ]
@@ -133,7 +138,7 @@ def _item_cells(
         safe_cell(tenant),
         iso_time(started_at),
         iso_time(flagged_at),
-        safe_cell(" ".join(Flag.decode_tags(tags))),
+        "" if is_control else safe_cell(" ".join(Flag.decode_tags(tags))),  # a control carries no tags
         safe_cell(expected),
         safe_cell(live_text),
     ]
@@ -214,13 +219,10 @@ def _turn_csv_lines(bank, window_days):
     next_control = next(controls, None)
     item, cells, pick = None, "", no_pick
     for flag_id, control_id, transcriber_id, *score in scores:
-        if flag_id != flag[0]:  # the streams are in the same order: catch up with this score's flag
-            while flag[0] != flag_id:
-                flag = next(flags)
-            its_controls = {}
-            while next_control is not None and next_control[0] != flag_id:
-                next_control = next(controls, None)
-            while next_control is not None and next_control[0] == flag_id:
+        while flag[0] != flag_id:  # the streams are in the same order: catch up with this score's flag
+            flag = next(flags)
+            its_controls = {}  # the controls of each flag passed, a flag with none included
+            while next_control is not None and next_control[0] == flag[0]:
                 its_controls[next_control[1]] = next_control[2:]
                 next_control = next(controls, None)
         if (flag_id, control_id) != item:
@@ -278,7 +280,7 @@ RUN_LINE_COLUMNS = [
     "call_id",
     "tenant",
     "line_id",
-    "line_position",
+    "line_number",
     "start_s",
     "end_s",
     "flagged",
@@ -302,10 +304,6 @@ RUN_LINE_COLUMNS = [
 ]
 
 
-def _yes(value) -> str:
-    return "" if value is None else ("yes" if value else "no")
-
-
 def run_csv_rows(run):
     lines = run.lines.select_related("line__call__tenant", "pattern").order_by("position")
     for rl in lines.iterator(chunk_size=1000):
@@ -317,7 +315,7 @@ def run_csv_rows(run):
             line.call_id,
             line.call.tenant.name,
             line.pk,
-            line.position,
+            line.position + 1,
             line.start_s,
             line.end_s,
             _yes(bool(rl.expected_text)),

@@ -7,19 +7,25 @@ from dataclasses import dataclass
 from .models import Bank, Candidate, ControlLine, Flag, JudgePick, Score, Transcription
 
 
-def remembered_bank(organization, user) -> Bank | None:
-    """The bank this user last flagged a line into (while it is still there), else the organization's only bank;
-    None when neither says (then the form offers every bank, and no bank)."""
+def remembered_bank(organization, user) -> tuple[Bank | None, str]:
+    """The bank a new flag goes to unless the admin picks another, and why, as the flag form says it: the bank of
+    the last line this user flagged (where that flag is now, so a move counts), else the organization's only bank;
+    (None, "") when neither says (then the form offers every bank, and no bank)."""
     last = (
         Flag.objects.filter(organization=organization, created_by=user, bank__isnull=False)
         .order_by("-created_at", "-id")
-        .select_related("bank")
+        .select_related("bank", "line")
         .first()
     )
     if last is not None:
-        return last.bank
+        return last.bank, (
+            f"Preselected: {last.bank.name}, where your last flag is (call {last.line.call_id}, "
+            f"line {last.line.position + 1}). Choose another bank, or no bank, here."
+        )
     banks = list(Bank.objects.filter(organization=organization)[:2])
-    return banks[0] if len(banks) == 1 else None
+    if len(banks) == 1:
+        return banks[0], f"Preselected: {banks[0].name}, this organization's only bank."
+    return None, ""
 
 
 PENDING, DONE, FAILED = "pending", "done", "failed"

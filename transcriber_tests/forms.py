@@ -46,6 +46,13 @@ class FlagForm(forms.Form):
         self.fields["expected_text"].widget.attrs["id"] = f"expected-{line.pk}"
         self.fields["bank"].queryset = Bank.objects.filter(organization=organization)
         self.matches_live = False  # set when saving was refused because the live transcript already says this
+        self.preselected = ""  # why the bank is preselected, when it is (flagging.remembered_bank)
+
+    def preselect(self, why: str) -> None:
+        """Say under the bank field why it comes preselected (read out with the field)."""
+        self.preselected = why
+        if why:
+            self.fields["bank"].widget.attrs["aria-describedby"] = f"{self['bank'].auto_id}_helptext"
 
     def refused(self, error) -> None:
         """Show an action's refusal on the form; one saying the live transcript already says the expected text

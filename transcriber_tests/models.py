@@ -40,6 +40,12 @@ class Bank(models.Model):
     def __str__(self):
         return self.name
 
+    @property
+    def label_beside_name(self) -> str:
+        """The language label as pages show it beside the name: nothing when it only repeats the name."""
+        label = self.language_label.strip()
+        return "" if label.casefold() in self.name.casefold() else label
+
 
 class Candidate(models.Model):
     """A transcriber in a bank. Position 0..7 and unique per bank: the database holds at most 8."""

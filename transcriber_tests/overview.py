@@ -53,6 +53,14 @@ class BoardRow:
     runner_up: object | None
     lead: scoring.LeadTest | None
     pending: int
+    all_failed: tuple = ()  # (transcriber, failed lines) of candidates whose every line in the window failed
+
+    @property
+    def provisional(self) -> bool:
+        """The leader's accuracy rests on too few lines to trust (scoring.too_few_to_trust)."""
+        return self.summary is not None and scoring.too_few_to_trust(
+            self.summary.matches, self.summary.scored
+        )
 
 
 _PENDING = """
@@ -132,6 +140,7 @@ def leaderboard(organization, window_days: int) -> list[BoardRow]:
                 runner_up=by_id.get(ranked.runner_up),
                 lead=_lead(pairs, bank.pk, ranked.leader, ranked.runner_up) if ranked.runner_up else None,
                 pending=pending.get(bank.pk, 0),
+                all_failed=tuple((by_id[r.candidate], r.failed) for r in rows if r.failed and not r.scored),
             )
         )
     return board

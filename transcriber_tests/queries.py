@@ -6,6 +6,7 @@ runs/queries.py."""
 
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
@@ -14,7 +15,8 @@ from typing import NamedTuple
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db import connection
-from django.db.models import Count, Exists, F, OuterRef, Q
+from django.db.models import Count, Exists, F, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from benchmark.codeswitch.langtag import detect_languages
@@ -291,6 +293,11 @@ def window_start(window_days: int):
     return _midnight(timezone.now().astimezone(UTC).date(), -window_days)
 
 
+def window_days_covered(window_days: int) -> tuple[date, date]:
+    """The first and last day (UTC) a window of the last `window_days` days counts, as the results CSV states."""
+    return window_start(window_days).date(), timezone.now().astimezone(UTC).date()
+
+
 def period_bounds(window_days: int, date_from: date | None = None, date_to: date | None = None):
     """(since, until) of the flags a bank's results count: the last `window_days` days (until None: up to now),
     or, when either date is given, the days from `date_from` to `date_to`, inclusive, in UTC (a missing one
@@ -318,6 +325,12 @@ class Card:
     cost: Decimal
     is_leader: bool
     clears_threshold: bool = False  # its accuracy is at or above the bank's threshold, compared exactly
+    failures: tuple = ()  # (reason, lines) of its failed lines in the period, most lines first
+
+    @property
+    def all_failed(self) -> bool:
+        """Every line it was given failed: it has no accuracy, and cannot be the runner-up."""
+        return not self.summary.scored and self.summary.failed > 0
 
 
 @dataclass(frozen=True)
@@ -332,9 +345,22 @@ class BankResults:
     runner_up: Card | None
     pending: int
     live_reason: str = LIVE_REASON
+    trust_rule: str = scoring.TRUST_RULE
     control_mix: tuple = ()  # (controls per flag, flags), most flags first, over the window's flags
     date_from: date | None = None  # a fixed period instead of the window (either may be open)
     date_to: date | None = None
+
+    @property
+    def provisional(self) -> bool:
+        """The leader's accuracy rests on too few lines to trust (scoring.too_few_to_trust)."""
+        return self.leader is not None and scoring.too_few_to_trust(
+            self.leader.summary.matches, self.leader.summary.scored
+        )
+
+    @property
+    def all_failed(self) -> list:
+        """The cards of candidates whose every line failed."""
+        return [card for card in self.cards if card.all_failed]
 
     @property
     def mixed_controls(self) -> str:
@@ -396,6 +422,8 @@ def _compute_bank_results(bank: Bank, window_days: int, date_from=None, date_to=
     since, until = period_bounds(window_days, date_from, date_to)
     summaries, costs = aggregates.summaries(bank.pk, since, until)
     candidate = {t: summaries.get((Score.CANDIDATE, t), _empty(t)) for t in ids}
+    failing = [t for t in ids if candidate[t].failed]
+    reasons = failure_reasons(bank, failing, since, until) if failing else {}
     ranked = scoring.rank([candidate[t] for t in ids], bank.threshold)
     cards = []
     for c in candidates:
@@ -409,6 +437,7 @@ def _compute_bank_results(bank: Bank, window_days: int, date_from=None, date_to=
                 costs.get(c.transcriber_id, Decimal(0)),
                 ranked.leader == c.transcriber_id,
                 scoring.clears(s.matches, s.scored, bank.threshold),
+                reasons.get(c.transcriber_id, ()),
             )
         )
     by_id = {card.transcriber.pk: card for card in cards}
@@ -439,6 +468,43 @@ def _compute_bank_results(bank: Bank, window_days: int, date_from=None, date_to=
         date_from=date_from,
         date_to=date_to,
     )
+
+
+NO_WORDS = "its text had no words"
+NOTHING_CAME_BACK = "no text came back"
+
+
+def failure_reasons(bank: Bank, transcriber_ids, since, until=None) -> dict[int, tuple]:
+    """Why the candidates' failed lines in the period failed: {transcriber id: ((reason, lines), ...)}, most
+    lines first. The reason is the engine's error on the line's transcription ("DEEPGRAM_API_KEY is not set on
+    this server: ..."), or that its text had no words. One query, grouped in the database."""
+    failed = Score.objects.filter(
+        flag__bank=bank,
+        flag__created_at__gte=since,
+        source=Score.CANDIDATE,
+        failed=True,
+        transcriber_id__in=transcriber_ids,
+    )
+    if until is not None:
+        failed = failed.filter(flag__created_at__lt=until)
+    error = Transcription.objects.filter(
+        line_id=OuterRef("item_line"),
+        transcriber_id=OuterRef("transcriber_id"),
+    ).values("error")[:1]
+    rows = (
+        failed.annotate(item_line=Coalesce("control__line_id", "flag__line_id"))
+        .annotate(error=Subquery(error))
+        .values("transcriber_id", "failure", "error")
+        .annotate(n=Count("id"))
+    )
+    found: dict[int, Counter] = {}
+    for row in rows:
+        if row["failure"] == Score.NO_TEXT:
+            reason = NO_WORDS
+        else:
+            reason = (row["error"] or "").strip() or NOTHING_CAME_BACK
+        found.setdefault(row["transcriber_id"], Counter())[reason] += row["n"]
+    return {t: tuple(reasons.most_common()) for t, reasons in found.items()}
 
 
 LANGUAGE_SAMPLE = 200  # newest flagged lines of the window the languages are detected on

@@ -320,6 +320,20 @@ def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tup
     return (low, high)
 
 
+TRUST_MIN_LINES = 30  # a figure on fewer scored lines is provisional
+TRUST_MAX_HALF_WIDTH = 0.15  # ... and so is one whose 95% interval is wider than ±15 points
+TRUST_RULE = f"at least {TRUST_MIN_LINES} scored lines and a 95% interval within ±{TRUST_MAX_HALF_WIDTH * 100:.0f} points"
+
+
+def too_few_to_trust(matches: int, scored: int) -> bool:
+    """Whether an accuracy rests on too few lines to trust as a leader's: fewer than TRUST_MIN_LINES scored lines,
+    or a 95% Wilson interval wider than ±TRUST_MAX_HALF_WIDTH (at 50% accuracy that takes about 43 lines)."""
+    if scored < TRUST_MIN_LINES:
+        return True
+    low, high = wilson_interval(matches, scored)
+    return (high - low) / 2 > TRUST_MAX_HALF_WIDTH
+
+
 EXACT_MCNEMAR_UP_TO = 2000  # discordant pairs summed in integers; beyond, the binomial CDF in floating point
 
 

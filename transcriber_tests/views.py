@@ -14,7 +14,7 @@ from oncore.calls.models import Call, Line
 from oncore.http import clip_response, id_in, redirect_next
 from oncore.transcribers.models import Transcriber
 
-from . import actions, exports, flagging, jobs, overview, queries
+from . import actions, exports, flagging, jobs, overview, queries, scoring
 from .errors import ActionError, EstimateNotConfirmed
 from .forms import AddCandidateForm, BankForm, CallFilterForm, FlagForm, MoveFlagForm
 from .models import Bank, Flag
@@ -158,9 +158,14 @@ def flag_line(request, pk):
     """GET: the inline flag form. POST: flag the line."""
     line = _get_line_for_admin(request, pk)
     if request.method == "GET":
-        # The bank defaults to the one this admin flagged into last (or the only bank); no bank is one choice away.
-        initial = {"expected_text": line.text, "bank": flagging.remembered_bank(request.org, request.user)}
-        return _form(request, line, FlagForm(organization=request.org, line=line, initial=initial))
+        # The bank defaults to the one this admin flagged into last (or the only bank), and the form says so; no
+        # bank is one choice away.
+        bank, why = flagging.remembered_bank(request.org, request.user)
+        form = FlagForm(
+            organization=request.org, line=line, initial={"expected_text": line.text, "bank": bank}
+        )
+        form.preselect(why)
+        return _form(request, line, form)
     form = FlagForm(request.POST, organization=request.org, line=line)
     if form.is_valid():
         try:
@@ -300,7 +305,12 @@ def banks(request):
     return render(
         request,
         "transcriber_tests/banks.html",
-        {"board": overview.leaderboard(request.org, window), "window": window, "windows": WINDOWS},
+        {
+            "board": overview.leaderboard(request.org, window),
+            "window": window,
+            "windows": WINDOWS,
+            "trust_rule": scoring.TRUST_RULE,
+        },
     )
 
 
@@ -368,7 +378,7 @@ def bank_candidates(request, pk):
         except ActionError as exc:
             form.add_error(None, exc.message)
         else:
-            messages.success(request, f"{transcriber} added; it is transcribing the bank's lines.")
+            messages.success(request, _added(bank, transcriber))
             return redirect("tt:bank_candidates", bank.pk)
     candidates = queries.candidates_of(bank)
     return render(
@@ -383,6 +393,22 @@ def bank_candidates(request, pk):
             "full": len(candidates) >= 8,
         },
         status=422 if form.errors else 200,
+    )
+
+
+def _added(bank, transcriber) -> str:
+    """What adding a candidate set going: its transcriptions waiting, or nothing (an empty bank, or all reused)."""
+    waiting = queries.pending_for_bank(bank, [transcriber.pk])
+    if waiting:
+        return (
+            f"{transcriber} added; it is transcribing the bank's {waiting} line{'s' if waiting != 1 else ''}."
+        )
+    if actions.bank_lines(bank).exists():
+        return (
+            f"{transcriber} added; it had already transcribed every line of the bank, so its scores are in."
+        )
+    return (
+        f"{transcriber} added. The bank has no flagged lines yet: it transcribes each line flagged into it."
     )
 
 

@@ -69,8 +69,8 @@ def usd(amount):
 @register.filter
 def price(transcriber):
     """A catalogue entry's list price as a page shows it: "free (runs on this server)" for a local engine (no
-    price), else dollars per minute to the tenth of a cent ("$0.0043/min" is a vendor's real price)."""
+    price), else per 1,000 audio minutes, as vendors are compared ("$4.30 per 1,000 min" for $0.0043 a minute)."""
     per_minute = Decimal(str(transcriber.price_per_minute or 0))
     if not per_minute:
         return "free (runs on this server)"
-    return f"${per_minute.normalize():f}/min"
+    return f"{dollars(per_minute * 1000)} per 1,000 min"

@@ -267,7 +267,9 @@ def test_it_writes_money_times_and_positions_alike_in_json_and_csv(api, bank, fl
         )
     )
     for card, row in zip(results["candidates"], rows, strict=False):
-        assert row["position"] == str(card["position"])  # from 0 in both
+        assert row["order"] == str(
+            card["position"] + 1
+        )  # JSON positions from 0, the CSV's order as the screens
         assert row["audio_cost_usd"] == card["audio_cost"] and len(card["audio_cost"].split(".")[1]) == 6
     turns = api.get(f"/banks/{bank.pk}/turns", {"kind": "flags"}).json()["items"][0]
     csv_turns = list(

@@ -12,7 +12,7 @@ from django.urls import reverse
 from oncore.calls.importer import import_calls
 from oncore.calls.models import Line
 from tests.fixtures import make_call
-from transcriber_tests import actions, errors, scoring, tasks
+from transcriber_tests import actions, aggregates, errors, scoring, tasks
 from transcriber_tests.models import ControlLine, Flag, Score
 
 pytestmark = pytest.mark.django_db
@@ -125,6 +125,7 @@ def assert_controls_sound():
             assert scoring.normalize(control.expected_text), "a control without words"
             assert control.line.call_id == control.flag.line.call_id and control.line != control.flag.line
     assert not ControlLine.objects.filter(flag__bank=None).exists()
+    assert not ControlLine.objects.filter(line__flag__isnull=False).exists(), "a flagged line is a control"
 
 
 @pytest.mark.parametrize("controls", [0, 1, 2])
@@ -146,6 +147,78 @@ def test_flagging_every_demo_caller_line_in_random_order_and_moving_flags_keeps_
         actions.do_move_flag(flag, rng.choice(banks + [None]), rng=rng)
         assert_controls_sound()
     assert Flag.objects.count() == len(lines)
+
+
+# ---------------------------------------------------------------- a control line that becomes a flag
+
+
+def test_a_control_line_that_becomes_a_flag_is_retired_and_replaced_from_the_same_call(
+    org, tenant, live_transcriber, make_transcriber
+):
+    bank = actions.do_create_bank(org, name="B", controls_per_flag=1)
+    actions.do_add_candidate(bank, make_transcriber("x", "three four"), confirmed=True)
+    call = make_call(tenant, live_transcriber, caller_texts=["one two", "three four", "five six"])
+    first, second, third = caller_lines(call)
+    a = actions.do_flag_line(first, "one too", bank=bank, rng=random.Random(0))
+    control = a.controls.get()
+    tasks.drain()
+    assert Score.objects.filter(control=control).count() == 2  # live and the candidate
+
+    # The control's line is flagged: its live text is wrong, so it can no longer expect it.
+    b = actions.do_flag_line(control.line, "tree for", bank=bank, rng=random.Random(0))
+    tasks.drain()
+
+    assert not ControlLine.objects.filter(pk=control.pk).exists()
+    assert not Score.objects.filter(control_id=control.pk).exists()
+    replacement = a.controls.get()
+    left = {first.pk, second.pk, third.pk} - {first.pk, control.line_id}
+    assert {replacement.line_id} == left  # the one caller line of the call left
+    assert Score.objects.filter(flag=a, control=replacement).count() == 2
+    assert not b.controls.exists()  # nothing left to draw for the second flag
+    assert not aggregates.rebuild(fix=False).any  # the totals followed every change
+    turns = [(r.item.flag_id, r.item.control_id) for r in turn_rows_of(bank)]
+    assert (a.pk, control.pk) not in turns and (a.pk, replacement.pk) in turns
+
+
+def test_a_retired_control_without_a_replacement_leaves_its_flag_with_fewer_controls(
+    org, tenant, live_transcriber, client, admin_user
+):
+    bank = actions.do_create_bank(org, name="B", controls_per_flag=1)
+    call = make_call(tenant, live_transcriber, caller_texts=["one two", "three four"])
+    first, second = caller_lines(call)
+    a = actions.do_flag_line(first, "one too", bank=bank)
+    assert a.controls.get().line == second
+    actions.do_flag_line(second, "tree for", bank=bank)
+
+    assert not a.controls.exists() and not ControlLine.objects.exists()
+    assert not aggregates.rebuild(fix=False).any
+    client.force_login(admin_user)
+    page = client.get(reverse("tt:bank", args=[bank.pk])).content.decode()
+    assert "Control lines per flag differ" not in page  # both flags now carry none
+
+
+def test_the_repair_retires_controls_that_were_flagged_before_the_rule(org, tenant, live_transcriber):
+    bank = actions.do_create_bank(org, name="B", controls_per_flag=1)
+    call = make_call(tenant, live_transcriber, caller_texts=["one two", "three four", "five six"])
+    first, *_ = caller_lines(call)
+    a = actions.do_flag_line(first, "one too", bank=bank, rng=random.Random(0))
+    control = a.controls.get()
+    # As older code left it: the control's line flagged (outside any bank), the control kept.
+    Flag.objects.create(organization=org, line=control.line, expected_text="tree for")
+    call.n_flags = 2
+    call.save(update_fields=["n_flags"])
+
+    assert actions.retire_flagged_controls() == 1
+    assert not ControlLine.objects.filter(line__flag__isnull=False).exists()
+    assert a.controls.get().line_id not in (first.pk, control.line_id)
+    assert not aggregates.rebuild(fix=False).any
+    assert actions.retire_flagged_controls() == 0
+
+
+def turn_rows_of(bank):
+    from transcriber_tests import queries
+
+    return queries.turn_rows(bank, queries.turn_items(bank, 30), list(queries.candidates_of(bank)))
 
 
 # ---------------------------------------------------------------- an expected text the live transcript already says

@@ -187,7 +187,9 @@ def test_it_shows_the_backfill_estimate_before_adding_a_candidate(admin_client, 
 
 def test_it_shows_cards_with_the_leader_and_the_live_reference(admin_client, flag, bank):
     content = admin_client.get(reverse("tt:bank", args=[bank.pk])).content.decode()
-    assert "★ Leader: Test good" in content
+    # Two scored lines (the flag and its control): a leader, but a provisional one, and the page says why.
+    assert "★ Leader (provisional): Test good" in content and "★ Leader, provisional" in content
+    assert "Too few lines to trust yet:" in content and "at least 30 scored lines" in content
     assert "clears the 60.0% threshold" in content or "below the" in content
     assert "not a fair rival" in content
     assert "Test live" in content

@@ -222,7 +222,7 @@ def test_it_refuses_without_retry_when_the_key_variable_is_not_set(server, monke
     monkeypatch.delenv(server.key_env)
     error = error_of(server)
     assert error.retryable is False
-    assert server.key_env in str(error) and "set the environment variable" in str(error)
+    assert f"{server.key_env} is not set on this server: set it to your" in str(error)
     assert server.requests == []
 
 

@@ -188,6 +188,11 @@ class EstimateOut(Schema):
     audio_minutes: float = Field(description="Rounded to 3 places.")
     price_per_minute: Money
     cost: Money = Field(description="Estimated cost in USD.")
+    key_problem: str | None = Field(
+        None,
+        description="Why every line would fail on this server (the vendor key's environment variable is not "
+        "set), or null when it can be sent.",
+    )
 
 
 class CandidateIn(BodyIn):
@@ -480,7 +485,7 @@ class TurnOut(Schema):
     tenant: str
     call_started_at: datetime
     flagged_at: datetime
-    tags: list[str]
+    tags: list[str] = Field(description="The flag's error tags; empty on a control line, which carries none.")
     expected_text: str
     production: Cell = Field(description="The production transcript (the live one), scored as stored.")
     cells: list[Cell] = Field(description="One per candidate, in the candidates' order.")
@@ -556,7 +561,7 @@ def turn_table(request, bank_id: int, q: Query[TurnFilters]):
                 "tenant": flag.line.call.tenant.name,
                 "call_started_at": flag.line.call.started_at,
                 "flagged_at": flag.created_at,
-                "tags": flag.tag_list,
+                "tags": [] if row.is_control else flag.tag_list,  # a control carries no tags
                 "expected_text": row.expected,
                 "production": _cell(row.item.transcriber_id, row.item),
                 "cells": [_cell(t.pk, score) for t, score in row.cells],

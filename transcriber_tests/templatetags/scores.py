@@ -9,7 +9,7 @@ register = template.Library()
 
 WAITING = mark_safe('<span class="muted">waiting…</span>')
 MATCHED = mark_safe('<span class="ok-mark" title="Matched">✓ match</span>')
-NOTED = mark_safe('<span class="note">differs only in capitals or punctuation</span>')
+NOTED = mark_safe(' <span class="note">differs only in capitals or punctuation</span>')
 FAILED = {
     "no text": "Its text has no words: a failed line, left out of the division",
     "": "No text came back (an error): a failed line, left out of the division",
@@ -31,4 +31,4 @@ def score_cell(s):
         return cell + format_html(
             '<span class="wer">WER {}</span>', f"{s.wer:.2f}" if s.wer is not None else ""
         )
-    return cell + MATCHED + (NOTED if s.case_or_punctuation_only else "")
+    return cell + MATCHED + NOTED if s.case_or_punctuation_only else cell + MATCHED

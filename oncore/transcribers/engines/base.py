@@ -52,23 +52,36 @@ def audio_seconds_of(wav: bytes) -> float:
         raise TranscriptionError(f"{exc} Nothing was sent to the transcriber.", retryable=False) from exc
 
 
+# Providers whose every request carries a key; a generic endpoint sends one only when its entry names a variable.
+KEYED_PROVIDERS = {"deepgram", "openai", "elevenlabs", "assemblyai"}
+
+
+def key_problem(transcriber, vendor: str | None = None) -> str:
+    """Why the catalogue entry cannot send a request for want of its key on this server ("" when the key is set or
+    none is needed): what read_key refuses with, and what the candidate estimate and the results cards show."""
+    env = (getattr(transcriber, "api_key_env", "") or "").strip()
+    if not env and transcriber.provider not in KEYED_PROVIDERS:
+        return ""
+    vendor = vendor or transcriber.get_provider_display()
+    if not env:
+        return (
+            f"{transcriber.display_name} has no key variable: set api_key_env on the catalogue entry "
+            f"to the name of the environment variable that holds the {vendor} key."
+        )
+    if not os.environ.get(env, "").strip():
+        return (
+            f"{env} is not set on this server: set it to your {vendor} API key "
+            f"(needed by {transcriber.display_name})."
+        )
+    return ""
+
+
 def read_key(transcriber, vendor: str) -> str:
     """The vendor key from the environment variable the catalogue entry names."""
-    env = (getattr(transcriber, "api_key_env", "") or "").strip()
-    if not env:
-        raise TranscriptionError(
-            f"{transcriber.display_name} has no key variable: set api_key_env on the catalogue entry "
-            f"to the name of the environment variable that holds the {vendor} key.",
-            retryable=False,
-        )
-    key = os.environ.get(env, "").strip()
-    if not key:
-        raise TranscriptionError(
-            f"No {vendor} key: set the environment variable {env} to your {vendor} API key "
-            f"(needed by {transcriber.display_name}).",
-            retryable=False,
-        )
-    return key
+    problem = key_problem(transcriber, vendor)
+    if problem:
+        raise TranscriptionError(problem, retryable=False)
+    return os.environ[transcriber.api_key_env.strip()].strip()
 
 
 def base_language(language: str | None) -> str | None:
