@@ -194,3 +194,51 @@ def test_the_candidate_estimate_names_a_missing_vendor_key(pages, admin_client, 
         admin_client.post(reverse("tt:bank_candidates", args=[bank.pk]), {"transcriber": openai.pk}).content
     )
     assert f"Its lines will fail on this server: {openai.api_key_env} is not set on this server" in page
+
+
+def test_it_serves_a_favicon_and_links_it_from_every_page(client, admin_client):
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon["Content-Type"] == "image/svg+xml" and b"<svg" in icon.content
+    assert 'rel="icon"' in admin_client.get(reverse("tt:calls")).content.decode()
+
+
+def test_a_bank_is_titled_without_a_label_that_repeats_its_name(org, admin_client):
+    english = actions.do_create_bank(org, name="English", language_label="English")
+    mixed = actions.do_create_bank(org, name="Front desk", language_label="English + Spanish")
+    assert "<h1>English </h1>" in admin_client.get(reverse("tt:bank", args=[english.pk])).content.decode()
+    page = admin_client.get(reverse("tt:bank", args=[mixed.pk])).content.decode()
+    assert "<h1>Front desk <small>English + Spanish</small></h1>" in page
+    board = read(admin_client.get(reverse("tt:banks")).content)
+    assert "English English" not in board and "Front desk English + Spanish" in board
+
+
+def test_adding_a_candidate_says_what_it_set_going(org, admin_client, make_transcriber, recorded_call):
+    bank = actions.do_create_bank(org, name="Empty")
+    url = reverse("tt:bank_candidates", args=[bank.pk])
+    first = make_transcriber("first", "hello")
+    estimate = read(admin_client.post(url, {"transcriber": first.pk}).content)
+    assert "this bank has no flagged lines yet, so nothing is transcribed now" in estimate
+    added = admin_client.post(url, {"transcriber": first.pk, "confirmed": "on"}, follow=True)
+    assert "The bank has no flagged lines yet: it transcribes each line flagged into it." in read(added.content)
+    assert "is transcribing" not in read(added.content)
+    actions.do_flag_line(recorded_call.lines.get(position=0), "Siobhan", bank=bank)
+    second = make_transcriber("second", "hello")
+    added = admin_client.post(url, {"transcriber": second.pk, "confirmed": "on"}, follow=True)
+    assert "Test second added; it is transcribing the bank's 2 lines." in read(added.content)  # and a control
+    assert "$6.00 per 1,000 min" in read(added.content)  # its price as vendors are compared
+
+
+def test_the_flag_form_says_which_bank_it_preselected_and_why(
+    org, admin_user, admin_client, recorded_call, make_transcriber
+):
+    lines = list(recorded_call.lines.filter(speaker="caller").order_by("position"))
+    only = actions.do_create_bank(org, name="Only")
+    form = read(admin_client.get(reverse("tt:flag_line", args=[lines[1].pk])).content)
+    assert "Preselected: Only, this organization's only bank." in form
+    actions.do_create_bank(org, name="Second")
+    form = read(admin_client.get(reverse("tt:flag_line", args=[lines[1].pk])).content)
+    assert "Preselected" not in form  # two banks and no flag of this admin's yet: nothing chosen for them
+    actions.do_flag_line(lines[0], "Siobhan", bank=only, user=admin_user)
+    form = admin_client.get(reverse("tt:flag_line", args=[lines[1].pk])).content.decode()
+    why = f"Preselected: Only, where your last flag is (call {recorded_call.pk}, line 1)."
+    assert why in read(form) and 'aria-describedby="bank-' in form
