@@ -14,6 +14,7 @@ from django.utils import timezone
 from oncore import audio, llm
 from oncore.calls.models import Call, Line
 from oncore.formats import money
+from oncore.templatetags.oncore_tags import dollars
 from oncore.transcribers.engines.base import cost_for
 
 from .. import events, jobs, judge, rule_labels, scoring
@@ -366,11 +367,10 @@ def do_start_run(
     if not confirmed:
         raise EstimateNotConfirmed(
             f"This run transcribes {estimate.lines} lines with {candidate} ({estimate.audio_minutes:.1f} audio "
-            f"minutes, about ${money(estimate.audio_cost)}), replays {estimate.calibration_lines} for calibration "
-            f"(about ${money(estimate.calibration_cost)}), about {estimate.expected_rule_lines} differing lines are "
+            f"minutes, {dollars(estimate.audio_cost)}), replays {estimate.calibration_lines} for calibration "
+            f"({dollars(estimate.calibration_cost)}), about {estimate.expected_rule_lines} differing lines are "
             f"labelled by rule for free, and the judge expects about "
-            f"{estimate.judge_input_tokens + estimate.judge_output_tokens:,} tokens (about "
-            f"${money(estimate.judge_cost)}). "
+            f"{estimate.judge_input_tokens + estimate.judge_output_tokens:,} tokens ({dollars(estimate.judge_cost)}). "
             "Confirm the estimate to start.",
             estimate,
         )

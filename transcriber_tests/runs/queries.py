@@ -3,9 +3,11 @@ a run's summary, its lines by filter, the review sample, the runs of a bank with
 run offers."""
 
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.db.models import Count, Exists, F, OuterRef, Q
 
+from oncore import llm
 from oncore.calls.models import Call
 
 from .. import jobs
@@ -29,6 +31,59 @@ def default_candidate(bank: Bank):
     """The bank's leader, or None while it has no scored lines."""
     leader = bank_results(bank).leader
     return leader.transcriber if leader else None
+
+
+@dataclass(frozen=True)
+class Labelling:
+    """How far the labels go that a figure needs (fixes, breaks, patterns, the verdict): unlabelled is not zero,
+    so a page shows "not labelled", or the figure with "n of m differing lines labelled", with the reason."""
+
+    compared: bool  # the run compared its lines: before that there is no figure at all
+    differing: int  # compared lines whose texts differ (the candidate produced text)
+    unlabelled: int  # of those, lines with no label
+    why: str  # why they carry none, from what the run records ("" when every differing line is labelled)
+
+    @property
+    def labelled(self) -> int:
+        return self.differing - self.unlabelled
+
+    @property
+    def none(self) -> bool:
+        """Lines differ and not one of them is labelled: a figure that needs labels has no value."""
+        return self.unlabelled > 0 and self.labelled == 0
+
+    @property
+    def partial(self) -> bool:
+        return self.unlabelled > 0 and self.labelled > 0
+
+
+def unlabelled_why(run: Run, unlabelled: int, gave_up: int) -> str:
+    """Why `unlabelled` differing lines of the run carry no label, as the run records it; "" when none."""
+    if not unlabelled:
+        return ""
+    others = unlabelled - min(gave_up, unlabelled)
+    reasons = []
+    if others:
+        if run.judge_status == Run.JUDGE_NOT_CONFIGURED:
+            reasons.append(run.judge_error or llm.NOT_CONFIGURED)
+        elif run.judge_status == Run.JUDGE_FAILED:
+            reasons.append("the judge failed")
+        elif run.status == Run.CANCELLED:
+            reasons.append("the run was cancelled before the judge labelled them")
+        elif run.status == Run.FAILED:
+            reasons.append("the run failed before the judge labelled them")
+        elif run.is_active:
+            reasons.append("the judge has not labelled them yet")
+        else:
+            reasons.append("no label was given")
+    if gave_up:
+        invalid = "the judge's answer was invalid twice"
+        reasons.append(f"{invalid} on {gave_up}" if others else invalid)
+    return "; ".join(reasons)
+
+
+def labelling(run: Run, compared: int, differing: int, unlabelled: int, gave_up: int) -> Labelling:
+    return Labelling(compared > 0, differing, unlabelled, unlabelled_why(run, unlabelled, gave_up))
 
 
 @dataclass(frozen=True)
@@ -58,6 +113,7 @@ class RunSummary:
     transcriptions: int
     transcriptions_finished: int
     warn_below: float
+    labels: Labelling
 
     @property
     def audio_path_agreement(self) -> float | None:
@@ -136,7 +192,14 @@ def run_summary(run: Run) -> RunSummary:
         transcriptions=t["n"],
         transcriptions_finished=t["done"],
         warn_below=pipeline.calibration_warn_below(),
+        labels=labelling(run, c["n_compared"], c["n_differing"], c["n_unlabelled"], c["n_gave_up"]),
     )
+
+
+def estimated_total(run: Run) -> Decimal | None:
+    """What the run's estimate said it would cost in all, before it started; None when it recorded none."""
+    total = run.estimate.get("total_cost") if run.estimate else None
+    return None if total in (None, "") else Decimal(str(total))
 
 
 LINE_FILTERS = {
@@ -231,15 +294,20 @@ def runs_list(organization_id: int, *, bank=None, status=None):
 
 
 def counts_for_runs(run_list) -> dict[int, dict]:
-    """Fixes, breaks, lines and audio path agreement (a fraction, None before any replay compared) of a page of
-    runs, in one query."""
+    """Fixes, breaks, lines, how far the labels go (Labelling) and audio path agreement (a fraction, None before
+    any replay compared) of a page of runs, in one query."""
+    runs = {run.pk: run for run in run_list}
     rows = (
-        RunLine.objects.filter(run__in=list(run_list))
+        RunLine.objects.filter(run__in=list(runs))
         .values("run_id")
         .annotate(
             fixes=Count("id", filter=Q(label=RunLine.CANDIDATE_RIGHT)),
             breaks=Count("id", filter=Q(label=RunLine.LIVE_RIGHT)),
             lines=Count("id"),
+            n_compared=Count("id", filter=Q(compared=True)),
+            n_differing=Count("id", filter=Q(compared=True, candidate_failed=False, differs=True)),
+            n_unlabelled=Count("id", filter=Q(compared=True, candidate_failed=False, differs=True, label="")),
+            n_gave_up=Count("id", filter=Q(label="") & ~Q(label_error="")),
             cal_compared=Count("id", filter=Q(calibration=True, replay_matches__isnull=False)),
             cal_matched=Count("id", filter=Q(calibration=True, replay_matches=True)),
         )
@@ -249,6 +317,9 @@ def counts_for_runs(run_list) -> dict[int, dict]:
         n = row["cal_compared"]
         row["audio_path_agreement"] = agreement = row["cal_matched"] / n if n else None
         row["calibration_low"] = agreement is not None and agreement < pipeline.calibration_warn_below()
+        row["labels"] = labelling(
+            runs[row["run_id"]], row["n_compared"], row["n_differing"], row["n_unlabelled"], row["n_gave_up"]
+        )
         out[row["run_id"]] = row
     return out
 

@@ -4,6 +4,7 @@ one helper per model, calls one action (runs.actions) or query (runs.queries) an
 
 from django.contrib import messages
 from django.core.paginator import Paginator
+from django.http import QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -143,6 +144,7 @@ def _run_context(request, run):
         "filters": [(key, label) for key, (label, _) in queries.LINE_FILTERS.items()],
         "query": _query_without_page(request),
         "agreement_by_version": queries.review_agreement(run),
+        "estimate_total": queries.estimated_total(run),
     }
 
 
@@ -209,7 +211,37 @@ def run_review(request, pk):
             "query": _query_without_page(request),
             "agreement_by_version": queries.review_agreement(run),
             "label_choices": RunLine.LABELS,
+            "back": request.GET.urlencode(),
         },
+    )
+
+
+REVIEW_BACK = ("show", "page")  # what the review page's address keeps after a plain (no JavaScript) answer
+
+
+def _review_back(request, run, run_line) -> str:
+    """The review page the answer came from (its filter and page), at the line answered."""
+    back = QueryDict(request.POST.get("back", "")).copy()
+    for key in list(back):
+        if key not in REVIEW_BACK:
+            del back[key]
+    query = f"?{back.urlencode()}" if back else ""
+    return reverse("runs:review", args=[run.pk]) + query + f"#rl-{run_line.pk}"
+
+
+def _review_answer(request, run, run_line, error: str = ""):
+    """htmx's answer to a review: the line's row, and the sample's progress swapped in out of band."""
+    context = {
+        "run": run,
+        "rl": run_line,
+        "label_choices": RunLine.LABELS,
+        "error": error,
+        "back": request.POST.get("back", ""),
+        "s": queries.run_summary(run),
+        "agreement_by_version": queries.review_agreement(run),
+    }
+    return render(
+        request, "transcriber_tests/runs/_review_answer.html", context, status=422 if error else 200
     )
 
 
@@ -219,21 +251,19 @@ def run_review_line(request, pk, line_pk):
     run = _get_run_for_admin(request, pk)
     run_line = get_object_or_404(RunLine.objects.select_related("line__call"), pk=line_pk, run=run)
     label = request.POST.get("label")
+    error = ""
     if label not in dict(RunLine.LABELS):
-        messages.error(request, "Choose the label you would give the line.")
-        return redirect("runs:review", run.pk)
-    try:
-        actions.do_review_line(run_line, label, request.user)
-    except ActionError as exc:
-        messages.error(request, exc.message)
-        return redirect("runs:review", run.pk)
+        error = "Choose the label you would give the line."
+    else:
+        try:
+            actions.do_review_line(run_line, label, request.user)
+        except ActionError as exc:
+            error = exc.message
     if request.htmx:
-        return render(
-            request,
-            "transcriber_tests/runs/_review_row.html",
-            {"run": run, "rl": run_line, "label_choices": RunLine.LABELS},
-        )
-    return redirect(reverse("runs:review", args=[run.pk]) + f"#rl-{run_line.pk}")
+        return _review_answer(request, run, run_line, error)
+    if error:
+        messages.error(request, error)
+    return redirect(_review_back(request, run, run_line))
 
 
 # ---------------------------------------------------------------- CSV

@@ -12,6 +12,7 @@ import threading
 import wave
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from html.parser import HTMLParser
 
 from django.conf import settings
 
@@ -212,3 +213,50 @@ def build_run_setup(org, world):
     actions.do_flag_line(flagged, "Siobhan, table for four at 830", bank=bank)
     tasks.drain()
     return bank, cand, call_a, call_b
+
+
+VOID_TAGS = {"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+BLOCK_TAGS = {
+    *("p", "div", "section", "article", "header", "nav", "form", "fieldset", "legend", "table", "thead"),
+    *("tbody", "tr", "td", "th", "ul", "ol", "li", "dl", "dt", "dd", "h1", "h2", "h3", "h4", "br", "button"),
+}
+
+
+class _Reader(HTMLParser):
+    """The text a person reads inside the first element with aria-label=`label` (the whole page without one):
+    no attribute, so a tooltip (title) is not counted, whitespace collapsed."""
+
+    def __init__(self, label: str | None):
+        super().__init__()
+        self.label = label
+        self.depth = 0 if label else 1
+        self.done = False
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if self.depth and not self.done and tag in BLOCK_TAGS:
+            self.parts.append(" ")
+        if self.done or tag in VOID_TAGS:
+            return
+        if self.depth:
+            self.depth += 1
+        elif dict(attrs).get("aria-label") == self.label:
+            self.depth = 1
+
+    def handle_endtag(self, tag):
+        if self.depth and not self.done and tag in BLOCK_TAGS:
+            self.parts.append(" ")
+        if self.depth and tag not in VOID_TAGS:
+            self.depth -= 1
+            self.done = self.depth == 0
+
+    def handle_data(self, data):
+        if self.depth and not self.done:
+            self.parts.append(data)
+
+
+def read(html, label: str | None = None) -> str:
+    """What a person reads in the element labelled `label` of a page (bytes or str), or on the whole page."""
+    reader = _Reader(label)
+    reader.feed(html.decode() if isinstance(html, bytes) else html)
+    return " ".join("".join(reader.parts).split())

@@ -1,0 +1,122 @@
+"""The review sample as a person reads it: the run page's verdict and review section agree on whether a sample was
+made, and answering a line on the review page updates its row and the counter in place (htmx), or comes back to
+the same view after a plain post."""
+
+# ruff: noqa: F811 (tests take the imported fixtures as parameters)
+
+import re
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.urls import reverse
+
+from transcriber_tests import actions
+from transcriber_tests.models import Run, RunLine
+from transcriber_tests.runs import actions as run_actions
+from transcriber_tests.runs import tasks as run_tasks
+
+from .support import Say, read, scripted_judge
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def done_run(run_setup, llm_server):
+    bank, cand, call_a, call_b = run_setup
+    llm_server.responder = scripted_judge
+    run = run_actions.do_start_run(bank, [call_a.pk, call_b.pk], confirmed=True)
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    return run
+
+
+def test_it_says_the_same_about_the_review_sample_in_the_verdict_and_the_review_section(
+    admin_client, org, world, no_judge
+):
+    cand = world.candidate("cand")
+    bank = actions.do_create_bank(org, name="Rules", controls_per_flag=0)
+    actions.do_add_candidate(bank, cand, confirmed=True)
+    call = world.call(
+        [
+            Say("a table for four", candidate="a table for 4"),  # same meaning by rule: the review sample
+            Say("under Fitzgerald", candidate="under fitz gerald"),  # left for the judge, who is not there
+        ]
+    )
+    run = run_actions.do_start_run(bank, [call.pk], candidate=cand, confirmed=True)
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    page = admin_client.get(reverse("runs:detail", args=[run.pk])).content
+    verdict, review = read(page, "Verdict"), read(page, "Review")
+    assert "The review sample holds the 1 line labelled by rule." in verdict
+    assert "review sample were made" not in verdict and "No review sample" not in verdict
+    assert "0 of 1 line reviewed." in review and "the sample holds lines labelled by rule" in review
+
+    review_page = read(admin_client.get(reverse("runs:review", args=[run.pk])).content)
+    assert "every line here was labelled by rule" in review_page and "0 of 1 line reviewed." in review_page
+
+
+def test_it_says_no_review_sample_was_made_only_when_none_was(admin_client, run_setup, no_judge):
+    bank, cand, call_a, call_b = run_setup
+    run = run_actions.do_start_run(bank, [call_a.pk], confirmed=True)  # no line the rule labels
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    page = admin_client.get(reverse("runs:detail", args=[run.pk])).content
+    assert "No review sample was made" in read(page, "Verdict")
+    assert "No review sample" in read(page, "Review") and " reviewed" not in read(page, "Review")
+    review_page = read(admin_client.get(reverse("runs:review", args=[run.pk])).content)
+    assert "No review sample" in review_page and "0 of 0" not in review_page
+
+
+def _answer_buttons(html: str, rl: RunLine) -> dict[str, str]:
+    """Each answer button of a review row: label value -> its aria-pressed."""
+    row = re.search(rf'<tr id="rl-{rl.pk}">.*?</tr>', html, re.S).group(0)
+    return dict(re.findall(r'<button type="submit" name="label" value="(\w+)" aria-pressed="(\w+)"', row))
+
+
+def test_it_updates_the_row_and_the_counter_in_place_when_a_line_is_answered(admin_client, done_run):
+    first, second = done_run.lines.filter(in_review=True).order_by("position")[:2]
+    answer = admin_client.post(
+        reverse("runs:review_line", args=[done_run.pk, first.pk]),
+        {"label": first.label},
+        HTTP_HX_REQUEST="true",
+    )
+    body = answer.content.decode()
+    assert answer.status_code == 200
+    buttons = _answer_buttons(body, first)
+    assert buttons.pop(first.label) == "true" and set(buttons.values()) == {"false"}
+    assert "✓ you agree" in read(body)
+    # The counter above the table is swapped out of band, with the agreement so far.
+    progress = re.search(r'<div id="review-progress" hx-swap-oob="true">(.*?)</div>', body, re.S).group(1)
+    assert "1 of 4 lines reviewed · agreement with your labels 100.0% (1 of 1)." in read(progress)
+    page = admin_client.get(reverse("runs:review", args=[done_run.pk])).content.decode()
+    assert '<div id="review-progress">' in page  # what the answer swaps
+    assert set(_answer_buttons(page, second).values()) == {"false"}  # nothing chosen yet on the next line
+
+    refused = admin_client.post(
+        reverse("runs:review_line", args=[done_run.pk, second.pk]), {"label": "yes"}, HTTP_HX_REQUEST="true"
+    )
+    assert refused.status_code == 422  # htmx swaps the row back in, with what to fix: not the whole page
+    assert f'<tr id="rl-{second.pk}">' in refused.content.decode() and "<html" not in refused.content.decode()
+    assert "Choose the label you would give the line." in read(refused.content)
+
+
+def test_it_styles_the_chosen_answer_as_pressed(admin_client, done_run):
+    rl = done_run.lines.filter(in_review=True).first()
+    admin_client.post(reverse("runs:review_line", args=[done_run.pk, rl.pk]), {"label": "both_wrong"})
+    page = admin_client.get(reverse("runs:review", args=[done_run.pk])).content.decode()
+    assert _answer_buttons(page, rl)["both_wrong"] == "true"
+    assert 'class="inline review-answers"' in page
+    css = (Path(settings.BASE_DIR) / "static" / "css" / "oncore.css").read_text()
+    assert '.review-answers button[aria-pressed="true"]' in css
+
+
+def test_it_comes_back_to_the_same_view_after_a_plain_answer(admin_client, done_run):
+    rl = done_run.lines.filter(in_review=True).first()
+    page = admin_client.get(reverse("runs:review", args=[done_run.pk]), {"show": "todo"}).content.decode()
+    assert 'name="back" value="show=todo"' in page
+    answer = admin_client.post(
+        reverse("runs:review_line", args=[done_run.pk, rl.pk]),
+        {"label": rl.label, "back": "show=todo&evil=1"},
+    )
+    assert answer.status_code == 302
+    assert answer["Location"] == reverse("runs:review", args=[done_run.pk]) + f"?show=todo#rl-{rl.pk}"
+    after = read(admin_client.get(answer["Location"]).content)
+    assert "1 of 4 lines reviewed" in after

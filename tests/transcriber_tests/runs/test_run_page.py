@@ -1,0 +1,95 @@
+"""What the run page, the runs list and the estimate show as text: the calibration replay beside the live text,
+and money as a person reads it (never six zeros)."""
+
+# ruff: noqa: F811 (tests take the imported fixtures as parameters)
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from oncore.templatetags.oncore_tags import dollars, price
+from transcriber_tests import actions
+from transcriber_tests.models import Run
+from transcriber_tests.runs import actions as run_actions
+from transcriber_tests.runs import tasks as run_tasks
+
+from .support import Say, read, scripted_judge
+
+pytestmark = pytest.mark.django_db
+
+# Money past the cent ("$0.000000", "$0.0043"); a catalogue price a minute ("$0.006/min") may be that fine.
+SIX_ZEROS = re.compile(r"\$0\.0000|\$\d+\.\d{3,}(?!\d*/min)")
+
+
+def _row(page: str, live_text: str) -> str:
+    """What a person reads on the run page's line whose live text is `live_text`."""
+    rows = re.findall(r'<tr id="rl-\d+">.*?</tr>', page, re.S)
+    return next(read(row) for row in rows if live_text in row)
+
+
+def test_it_shows_the_calibration_replay_beside_the_live_text(admin_client, run_setup, no_judge):
+    bank, cand, call_a, call_b = run_setup
+    run = run_actions.do_start_run(bank, [call_a.pk, call_b.pk], confirmed=True)
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    page = admin_client.get(reverse("runs:detail", args=[run.pk])).content.decode()
+    assert "under Fitzgerald Replay through the live transcriber: “under fits gerald” ≠ differs" in _row(
+        page, "under Fitzgerald"
+    )
+    assert "four people Replay through the live transcriber: “four people” ✓ matches" in _row(
+        page, "four people"
+    )
+    assert "title=" not in re.search(r"<span class=\"tag\"[^>]*>calibration", page).group(
+        0
+    )  # no tooltip to find
+
+
+@pytest.fixture
+def local_world(org, world):
+    """Every engine free: a candidate and a live transcriber that cost nothing a minute."""
+    world.live.price_per_minute = 0
+    world.live.save(update_fields=["price_per_minute"])
+    cand = world.candidate("local", price="0")
+    bank = actions.do_create_bank(org, name="Local", controls_per_flag=0)
+    actions.do_add_candidate(bank, cand, confirmed=True)
+    call = world.call([Say("under Fitzgerald", candidate="under fitz gerald"), Say("yes")])
+    return bank, cand, call
+
+
+def test_it_shows_a_local_engines_estimate_as_free_not_six_zeros(admin_client, local_world, no_judge):
+    bank, cand, call = local_world
+    estimate = admin_client.post(
+        reverse("runs:new", args=[bank.pk]), {"more_calls": f"{call.pk}", "candidate": cand.pk}
+    ).content.decode()
+    text = read(estimate)
+    assert "Confirm and start" in text and not SIX_ZEROS.search(text)
+    assert re.search(r"Candidate audio [\d.]+ min: free \(runs on this server\)", text)
+    assert "Calibration 2 lines through the live transcriber: $0.00" in text
+    assert "Total $0.00" in text
+
+    run = run_actions.do_start_run(bank, [call.pk], candidate=cand, confirmed=True)
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    page = read(admin_client.get(reverse("runs:detail", args=[run.pk])).content)
+    assert "Candidate Run local · free (runs on this server)" in page
+    assert "Estimate $0.00" in page and not SIX_ZEROS.search(page)
+
+
+def test_it_shows_a_vendors_estimate_and_the_judges_cost_to_the_cent(admin_client, run_setup, llm_server):
+    bank, cand, call_a, call_b = run_setup
+    llm_server.responder = scripted_judge
+    estimate = read(
+        admin_client.post(
+            reverse("runs:new", args=[bank.pk]), {"more_calls": f"{call_a.pk},{call_b.pk}"}
+        ).content
+    )
+    assert not SIX_ZEROS.search(estimate)
+    assert re.search(rf"Candidate audio [\d.]+ min × {re.escape(price(cand))} = under \$0\.01", estimate)
+    assert re.search(r"Judge about \d+ tokens \((under \$0\.01|\$\d+\.\d\d)\)", estimate)
+
+    run = run_actions.do_start_run(bank, [call_a.pk, call_b.pk], confirmed=True)
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    run.refresh_from_db()
+    page = read(admin_client.get(reverse("runs:detail", args=[run.pk])).content)
+    assert not SIX_ZEROS.search(page)
+    assert f"output tokens, {dollars(run.judge_cost)} (" in page
+    assert f"Estimate {dollars(run.estimate['total_cost'])}" in page
