@@ -2,7 +2,7 @@
 several languages (a bank's flagged lines).
 
     report = dataset_report(dataset)            # a fixed number of queries, whatever the size
-    heat_map_svg(...), cost_bars_svg(...)      # server-rendered pictures
+    pictures.report_pictures(report)            # its server-rendered pictures (benchmark.codeswitch.pictures)
     csv_rows(dataset), report_json(report)      # downloads
     language_wer(languages, pairs)              # {lang: (wer, words)} of texts in those languages
 
@@ -24,13 +24,10 @@ One row per run (system and language hint) and language pair:
 """
 
 import json
-import math
 from collections import defaultdict
 from dataclasses import dataclass, field
-from html import escape
 
-from oncore.templatetags.oncore_tags import percent
-
+from ..caution import SMALL_N, outsized, over_100_caution
 from ..models import CsJudgement, CsResult, CsUtterance
 from .judge import (
     ANSWERS_PROMPT_VERSION,
@@ -48,11 +45,31 @@ from .metrics import (
     per_language_errors,
     pool_error_locations,
     pooled_per_language_wer,
+    split_pair,
 )
-from .stats import TwoPartModel, predictor_table, two_part_model
+from .stats import PartFit, TwoPartModel, min_utterances, predictor_table, two_part_model
 
 CONDITIONS = [c for c, _ in CsUtterance.CONDITIONS]
 CS, L2, EN = CsUtterance.CODE_SWITCHED, CsUtterance.MONO_MATRIX, CsUtterance.MONO_ENGLISH
+MIN_MODEL_CLIPS = min_utterances()  # fewer code-switched clips (with an error, for its second part): no fit
+
+
+@dataclass(frozen=True)
+class ModelCell:
+    """One part of a row's two-part model as the summary table shows it: "fitted" (its coefficients follow),
+    "too little data" (fewer than MIN_MODEL_CLIPS clips, whatever else), or "not fitted" with the reason."""
+
+    status: str
+    n: int
+    message: str = ""
+
+    @classmethod
+    def of(cls, part: PartFit | None) -> "ModelCell":
+        if part is None or part.n < MIN_MODEL_CLIPS:
+            return cls("too little data", part.n if part else 0)
+        if part.fitted:
+            return cls("fitted", part.n)
+        return cls("not fitted", part.n, part.message or "")
 
 
 @dataclass(frozen=True)
@@ -93,6 +110,39 @@ class Row:
         return [(self.wer[c], self.clips[c]) for c in CONDITIONS]
 
     @property
+    def costs(self) -> tuple[SwitchingCost, SwitchingCost]:
+        """(against the matrix language, against English)."""
+        return self.cost_vs_matrix, self.cost_vs_english
+
+    @property
+    def pair_languages(self) -> tuple[str, str]:
+        return split_pair(self.pair)
+
+    @property
+    def model_cells(self) -> tuple[ModelCell, ModelCell]:
+        """(any error, error size) of the two-part model; both "too little data" when it was not fitted."""
+        if self.model is None:
+            return ModelCell("too little data", self.clips[CS]), ModelCell("too little data", 0)
+        model = self.model
+        if model.with_errors == 0 and model.n >= MIN_MODEL_CLIPS:  # enough clips, none with an error
+            return ModelCell.of(model.any_error), ModelCell("not fitted", 0, model.error_size.message or "")
+        return ModelCell.of(model.any_error), ModelCell.of(model.error_size)
+
+    @property
+    def fitted_parts(self) -> list[PartFit]:
+        """The parts of the two-part model fitted on enough clips: the ones whose coefficients the page shows."""
+        if self.model is None:
+            return []
+        cells = self.model_cells
+        return [part for part, cell in zip(self.model.parts, cells, strict=True) if cell.status == "fitted"]
+
+    def outsized_ns(self) -> list[int]:
+        """The clip counts of this row's figures over 100% on too few clips (WER by condition, costs)."""
+        figures = [*self.by_condition]
+        figures += [(c.mean_delta, c.paired) for c in (self.cost_vs_matrix, self.cost_vs_english)]
+        return [n for value, n in figures if outsized(value, n)]
+
+    @property
     def judge_failed(self) -> int:
         return sum(judged.failed for judged in (self.semantic, self.answers) if judged is not None)
 
@@ -118,6 +168,33 @@ class Report:
     @property
     def judge_shown(self) -> bool:
         return self.judge != "not configured"
+
+    @property
+    def wer_caution(self) -> str | None:
+        """The one caution of the WER and cost table, when a figure in it is over 100% on too few clips."""
+        return over_100_caution(n for row in self.rows for n in row.outsized_ns())
+
+    @property
+    def judge_caution(self) -> str | None:
+        """The same for semantic WER (hallucinated words count there too)."""
+        return over_100_caution(
+            row.semantic.clips
+            for row in self.rows
+            if row.semantic is not None and outsized(row.semantic.rate, row.semantic.clips)
+        )
+
+    @property
+    def model_too_little(self) -> bool:
+        """Whether any row's two-part model lacks the clips for a part (shown as — with one explanation)."""
+        return any(cell.status == "too little data" for row in self.rows for cell in row.model_cells)
+
+    @property
+    def min_model_clips(self) -> int:
+        return MIN_MODEL_CLIPS
+
+    @property
+    def small_n(self) -> int:
+        return SMALL_N
 
 
 def _judged(judgements: list) -> Judged:
@@ -207,121 +284,6 @@ def _pooled(results) -> float | None:
     return errors / words if words else None
 
 
-# ---------------------------------------------------------------- pictures
-
-
-def _color(value: float | None) -> str:
-    """White (0) through orange to red (1 or more); grey when there is no figure."""
-    if value is None:
-        return "#eeeeee"
-    t = max(0.0, min(value, 1.0))
-    green_blue = int(255 - 200 * t), int(255 - 230 * t)
-    return f"rgb(255,{green_blue[0]},{green_blue[1]})"
-
-
-def heat_map_svg(title: str, row_labels: list, column_labels: list, values: list) -> str:
-    """A table of coloured cells: values[i][j] (fractions, None for no figure) for row i, column j."""
-    left, top, cell_w, cell_h = 260, 46, 90, 28
-    width = left + cell_w * max(len(column_labels), 1) + 10
-    height = top + cell_h * max(len(row_labels), 1) + 10
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
-        f"<title>{escape(title)}</title>",
-        f'<text x="4" y="16" font-weight="bold">{escape(title)}</text>',
-    ]
-    for j, column in enumerate(column_labels):
-        x = left + j * cell_w + cell_w / 2
-        parts.append(f'<text x="{x:.0f}" y="{top - 8}" text-anchor="middle">{escape(str(column))}</text>')
-    for i, row in enumerate(row_labels):
-        y = top + i * cell_h
-        parts.append(f'<text x="{left - 8}" y="{y + 18}" text-anchor="end">{escape(str(row))}</text>')
-        for j, value in enumerate(values[i]):
-            x, figure = left + j * cell_w, percent(value, 0)
-            parts.append(
-                f'<rect x="{x}" y="{y}" width="{cell_w - 2}" height="{cell_h - 2}" fill="{_color(value)}">'
-                f"<title>{escape(str(row))}, {escape(str(column_labels[j]))}: {figure}</title></rect>"
-                f'<text x="{x + cell_w / 2 - 1:.0f}" y="{y + 18}" text-anchor="middle">{figure}</text>'
-            )
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def cost_bars_svg(title: str, labels: list, series: dict) -> str:
-    """Horizontal bars around a zero line: for each label one bar per series ({name: [value or None]}),
-    in WER points; positive (to the right) means code-switching costs accuracy."""
-    names = list(series)
-    colors = ["#d9822b", "#4a7ebb", "#6aa84f"]
-    finite = [abs(v) for values in series.values() for v in values if v is not None and math.isfinite(v)]
-    scale_max = max(finite + [0.05])
-    left, top, bar_h, half = 260, 50, 14, 180
-    group_h = bar_h * len(names) + 10
-    width = left + 2 * half + 70
-    height = top + group_h * max(len(labels), 1) + 10
-    zero = left + half
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
-        f"<title>{escape(title)}</title>",
-        f'<text x="4" y="16" font-weight="bold">{escape(title)}</text>',
-    ]
-    for k, name in enumerate(names):
-        x = left + k * 170
-        parts.append(
-            f'<rect x="{x}" y="26" width="10" height="10" fill="{colors[k % 3]}"/>'
-            f'<text x="{x + 14}" y="35">{escape(name)}</text>'
-        )
-    parts.append(f'<line x1="{zero}" y1="{top - 4}" x2="{zero}" y2="{height - 6}" stroke="#333"/>')
-    for i, label in enumerate(labels):
-        y0 = top + i * group_h
-        parts.append(
-            f'<text x="{left - 8}" y="{y0 + bar_h + 2}" text-anchor="end">{escape(str(label))}</text>'
-        )
-        for k, name in enumerate(names):
-            value = series[name][i]
-            y = y0 + k * bar_h
-            if value is None:
-                parts.append(f'<text x="{zero + 4}" y="{y + bar_h - 3}" fill="#777">no pairs</text>')
-                continue
-            length = half * min(abs(value), scale_max) / scale_max
-            x = zero if value >= 0 else zero - length
-            text_x = zero + length + 4 if value >= 0 else zero - length - 4
-            anchor = "start" if value >= 0 else "end"
-            parts.append(
-                f'<rect x="{x:.1f}" y="{y}" width="{length:.1f}" height="{bar_h - 2}" fill="{colors[k % 3]}">'
-                f"<title>{escape(str(label))}, {escape(name)}: {value * 100:+.1f} points</title></rect>"
-                f'<text x="{text_x:.1f}" y="{y + bar_h - 3}" text-anchor="{anchor}">{value * 100:+.1f}</text>'
-            )
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def report_pictures(report: Report) -> dict:
-    labels = [row.name for row in report.rows]
-    return {
-        "per_language": heat_map_svg(
-            "Per-language WER, code-switched clips",
-            labels,
-            report.languages,
-            [[row.per_language.get(lang) for lang in report.languages] for row in report.rows],
-        ),
-        "location": heat_map_svg(
-            "Errors per word, matrix vs embedded language",
-            labels,
-            ["matrix", "embedded"],
-            [[row.matrix_wer, row.embedded_wer] for row in report.rows],
-        ),
-        "cost": cost_bars_svg(
-            "Code-switching cost: mean delta WER (points)",
-            labels,
-            {
-                "vs matrix language": [row.cost_vs_matrix.mean_delta for row in report.rows],
-                "vs English": [row.cost_vs_english.mean_delta for row in report.rows],
-            },
-        ),
-    }
-
-
 # ---------------------------------------------------------------- downloads
 
 CSV_COLUMNS = [
@@ -406,6 +368,7 @@ def report_json(report: Report) -> dict:
             "sha256": d.source_sha256,
             "clips": d.utterance_count,
             "excluded": d.excluded_count,
+            "packaged_fixture": d.is_fixture,
         },  # fmt: skip
         "excluded": [
             {"line": p.line, "utterance_id": p.utterance_id, "reason": p.reason} for p in report.problems

@@ -28,9 +28,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..plural import counted
 from .metrics import code_mixing_index, switch_points
 
 PER_PREDICTOR = 10  # fewer utterances (of the rarer outcome, for the logistic part) per predictor: a note
+DEFAULT_PREDICTORS = ("switch_points", "code_mixing_index", "words")  # the columns of predictor_table
+
+
+def min_utterances(predictors: int = len(DEFAULT_PREDICTORS)) -> int:
+    """The fewest utterances a part can be fitted on with this many predictors: one more than its terms (the
+    intercept and the predictors). A part given fewer is "too little data" whatever else is wrong with it."""
+    return predictors + 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +138,7 @@ def _coefficients(result, names: list[str]) -> tuple[Coefficient, ...] | None:
 
 
 def _predictors(n: int) -> str:
-    return f"{n} predictor" if n == 1 else f"{n} predictors"
+    return counted(n, "predictor")
 
 
 def _fit_any_error(y: np.ndarray, columns: dict[str, np.ndarray]) -> PartFit:
@@ -147,16 +155,22 @@ def _fit_any_error(y: np.ndarray, columns: dict[str, np.ndarray]) -> PartFit:
     errors = int(y.sum())
     if errors == 0 or errors == n:
         which = "none" if errors == 0 else "every one"
-        return PartFit(ANY_ERROR, n, (), f"Of {n} utterances {which} has an error: nothing to contrast.")
+        return PartFit(
+            ANY_ERROR, n, (), f"Of {counted(n, 'utterance')} {which} has an error: nothing to contrast."
+        )
     X, names, notes = _design(columns, n)
     if n <= X.shape[1]:
         return PartFit(
-            ANY_ERROR, n, (), f"Too little data: {n} utterances for {X.shape[1]} terms.", tuple(notes)
+            ANY_ERROR,
+            n,
+            (),
+            f"Too little data: {counted(n, 'utterance')} for {counted(X.shape[1], 'term')}.",
+            tuple(notes),
         )
     rarer = min(errors, n - errors)
     if rarer < PER_PREDICTOR * (X.shape[1] - 1):
         notes.append(
-            f"Only {rarer} utterances of the rarer outcome for {_predictors(X.shape[1] - 1)} "
+            f"Only {counted(rarer, 'utterance')} of the rarer outcome for {_predictors(X.shape[1] - 1)} "
             f"(fewer than {PER_PREDICTOR} each): the estimates are unstable."
         )
     with warnings.catch_warnings(record=True) as caught:
@@ -200,12 +214,12 @@ def _fit_error_size(wer: np.ndarray, columns: dict[str, np.ndarray]) -> PartFit:
             ERROR_SIZE,
             n,
             (),
-            f"Too little data: {n} utterances with an error for {X.shape[1]} terms.",
+            f"Too little data: {counted(n, 'utterance')} with an error for {counted(X.shape[1], 'term')}.",
             tuple(notes),
         )
     if n < PER_PREDICTOR * (X.shape[1] - 1):
         notes.append(
-            f"Only {n} utterances with an error for {_predictors(X.shape[1] - 1)} "
+            f"Only {counted(n, 'utterance')} with an error for {_predictors(X.shape[1] - 1)} "
             f"(fewer than {PER_PREDICTOR} each): the estimates are unstable."
         )
     try:

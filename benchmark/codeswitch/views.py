@@ -16,6 +16,7 @@ from oncore.accounts.access import benchmark_reader_required
 from oncore.csv import stream_csv
 
 from ..models import CsDataset, CsRun
+from . import pictures as cs_pictures
 from . import report
 
 
@@ -44,7 +45,7 @@ def dataset_list(request):
 def dataset_report(request, pk):
     dataset = _get_dataset_for_admin(request, pk)
     figures = report.dataset_report(dataset)
-    pictures = {k: mark_safe(v) for k, v in report.report_pictures(figures).items()}  # escaped in report.py
+    pictures = {k: mark_safe(v) for k, v in cs_pictures.report_pictures(figures).items()}  # escaped there
     context = {"dataset": dataset, "r": figures, "pictures": pictures}
     return render(request, "benchmark/cs/report.html", context)
 

@@ -19,6 +19,7 @@ from django.utils import timezone
 from oncore.csv import FORMULA_START
 
 from ..models import BenchmarkRun, Clip, Dataset, EntitySpan, Hypothesis, ImportProblem, SpanHit
+from ..plural import counted
 from . import matcher, runs, scoring
 
 MANIFEST_FORMAT = "oncore-entity-benchmark-manifest/1"
@@ -72,7 +73,7 @@ def check_matcher() -> None:
     if failures:
         listed = "; ".join(str(f) for f in failures)
         raise ScoringRefused(
-            f"The entity matcher ({matcher.MATCHER_VERSION}) fails {len(failures)} self-test case(s), "
+            f"The entity matcher ({matcher.MATCHER_VERSION}) fails {counted(len(failures), 'self-test case')}, "
             "so nothing "
             f"was scored: {listed}"
         )
@@ -106,7 +107,8 @@ def score_run(run, *, tiers: str = "A", allow_incomplete: bool = False) -> scori
     pending = Hypothesis.objects.filter(run=run, status__in=[Hypothesis.QUEUED, Hypothesis.RUNNING]).count()
     if pending and not allow_incomplete:
         raise ScoringRefused(
-            f"Run {run.pk} is not finished: {pending} clip(s) are still queued or running. Resume it "
+            f"Run {run.pk} is not finished: {counted(pending, 'clip is', 'clips are')} still queued or running. "
+            "Resume it "
             f"(manage.py benchmark_run --run {run.pk}) or score it as it stands with --allow-incomplete."
         )
     clips, spans, keys = load_inputs(run)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from django.db.models import Count, Q
 
 from ..models import BenchmarkRun, Hypothesis, SpanHit
+from ..plural import counted
 from . import actions, scoring
 
 
@@ -258,7 +259,8 @@ def _diff(run_a, name_b, found_b: dict, heard_b, tiers: str) -> RunDiff:
     missing = [r.span_id for r in results_a if r.span_id not in found_b]
     if missing:
         raise ValueError(
-            f"{len(missing)} span(s) run {run_a.pk} scored are not in {_named(name_b)} (the first: "
+            f"{counted(len(missing), 'span')} run {run_a.pk} scored {'is' if len(missing) == 1 else 'are'} "
+            f"not in {_named(name_b)} (the first: "
             f"{missing[0]}): is it a run on dataset {run_a.dataset}?"
         )
     diff = scoring.diff_spans(results_a, found_b)
@@ -279,21 +281,44 @@ def _heard(run, clips) -> dict:
     )
 
 
-def entity_accuracy_by_transcriber(transcriber_ids, dataset=None) -> dict[int, tuple[float | None, int, int]]:
-    """{transcriber id: (headline entity accuracy, n, run id)} from each transcriber's latest scored run
-    (tier A, MLCommons where the dataset has it), on `dataset` when given, else on any dataset.
-    Transcribers without a scored run are left out. Two queries."""
+@dataclass(frozen=True)
+class LatestRun:
+    """A transcriber's latest scored run, with what its page says about the dataset it ran on."""
+
+    run_id: int
+    dataset_clips: int
+    dataset_source_files: list
+    headline: Headline
+
+
+def latest_headlines(transcriber_ids, dataset=None) -> dict[int, LatestRun]:
+    """{transcriber id: its latest scored run and that run's headline (tier A, MLCommons where the dataset has
+    it)}, on `dataset` when given, else on any dataset. Transcribers without a scored run are left out (and so
+    is a run with no tier A span). Two queries."""
     runs = BenchmarkRun.objects.filter(transcriber_id__in=list(transcriber_ids), scored_at__isnull=False)
     if dataset is not None:
         runs = runs.filter(dataset=dataset)
-    latest: dict[int, int] = {}
-    for transcriber_id, run_id in runs.order_by("-scored_at", "-id").values_list("transcriber_id", "id"):
-        latest.setdefault(transcriber_id, run_id)
-    figures = headlines(latest.values())
+    latest: dict[int, tuple] = {}
+    rows = runs.order_by("-scored_at", "-id").values_list(
+        "transcriber_id", "id", "dataset__clip_count", "dataset__source_files"
+    )
+    for transcriber_id, *run in rows:
+        latest.setdefault(transcriber_id, run)
+    figures = headlines([run_id for run_id, _, _ in latest.values()])
     return {
-        transcriber_id: (figures[run_id].accuracy, figures[run_id].n, run_id)
-        for transcriber_id, run_id in latest.items()
-        if run_id in figures
+        transcriber_id: LatestRun(run_id, clips, source_files, figures[run_id])
+        for transcriber_id, (run_id, clips, source_files) in latest.items()
+        if run_id in figures and figures[run_id].n
+    }
+
+
+def entity_accuracy_by_transcriber(transcriber_ids, dataset=None) -> dict[int, tuple[float | None, int, int]]:
+    """{transcriber id: (headline entity accuracy, n, run id)} from each transcriber's latest scored run
+    (see latest_headlines). Two queries. The product reads benchmark.selectors.entity_headlines instead, which
+    also says whether the figure comes from the packaged fixture."""
+    return {
+        transcriber_id: (latest.headline.accuracy, latest.headline.n, latest.run_id)
+        for transcriber_id, latest in latest_headlines(transcriber_ids, dataset).items()
     }
 
 

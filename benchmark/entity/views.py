@@ -22,6 +22,7 @@ from oncore.transcribers.models import Transcriber
 
 from .. import executor
 from ..models import BenchmarkRun, Dataset
+from ..plural import counted
 from . import actions, reports, scoring
 
 TIER_CHOICES = [("A", "Tier A"), ("B", "Tier B"), ("AB", "Tiers A+B")]
@@ -155,6 +156,7 @@ def _list_context(request, tiers: str) -> dict:
         "tiers": tiers,
         "tier_form": TierForm(initial={"tiers": tiers}),
         "running": any(run.status in ACTIVE for run, _ in rows),
+        "any_fixture": any(run.dataset.is_fixture for run, _ in rows),
     }
 
 
@@ -195,9 +197,8 @@ def run_start(request):
             except executor.RunRefused as exc:
                 form.add_error(None, str(exc))
             else:
-                messages.success(
-                    request, f"Run {run.pk} queued: {run.system_name} over {d['dataset'].clip_count} clip(s)."
-                )
+                clips = counted(d["dataset"].clip_count, "clip")
+                messages.success(request, f"Run {run.pk} queued: {run.system_name} over {clips}.")
                 return redirect("bench:run", run.pk)
     context = _list_context(request, "A")
     context["form"] = form

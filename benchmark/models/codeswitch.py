@@ -7,6 +7,7 @@ from django.db import models
 from django.db.models import Q
 
 from ..codeswitch.metrics import split_pair
+from ..packaged import is_codeswitch_fixture
 from .base import Run, WorkItem
 
 
@@ -26,6 +27,11 @@ class CsDataset(models.Model):
 
     def __str__(self):
         return self.name
+
+    @property
+    def is_fixture(self) -> bool:
+        """Imported from the packaged fixture JSONL (benchmark.packaged): a few clips, not a real dataset."""
+        return is_codeswitch_fixture(self.source_sha256)
 
 
 class CsUtterance(models.Model):

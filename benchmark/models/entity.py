@@ -6,6 +6,7 @@ Writes happen in benchmark.entity (importer, runs, actions); nothing here has lo
 from django.db import models
 from django.db.models import Q
 
+from ..packaged import is_entity_fixture
 from .base import Run, WorkItem
 
 
@@ -38,6 +39,11 @@ class Dataset(models.Model):
 
     def __str__(self):
         return f"{self.name} {self.version} ({self.revision})"
+
+    @property
+    def is_fixture(self) -> bool:
+        """Imported from the packaged fixture files (benchmark.packaged): a few clips, not the benchmark."""
+        return is_entity_fixture(self.source_files)
 
 
 class Clip(models.Model):

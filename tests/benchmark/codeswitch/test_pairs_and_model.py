@@ -84,7 +84,8 @@ def test_it_fits_the_two_part_model_on_code_switched_clips_only_and_says_its_n(
     assert es.clips == {"code_switched": 2, "monolingual_matrix": 2, "monolingual_english": 2}
     assert es.model.n == 2  # the two code-switched clips, not all six
     page = admin_client.get(reverse("cs:report", args=[dataset.pk])).content.decode()
-    assert "fitted on n = 2 code-switched clips" in page
+    model = page[page.index("What predicts errors") :]
+    assert '<th scope="col">Code-switched clips</th>' in model and "<td>es-en</td><td>2</td>" in model
     assert cs_report.report_json(report)["rows"][0]["two_part_model"]["n"] == 2
 
     csv_page = admin_client.get(reverse("cs:report_csv", args=[dataset.pk]))

@@ -11,6 +11,7 @@ import pytest
 from django.urls import reverse
 
 from benchmark.codeswitch import langtag
+from benchmark.codeswitch import pictures as cs_pictures
 from benchmark.codeswitch import report as cs_report
 from benchmark.codeswitch import runs as cs_runs
 from benchmark.codeswitch.importer import import_codeswitch
@@ -99,9 +100,9 @@ def test_it_downloads_one_csv_row_per_clip_and_every_figure_as_json(transcribed,
 
 
 def test_it_draws_escaped_svg():
-    svg = cs_report.heat_map_svg("<WER>", ["a & b"], ["en"], [[0.25]])
+    svg = cs_pictures.heat_map_svg("<WER>", ["a & b"], ["en"], [[0.25]])
     assert "&lt;WER&gt;" in svg and "a &amp; b" in svg and "25%" in svg
-    bars = cs_report.cost_bars_svg("cost", ["x"], {"vs English": [-0.1], "vs matrix": [None]})
+    bars = cs_pictures.cost_bars_svg("cost", ["x"], {"vs English": [-0.1], "vs matrix": [None]})
     assert "-10.0" in bars and "no pairs" in bars
 
 

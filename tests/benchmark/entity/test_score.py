@@ -127,7 +127,7 @@ def test_it_refuses_to_score_when_the_matcher_fails_its_self_test(alpha, tmp_pat
     with pytest.raises(CommandError) as caught:
         _cmd("benchmark_score", str(alpha.pk), "--out", str(tmp_path / "out"))
 
-    assert "fails 1 self-test case(s), so nothing was scored" in str(caught.value)
+    assert "fails 1 self-test case, so nothing was scored" in str(caught.value)
     assert "alias_saint: entity_found('Saint Louis', 'st. louis county') gave False" in str(caught.value)
     assert not SpanHit.objects.exists() and not (tmp_path / "out").exists()
 

@@ -330,7 +330,7 @@ def test_it_refuses_to_score_a_run_with_clips_left_unless_asked(staff_client, da
     Hypothesis.objects.filter(run=run, clip__clip_id="bf-0001").update(status=Hypothesis.QUEUED)
 
     refused = staff_client.post(reverse("bench:run_score", args=[run.pk]), follow=True)
-    assert "is not finished: 1 clip(s) are still queued" in refused.content.decode()
+    assert "is not finished: 1 clip is still queued" in refused.content.decode()
     assert not SpanHit.objects.filter(run=run).exists()
 
     staff_client.post(reverse("bench:run_score", args=[run.pk]), {"allow_incomplete": "1"})

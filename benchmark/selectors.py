@@ -1,0 +1,67 @@
+"""What the product reads from the benchmark: the one module transcriber_tests imports benchmark figures through.
+
+    headlines = entity_headlines([t.pk for t in transcribers])   # {transcriber id: EntityHeadline}, 2 queries
+
+The figure is the one the benchmark pages quote a run by: the headline entity accuracy (MLCommons subset where
+the dataset has one, tier A) of the transcriber's latest scored run. It says how many spans it was scored on and
+whether the dataset is the packaged fixture `load_demo` imports (a few clips: a pipeline check, not the public
+benchmark), so a candidate card never shows a five-clip figure as the benchmark's.
+"""
+
+from dataclasses import dataclass
+
+from .entity import reports, scoring
+from .packaged import LABEL as FIXTURE_LABEL
+from .packaged import is_entity_fixture
+
+
+@dataclass(frozen=True)
+class EntityHeadline:
+    """A transcriber's entity benchmark figure. `accuracy`: a fraction (0..1) over `n` spans scored; `run_id`:
+    the run it comes from (bench:run); `dataset_clips`: the clips of that run's dataset; `dataset_label`:
+    "packaged fixture", "MLCommons subset" or "all subsets" (a dataset without an MLCommons subset)."""
+
+    accuracy: float
+    n: int
+    run_id: int
+    is_fixture: bool
+    dataset_clips: int
+    tier: str
+    dataset_label: str
+
+    @property
+    def caption(self) -> str:
+        """What to print beside the figure: "MLCommons subset, tier A, n=1086", or for the fixture "packaged
+        fixture, 5 clips — not the full benchmark, tier A, n=4"."""
+        if self.is_fixture:
+            clips = f"{self.dataset_clips} clip" + ("" if self.dataset_clips == 1 else "s")
+            where = f"{FIXTURE_LABEL}, {clips} — not the full benchmark"
+        else:
+            where = self.dataset_label
+        return f"{where}, tier {self.tier}, n={self.n}"
+
+
+def _dataset_label(subset: str | None, is_fixture: bool) -> str:
+    if is_fixture:
+        return FIXTURE_LABEL
+    if subset is not None and subset.startswith(scoring.HEADLINE_PREFIX):
+        return f"{scoring.HEADLINE_PREFIX} subset"
+    return "all subsets"
+
+
+def entity_headlines(transcriber_ids) -> dict[int, EntityHeadline]:
+    """{transcriber id: EntityHeadline} of each transcriber's latest scored entity benchmark run (tier A
+    headline); transcribers without one are left out. Two queries, whatever the number of transcribers."""
+    figures = {}
+    for transcriber_id, latest in reports.latest_headlines(transcriber_ids).items():
+        fixture = is_entity_fixture(latest.dataset_source_files)
+        figures[transcriber_id] = EntityHeadline(
+            accuracy=latest.headline.accuracy,
+            n=latest.headline.n,
+            run_id=latest.run_id,
+            is_fixture=fixture,
+            dataset_clips=latest.dataset_clips,
+            tier=latest.headline.tiers,
+            dataset_label=_dataset_label(latest.headline.subset, fixture),
+        )
+    return figures
