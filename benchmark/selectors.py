@@ -1,6 +1,7 @@
 """What the product reads from the benchmark: the one module transcriber_tests imports benchmark figures through.
 
     headlines = entity_headlines([t.pk for t in transcribers])   # {transcriber id: EntityHeadline}, 2 queries
+    detect_languages(texts), language_wer(languages, pairs)      # the code-switching tagger, on a bank's lines
 
 The figure is the one the benchmark pages quote a run by: the headline entity accuracy (MLCommons subset where
 the dataset has one, tier A) of the transcriber's latest scored run. It says how many spans it was scored on and
@@ -10,9 +11,15 @@ benchmark), so a candidate card never shows a five-clip figure as the benchmark'
 
 from dataclasses import dataclass
 
+from .codeswitch.langtag import detect_languages
+from .codeswitch.report import language_wer
 from .entity import reports, scoring
 from .packaged import LABEL as FIXTURE_LABEL
 from .packaged import is_entity_fixture
+
+# The code-switching tagger and per-language WER a bank's results read, named here so the product imports
+# the benchmark from this one module.
+__all__ = ["EntityHeadline", "detect_languages", "entity_headlines", "language_wer"]
 
 
 @dataclass(frozen=True)
