@@ -384,6 +384,7 @@ EXTRA_URLS = {
     "switch_org": {},
     "api_errors": {},
     "healthz": {},
+    "favicon": {},
     "tt:home": {},
     "logout": {},
 }
