@@ -19,8 +19,7 @@ from django.db.models import Count, Exists, F, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from benchmark.codeswitch.langtag import detect_languages
-from benchmark.codeswitch.report import language_wer
+from benchmark.selectors import detect_languages, language_wer
 from oncore import audio
 from oncore.calls.models import Call, Line
 from oncore.transcribers.models import Transcriber

@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HTMX_STOP_POLLING
 
-from benchmark.entity import reports as benchmark_reports
+from benchmark import selectors as benchmark
 from oncore.accounts.access import admin_required, admins_of, current_membership
 from oncore.calls.models import Call, Line
 from oncore.http import clip_response, id_in, redirect_next
@@ -446,7 +446,7 @@ def bank_results(request, pk):
     bank = _get_bank_for_admin(request, pk)
     results = queries.bank_results(bank, _window(request))
     # The public benchmark beside your own callers: each candidate's entity accuracy, where it has a scored run.
-    entity = benchmark_reports.entity_accuracy_by_transcriber([card.transcriber.pk for card in results.cards])
+    entity = benchmark.entity_headlines([card.transcriber.pk for card in results.cards])
     # A bank whose flagged lines span several languages: the leader's per-language WER on them.
     language_wer = None
     if results.leader is not None:

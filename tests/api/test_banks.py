@@ -210,10 +210,18 @@ def test_it_hides_another_organizations_banks(other_api, bank, flag):
 
 
 def test_it_puts_a_candidates_entity_benchmark_beside_its_results(api, bank, flag, monkeypatch):
-    from benchmark.entity import reports
+    from benchmark import selectors
 
     good = bank.candidates.get(position=0).transcriber_id
-    monkeypatch.setattr(reports, "entity_accuracy_by_transcriber", lambda ids: {good: (0.8, 40, 7)})
+    figure = selectors.EntityHeadline(0.8, 40, 7, True, 5, "A", "packaged fixture")
+    monkeypatch.setattr(selectors, "entity_headlines", lambda ids: {good: figure})
     cards = api.get(f"/banks/{bank.pk}/results").json()["candidates"]
-    assert cards[0]["entity_benchmark"] == {"accuracy": 0.8, "n": 40, "run_id": 7}
+    assert cards[0]["entity_benchmark"] == {
+        "accuracy": 0.8,
+        "n": 40,
+        "run_id": 7,
+        "packaged_fixture": True,
+        "dataset_clips": 5,
+        "caption": "packaged fixture, 5 clips — not the full benchmark, tier A, n=40",
+    }
     assert cards[1]["entity_benchmark"] is None

@@ -11,7 +11,7 @@ from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 from pydantic import field_validator, model_validator
 
-from benchmark.entity import reports as benchmark_reports
+from benchmark import selectors as benchmark
 from oncore.api import created
 from oncore.formats import money
 from oncore.transcribers.models import Transcriber
@@ -304,8 +304,17 @@ class Summary(Schema):
 
 class EntityBenchmark(Schema):
     accuracy: float | None = Field(description="Headline entity accuracy (MLCommons subset, tier A).")
-    n: int
+    n: int = Field(description="Entity spans it was scored on.")
     run_id: int = Field(description="The benchmark run it comes from.")
+    packaged_fixture: bool = Field(
+        description="The run is on the few-clip fixture packaged with OnCore (a pipeline check, not the public "
+        "benchmark): do not read it as the benchmark's figure."
+    )
+    dataset_clips: int = Field(description="Clips in the run's dataset.")
+    caption: str = Field(
+        description='What to print beside the figure ("MLCommons subset, tier A, n=1086", or "packaged '
+        'fixture, 5 clips — not the full benchmark, tier A, n=4").'
+    )
 
 
 class CardOut(Summary):
@@ -407,7 +416,7 @@ def bank_results(request, bank_id: int, q: Query[ResultsFilters]):
     the threshold, and the McNemar test of its lead over the runner-up."""
     r = queries.bank_results(_bank(request, bank_id), q.window, date_from=q.date_from, date_to=q.date_to)
     period = r.date_from is not None or r.date_to is not None
-    entity = benchmark_reports.entity_accuracy_by_transcriber([c.transcriber.pk for c in r.cards])
+    entity = benchmark.entity_headlines([c.transcriber.pk for c in r.cards])
     cards = []
     for c in r.cards:
         e = entity.get(c.transcriber.pk)
@@ -417,7 +426,16 @@ def bank_results(request, bank_id: int, q: Query[ResultsFilters]):
                 "position": c.position,
                 "audio_cost": money(c.cost),
                 "is_leader": c.is_leader,
-                "entity_benchmark": {"accuracy": e[0], "n": e[1], "run_id": e[2]} if e else None,
+                "entity_benchmark": {
+                    "accuracy": e.accuracy,
+                    "n": e.n,
+                    "run_id": e.run_id,
+                    "packaged_fixture": e.is_fixture,
+                    "dataset_clips": e.dataset_clips,
+                    "caption": e.caption,
+                }
+                if e
+                else None,
             }
         )
     leader = None

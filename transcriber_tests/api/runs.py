@@ -112,8 +112,19 @@ class RunBrief(Schema):
     finished_at: datetime | None
     calls: int
     lines: int
-    fixes: int = Field(description="Lines the candidate got right and the production transcript wrong.")
-    breaks: int = Field(description="Lines the production transcript got right and the candidate wrong.")
+    fixes: int = Field(
+        description="Lines the candidate got right and the production transcript wrong, among the labelled "
+        "lines: read it with `unlabelled` (unlabelled is not zero)."
+    )
+    breaks: int = Field(
+        description="Lines the production transcript got right and the candidate wrong, among the labelled "
+        "lines: read it with `unlabelled`."
+    )
+    differing: int = Field(description="Compared lines whose texts differ: the lines that need a label.")
+    unlabelled: int = Field(description="Differing lines with no label yet; fixes and breaks leave them out.")
+    unlabelled_why: str = Field(
+        description='Why they carry none ("the judge is not configured on this server", ...); "" when none.'
+    )
     audio_path_agreement: float | None = Field(
         description="Calibration: share of replays equal to the production text."
     )
@@ -142,8 +153,10 @@ class Counts(Schema):
     same_meaning: int
     both_wrong: int
     unlabelled: int = Field(
-        description="Differing lines with no label (judge not configured, failed or pending)."
+        description="Differing lines with no label (judge not configured, failed or pending): fixes, breaks, "
+        "same_meaning and both_wrong leave them out."
     )
+    unlabelled_why: str = Field(description='Why they carry none; "" when every differing line is labelled.')
     rule_labelled: int = Field(
         description="Differing lines labelled same_meaning by rule, never sent to the judge."
     )
@@ -316,6 +329,7 @@ def _run_out(run) -> dict:
             "same_meaning": s.same_meaning,
             "both_wrong": s.both_wrong,
             "unlabelled": s.unlabelled,
+            "unlabelled_why": s.labels.why,
             "rule_labelled": s.rule_labelled,
             "judge_gave_up": s.judge_gave_up,
             "judge_calls_saved": s.judge_calls_saved,
@@ -410,6 +424,7 @@ def _run_page(qs, q: PageIn) -> dict:
     items = []
     for run in run_list:
         c = counts.get(run.pk, {})
+        labels = c.get("labels")
         items.append(
             {
                 "id": run.pk,
@@ -424,6 +439,9 @@ def _run_page(qs, q: PageIn) -> dict:
                 "lines": c.get("lines", 0),
                 "fixes": c.get("fixes", 0),
                 "breaks": c.get("breaks", 0),
+                "differing": labels.differing if labels else 0,
+                "unlabelled": labels.unlabelled if labels else 0,
+                "unlabelled_why": labels.why if labels else "",
                 "audio_path_agreement": c.get("audio_path_agreement"),
                 "calibration_low": c.get("calibration_low", False),
             }

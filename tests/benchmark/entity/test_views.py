@@ -506,6 +506,7 @@ def test_it_preselects_the_run_to_compare_from_its_page(admin_client, alpha, bet
 
 
 def test_it_puts_each_candidates_entity_accuracy_beside_its_own_lines(org, beta, beta_stt):
+    from benchmark import selectors
     from transcriber_tests import actions as bank_actions
     from transcriber_tests import queries
 
@@ -518,11 +519,11 @@ def test_it_puts_each_candidates_entity_accuracy_beside_its_own_lines(org, beta,
     results = queries.bank_results(bank)
     context = {"bank": bank, "r": results, "windows": [30], "queue": None}
 
-    entity = reports.entity_accuracy_by_transcriber([card.transcriber.pk for card in results.cards])
+    entity = selectors.entity_headlines([card.transcriber.pk for card in results.cards])
     html = render_to_string("transcriber_tests/_results_body.html", {**context, "entity": entity})
 
     assert "Entity benchmark: <strong>66.7%</strong>" in html
-    assert "(MLCommons tier A, n=3)" in html
+    assert "(MLCommons subset, tier A, n=3)" in html
     assert f'<a href="{reverse("bench:run", args=[beta.pk])}">run #{beta.pk}</a>' in html
     assert html.count("Entity benchmark:") == 1  # the candidate without a scored run shows none
     assert "Entity benchmark" not in render_to_string("transcriber_tests/_results_body.html", context)

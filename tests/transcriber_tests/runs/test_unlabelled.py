@@ -72,6 +72,14 @@ def test_it_says_not_labelled_in_the_runs_list(admin_client, unlabelled_run):
     assert f"Run {unlabelled_run.pk} Run cand done judge not configured 1 4 not labelled" in listing
 
 
+def test_the_api_says_how_many_differing_lines_are_unlabelled_and_why(api, unlabelled_run):
+    brief = api.get("/runs").json()["items"][0]
+    assert (brief["fixes"], brief["breaks"], brief["differing"], brief["unlabelled"]) == (0, 0, 3, 3)
+    assert brief["unlabelled_why"] == NOT_CONFIGURED
+    counts = api.get(f"/runs/{unlabelled_run.pk}").json()["counts"]
+    assert (counts["unlabelled"], counts["unlabelled_why"]) == (3, NOT_CONFIGURED)
+
+
 def test_it_shows_how_many_differing_lines_are_labelled_beside_a_partial_figure(
     admin_client, run_setup, no_judge
 ):
