@@ -9,6 +9,7 @@ critical violation) and no page breaks the Content-Security-Policy."""
 import csv
 import io
 import json
+import re
 from importlib import import_module
 from pathlib import Path
 
@@ -20,7 +21,9 @@ from django.core.management import call_command
 from oncore.calls.models import Line
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, scoring, tasks
-from transcriber_tests.models import Bank, Flag
+from transcriber_tests.models import Bank, Flag, Run
+from transcriber_tests.runs import actions as run_actions
+from transcriber_tests.runs import tasks as run_tasks
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -212,7 +215,9 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
     results.locator(".progress").wait_for(state="detached", timeout=60_000)
     text = results.inner_text()
     assert "pending" not in text and text.count("Whisper base (local)") == 2  # the line and its control
-    assert all(("✓ match" in r or "WER" in r) for r in results.locator("tbody tr").all_inner_texts())
+    assert "<span" not in text and "&lt;" not in text  # markup is drawn, never shown as text
+    for cell in results.locator("tbody tr td").all_inner_texts():  # each reads as a person expects
+        assert re.fullmatch(r"(?s).*(✓ match|WER \d+\.\d\d|✗ (error|no text|failed).*)", cell.strip()), cell
     axe(page, "call with results")
     page.screenshot(path=str(screenshots / "call-page.png"), full_page=True)
 
@@ -240,7 +245,12 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
     page.get_by_role("link", name="Turn by turn").click()
     page.wait_for_load_state("networkidle")
     table = page.locator("table.turns")
-    assert truth in table.inner_text()
+    assert truth in table.inner_text() and "<span" not in table.inner_text()
+    cells = [c.strip() for c in table.locator("tbody td[data-label]").all_inner_texts()]
+    matched = [c for c in cells if c.endswith("✓ match")]
+    wer = [c for c in cells if re.search(r"WER \d+\.\d\d$", c)]
+    assert matched and wer, cells  # the demo's flags: some lines matched, some not
+    assert all(not c.startswith("<") for c in cells)
     axe(page, "turn table")
     page.screenshot(path=str(screenshots / "turn-table.png"), full_page=True)
 
@@ -261,6 +271,20 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
     assert "can only measure the recording path" in note.inner_text()
     axe(page, "run estimate")
     page.screenshot(path=str(screenshots / "run-estimate-live-candidate.png"), full_page=True)
+
+    # A full-call run of Whisper base over the flagged call, with no judge configured: its page says its lines
+    # are not labelled (never "Breaks 0") and shows each calibration replay's text.
+    run = run_actions.do_start_run(
+        bank, [line.call_id], candidate=Transcriber.objects.get(slug="whisper-base"), confirmed=True
+    )
+    assert run_tasks.drain_run(run.pk, max_seconds=300) == Run.DONE
+    page.goto(f"{base}/runs/{run.pk}/")
+    breaks = " ".join(page.get_by_role("article", name="Breaks").inner_text().split())
+    if run.lines.filter(differs=True, label="").exists():  # lines the judge would label: not a zero
+        assert "not labelled" in breaks and "the judge is not configured on this server" in breaks, breaks
+    assert "Replay through the live transcriber" in page.locator("main").inner_text()
+    axe(page, "run")
+    page.screenshot(path=str(screenshots / "run.png"), full_page=True)
 
     for path, name in [
         ("/benchmark/", "benchmark"),
@@ -283,14 +307,19 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
     for path, name, shot in [
         (f"/banks/{bank.pk}/?window=90", "results at 390 px", "results-390.png"),
         (f"/calls/{line.call_id}/", "call at 390 px", "call-page-390.png"),
-        ("/banks/", "leaderboard at 390 px", None),
-        (f"/banks/{bank.pk}/turns/", "turn table at 390 px", None),
+        ("/banks/", "leaderboard at 390 px", "leaderboard-390.png"),
+        (f"/banks/{bank.pk}/turns/", "turn table at 390 px", "turn-table-390.png"),
+        (f"/runs/{run.pk}/", "run at 390 px", "run-390.png"),
         ("/calls/", "calls at 390 px", None),
         (f"/banks/{live_check.pk}/runs/new/?call={line.call_id}", "new run at 390 px", None),
     ]:
         page.goto(f"{base}{path}")
         page.wait_for_load_state("networkidle")
         assert not too_wide(page), (name, too_wide(page))
+        if "turn table" in name:  # its rows stack: every cell is on screen, under its column's name
+            for cell in page.locator("table.turns tbody td[data-label]").all()[:12]:
+                box = cell.bounding_box()
+                assert box and box["x"] >= 0 and box["x"] + box["width"] <= 391, box
         axe(page, name)
         if shot:
             page.screenshot(path=str(screenshots / shot), full_page=True)
