@@ -219,7 +219,9 @@ def test_adding_a_candidate_says_what_it_set_going(org, admin_client, make_trans
     estimate = read(admin_client.post(url, {"transcriber": first.pk}).content)
     assert "this bank has no flagged lines yet, so nothing is transcribed now" in estimate
     added = admin_client.post(url, {"transcriber": first.pk, "confirmed": "on"}, follow=True)
-    assert "The bank has no flagged lines yet: it transcribes each line flagged into it." in read(added.content)
+    assert "The bank has no flagged lines yet: it transcribes each line flagged into it." in read(
+        added.content
+    )
     assert "is transcribing" not in read(added.content)
     actions.do_flag_line(recorded_call.lines.get(position=0), "Siobhan", bank=bank)
     second = make_transcriber("second", "hello")

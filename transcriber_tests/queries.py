@@ -25,7 +25,7 @@ from oncore.calls.models import Call, Line
 from oncore.transcribers.models import Transcriber
 
 from . import aggregates, errors, jobs, scoring
-from .actions import live_transcriber_of, why_not_flaggable
+from .lines import live_transcriber_of, why_not_flaggable
 from .models import Bank, ControlLine, Flag, Score, Transcription
 from .picks import picks_by_item
 

@@ -12,6 +12,7 @@ from oncore import audio, llm
 from oncore.transcribers.engines import TranscriptionError, get_engine
 
 from . import actions, events, jobs, picks
+from .lines import too_long
 from .models import Bank, Run, Transcription
 
 log = logging.getLogger(__name__)
@@ -33,7 +34,7 @@ def _transcribe_claimed(t: Transcription) -> str:
     pk = t.pk
     line = t.line
     try:
-        if actions.too_long(line):  # flagged before the limit was set: not replayed
+        if too_long(line):  # flagged before the limit was set: not replayed
             raise audio.AudioError(f"The line is {line.duration_s:.0f} s long, over ONCORE_MAX_LINE_S.")
         clips = audio.cut_line(
             audio.stored(line.call.recording), line.start_s, line.end_s, label=f"call {line.call_id}"

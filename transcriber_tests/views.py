@@ -17,6 +17,7 @@ from oncore.transcribers.models import Transcriber
 from . import actions, exports, flagging, jobs, overview, queries, scoring
 from .errors import ActionError, EstimateNotConfirmed
 from .forms import AddCandidateForm, BankForm, CallFilterForm, FlagForm, MoveFlagForm
+from .lines import bank_lines, live_transcriber_of
 from .models import Bank, Flag
 
 PAGE_SIZE = 50
@@ -109,7 +110,7 @@ def call_page(request, pk):
             "page": page,
             "rows": rows,
             "results": flagging.results_of(row.flag for row in rows if row.flag),
-            "live": actions.live_transcriber_of(call),
+            "live": live_transcriber_of(call),
         },
     )
 
@@ -403,7 +404,7 @@ def _added(bank, transcriber) -> str:
         return (
             f"{transcriber} added; it is transcribing the bank's {waiting} line{'s' if waiting != 1 else ''}."
         )
-    if actions.bank_lines(bank).exists():
+    if bank_lines(bank).exists():
         return (
             f"{transcriber} added; it had already transcribed every line of the bank, so its scores are in."
         )

@@ -21,6 +21,7 @@ from django.core.management import call_command
 from oncore.calls.models import Line
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, scoring, tasks
+from transcriber_tests.lines import why_not_flaggable
 from transcriber_tests.models import Bank, Flag, Run
 from transcriber_tests.runs import actions as run_actions
 from transcriber_tests.runs import tasks as run_tasks
@@ -84,7 +85,7 @@ def flaggable_line():
         .select_related("call")
         .order_by("call_id", "position")
     ):
-        if actions.why_not_flaggable(line) is None and not scoring.score_line(said(line), line.text).match:
+        if why_not_flaggable(line) is None and not scoring.score_line(said(line), line.text).match:
             return line
     raise AssertionError("the demo has no flaggable caller line that the live transcriber got wrong")
 

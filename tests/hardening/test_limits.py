@@ -19,6 +19,7 @@ from oncore import audio
 from oncore.calls.models import Call, Line
 from tests.fixtures import assert_error, make_call
 from transcriber_tests import actions, queries
+from transcriber_tests.lines import why_not_flaggable
 from transcriber_tests.models import Flag, Run
 from transcriber_tests.runs import actions as run_actions
 
@@ -131,9 +132,9 @@ def test_it_never_draws_a_line_longer_than_the_maximum_as_a_control(org, tenant,
 
 def test_it_takes_the_line_limit_from_settings(api, hour_line, settings):
     settings.ONCORE = {**settings.ONCORE, "MAX_LINE_S": HOUR_S}
-    assert actions.why_not_flaggable(hour_line) is None
+    assert why_not_flaggable(hour_line) is None
     settings.ONCORE = {**settings.ONCORE, "MAX_LINE_S": 30}
-    assert "longer than 30 s" in actions.why_not_flaggable(hour_line).message
+    assert "longer than 30 s" in why_not_flaggable(hour_line).message
 
 
 # ---------------------------------------------------------------- import: recordings, timing, lines

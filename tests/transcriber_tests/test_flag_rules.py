@@ -13,6 +13,7 @@ from oncore.calls.importer import import_calls
 from oncore.calls.models import Line
 from tests.fixtures import make_call
 from transcriber_tests import actions, aggregates, errors, scoring, tasks
+from transcriber_tests.lines import why_not_flaggable
 from transcriber_tests.models import ControlLine, Flag, Score
 
 pytestmark = pytest.mark.django_db
@@ -108,7 +109,7 @@ def demo_org(org):
         for line in Line.objects.filter(call__tenant__organization=org, speaker=Line.CALLER)
         .select_related("call")
         .order_by("id")
-        if actions.why_not_flaggable(line) is None
+        if why_not_flaggable(line) is None
     ]
     for line, text in zip(lines[::7], ["", "...", " - ", "?!", ""], strict=False):  # lines without words
         line.text = text

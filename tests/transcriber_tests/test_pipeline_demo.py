@@ -10,6 +10,7 @@ from django.core.management import call_command
 from oncore.calls.models import Line
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, queries, scoring, tasks
+from transcriber_tests.lines import why_not_flaggable
 from transcriber_tests.models import Score, Transcription
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
@@ -22,7 +23,7 @@ def test_it_scores_a_demo_flag_with_whisper_tiny_en(settings_media):
     line = next(
         ln
         for ln in Line.objects.filter(speaker="caller").select_related("call").order_by("call_id", "position")
-        if actions.why_not_flaggable(ln) is None
+        if why_not_flaggable(ln) is None
         and not scoring.score_line(said[(ln.call.external_id, ln.position)], ln.text).match
     )
     truth = said[(line.call.external_id, line.position)]

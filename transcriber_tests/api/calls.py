@@ -19,7 +19,8 @@ from oncore.calls import importer
 from oncore.calls.models import Assistant, Line
 from oncore.http import clip_response, id_in
 from oncore.transcribers.models import Transcriber
-from transcriber_tests import actions, queries
+from transcriber_tests import queries
+from transcriber_tests.lines import live_transcriber_of
 
 from .errors import WAV_CONTENT, doc
 from .schemas import (
@@ -274,7 +275,7 @@ def get_call(request, call_id: int):
     call = get_or_404(queries.calls_of(request.org), call_id, "call")
     items = [_line_out(row) for row in queries.line_rows(call)]
     out = _call_out(call, len(items), sum(1 for i in items if i["flag"]))
-    out.update(live_transcriber_known=actions.live_transcriber_of(call) is not None, line_items=items)
+    out.update(live_transcriber_known=live_transcriber_of(call) is not None, line_items=items)
     return out
 
 

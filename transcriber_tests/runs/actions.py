@@ -18,7 +18,6 @@ from oncore.templatetags.oncore_tags import dollars
 from oncore.transcribers.engines.base import cost_for
 
 from .. import events, jobs, judge, rule_labels, scoring
-from ..actions import clip_seconds, live_transcriber_of, replayable, untranscribed
 from ..errors import (
     EstimateNotConfirmed,
     JudgeNotFailed,
@@ -35,6 +34,7 @@ from ..errors import (
     TooManyCalls,
     TranscriberDisabled,
 )
+from ..lines import clip_seconds, live_transcriber_of, replayable, untranscribed
 from ..models import Bank, Candidate, Flag, Run, RunCall, RunLine, Score, Transcription
 from . import pipeline, queries
 

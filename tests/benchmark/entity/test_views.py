@@ -11,7 +11,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
-from benchmark.entity import actions, reports
+from benchmark.entity import actions
 from benchmark.models import BenchmarkRun, Clip, Dataset, EntitySpan, Hypothesis, SpanHit
 from oncore.transcribers.models import Transcriber
 

@@ -20,6 +20,7 @@ from oncore.calls.models import Line
 from oncore.transcribers.engines import get_engine
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, aggregates, errors
+from transcriber_tests.lines import live_transcriber_of
 from transcriber_tests.runs import actions as run_actions
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
@@ -45,7 +46,7 @@ def heard(line) -> str:
     clips = audio.cut_line(
         audio.stored(line.call.recording), line.start_s, line.end_s, label=f"call {line.call.external_id}"
     )
-    return get_engine(actions.live_transcriber_of(line.call)).transcribe(clips.candidate_wav).text
+    return get_engine(live_transcriber_of(line.call)).transcribe(clips.candidate_wav).text
 
 
 def hear_again(lines) -> int:
