@@ -28,7 +28,7 @@ The format is documented in docs/call-import-format.md. Re-run with:
 
 It sets Django up on a throwaway SQLite database (the catalogue as migrated). Output is deterministic on one
 machine: fixed seeds, no dither in sox, the live engine's beam search at temperature 0. Whisper's int8 arithmetic
-differs by CPU, so another machine can hear some lines otherwise; load_demo checks and hears them again there.
+differs by CPU, so another machine can hear some lines otherwise; load_demo hears every caller line again there.
 """
 
 from __future__ import annotations
