@@ -46,7 +46,7 @@ class FlagForm(forms.Form):
         self.fields["expected_text"].widget.attrs["id"] = f"expected-{line.pk}"
         self.fields["bank"].queryset = Bank.objects.filter(organization=organization)
         self.matches_live = False  # set when saving was refused because the live transcript already says this
-        self.preselected = ""  # why the bank is preselected, when it is (flagging.remembered_bank)
+        self.preselected = ""  # why the bank is preselected, when it is (queries.remembered_bank)
 
     def preselect(self, why: str) -> None:
         """Say under the bank field why it comes preselected (read out with the field)."""

@@ -14,7 +14,7 @@ from oncore.calls.models import Call, Line
 from oncore.http import clip_response, id_in, redirect_next
 from oncore.transcribers.models import Transcriber
 
-from . import actions, exports, flagging, jobs, overview, queries, scoring
+from . import actions, exports, jobs, queries, scoring
 from .errors import ActionError, EstimateNotConfirmed
 from .forms import AddCandidateForm, BankForm, CallFilterForm, FlagForm, MoveFlagForm
 from .lines import bank_lines, live_transcriber_of
@@ -109,7 +109,7 @@ def call_page(request, pk):
             "call": call,
             "page": page,
             "rows": rows,
-            "results": flagging.results_of(row.flag for row in rows if row.flag),
+            "results": queries.flag_results(row.flag for row in rows if row.flag),
             "live": live_transcriber_of(call),
         },
     )
@@ -144,7 +144,7 @@ def _line_fragment(request, line, form=None, status=200):
     """Re-render one line of the call page (after a flag change, or with a form open)."""
     line = Line.objects.select_related("call__tenant", "call__live_transcriber", "flag__bank").get(pk=line.pk)
     row = queries.line_rows(line.call, [line])[0]
-    results = flagging.results_of([row.flag] if row.flag else [])
+    results = queries.flag_results([row.flag] if row.flag else [])
     return render(
         request,
         "transcriber_tests/_line_row.html",
@@ -161,7 +161,7 @@ def flag_line(request, pk):
     if request.method == "GET":
         # The bank defaults to the one this admin flagged into last (or the only bank), and the form says so; no
         # bank is one choice away.
-        bank, why = flagging.remembered_bank(request.org, request.user)
+        bank, why = queries.remembered_bank(request.org, request.user)
         form = FlagForm(
             organization=request.org, line=line, initial={"expected_text": line.text, "bank": bank}
         )
@@ -240,7 +240,7 @@ def flag_results(request, pk):
     """A flagged line's results per candidate, with its control lines': the call page polls it until every
     candidate has finished (HTMX_STOP_POLLING)."""
     flag = _get_flag_for_admin(request, pk)
-    found = flagging.results_of([flag]).get(flag.pk)
+    found = queries.flag_results([flag]).get(flag.pk)
     if found is None:  # moved out of every bank meanwhile: nothing to wait for
         return HttpResponse("", status=HTMX_STOP_POLLING)
     return render(
@@ -307,7 +307,7 @@ def banks(request):
         request,
         "transcriber_tests/banks.html",
         {
-            "board": overview.leaderboard(request.org, window),
+            "board": queries.leaderboard(request.org, window),
             "window": window,
             "windows": WINDOWS,
             "trust_rule": scoring.TRUST_RULE,
@@ -461,10 +461,10 @@ def bank_results(request, pk):
         "queue": jobs.queue_status(request.org.pk),
         "entity": entity,
         "language_wer": language_wer,
-        "trends": overview.bank_trends(
+        "trends": queries.bank_trends(
             bank, results.window_days, [card.transcriber for card in results.cards]
         ),
-        "tags": overview.bank_tags(bank, results.window_days, [card.transcriber for card in results.cards]),
+        "tags": queries.bank_tags(bank, results.window_days, [card.transcriber for card in results.cards]),
     }
     if request.htmx and request.GET.get("fragment") == "progress":
         # Polls stop (HTMX_STOP_POLLING) once nothing for this bank is waiting.

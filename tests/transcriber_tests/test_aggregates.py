@@ -94,8 +94,8 @@ def check_bank(bank):
     assert queries.banks_list(bank.organization).get(pk=bank.pk).n_flags == flags.count()
     since = queries.window_start(30)
     per_tag, live = (
-        aggregates.tag_summaries(bank.pk, since),
-        aggregates.tag_summaries(bank.pk, since, source="live"),
+        queries.totals.tag_summaries(bank.pk, since),
+        queries.totals.tag_summaries(bank.pk, since, source="live"),
     )
     for tag in ("name", "time", "spelling"):
         tagged = flags.filter(tags__contains=f",{tag},")

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django_htmx.http import HTMX_STOP_POLLING
 
-from transcriber_tests import actions, flagging, tasks
+from transcriber_tests import actions, queries, tasks
 from transcriber_tests.models import Flag, JudgePick
 
 pytestmark = pytest.mark.django_db
@@ -42,14 +42,14 @@ def test_it_defaults_the_flag_form_to_the_bank_the_admin_flagged_into_last(
 def test_it_defaults_to_the_only_bank_and_ignores_other_admins_flags(
     org, admin_user, other_admin, bank, recorded_call
 ):
-    assert flagging.remembered_bank(org, admin_user) == (
+    assert queries.remembered_bank(org, admin_user) == (
         bank,
         "Preselected: English, this organization's only bank.",
     )
     spare = actions.do_create_bank(org, name="Spare")
-    assert flagging.remembered_bank(org, admin_user) == (None, "")
+    assert queries.remembered_bank(org, admin_user) == (None, "")
     actions.do_flag_line(recorded_call.lines.get(position=0), TRUTH, bank=spare, user=other_admin)
-    assert flagging.remembered_bank(org, admin_user) == (None, "")  # someone else's flag
+    assert queries.remembered_bank(org, admin_user) == (None, "")  # someone else's flag
 
 
 def test_it_shows_a_flagged_lines_results_per_candidate_as_they_arrive(

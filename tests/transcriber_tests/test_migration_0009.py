@@ -66,7 +66,7 @@ def test_it_costs_old_scores_and_builds_every_total():
         results = queries.bank_results(Bank.objects.get(pk=bank.pk))
         assert [(c.summary.scored, c.summary.matches) for c in results.cards] == [(1, 1), (1, 0)]
         assert [c.cost for c in results.cards] == [Decimal("0.0012"), Decimal("0.0012")]
-        assert aggregates.tag_summaries(bank.pk, queries.window_start(90))["name"][good.pk].matches == 1
+        assert queries.totals.tag_summaries(bank.pk, queries.window_start(90))["name"][good.pk].matches == 1
         assert Call.objects.get(pk=call.pk).n_flags == 1
     finally:
         migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from tests.fixtures import make_call
-from transcriber_tests import actions, aggregates, overview, tasks
+from transcriber_tests import actions, aggregates, queries, tasks
 from transcriber_tests.models import Flag
 
 pytestmark = pytest.mark.django_db
@@ -49,7 +49,7 @@ def test_it_ranks_each_bank_with_its_leader_threshold_lead_waiting_work_and_wind
     pending_call = make_call(tenant, live_transcriber, caller_texts=["hello"] * 2)
     flag_lines(bank, pending_call)  # queued, not transcribed
 
-    board = {row.bank.name: row for row in overview.leaderboard(org, 30)}
+    board = {row.bank.name: row for row in queries.leaderboard(org, 30)}
     row = board["English"]
     assert row.leader.display_name == "Test good" and row.runner_up.display_name == "Test bad"
     assert (
@@ -92,7 +92,7 @@ def test_it_draws_each_candidates_accuracy_week_by_week_with_its_interval(
         flag_lines(bank, make_call(tenant, live_transcriber, caller_texts=["Shivon"] * 4), days_ago=days)
     tasks.drain()
 
-    trends = overview.bank_trends(bank, 30, candidates(bank))
+    trends = queries.bank_trends(bank, 30, candidates(bank))
     good = trends[0]
     assert [w.scored for w in good.weeks] == [0, 0, 4, 0, 8]  # five weeks ending today, oldest first
     assert [w.matches for w in good.weeks] == [0, 0, 2, 0, 4]
@@ -113,7 +113,7 @@ def test_it_breaks_accuracy_down_by_error_tag(admin_client, bank, tenant, live_t
     flag_lines(bank, make_call(tenant, live_transcriber, caller_texts=["Shivon"] * 4), tags=["time"])
     tasks.drain()
 
-    table = overview.bank_tags(bank, 30, candidates(bank))
+    table = queries.bank_tags(bank, 30, candidates(bank))
     assert [row.tag for row in table.rows] == ["name", "time", "accent"]  # the standard tags first
     name = table.rows[0]
     assert name.flags == 2 and [(c.matches, c.scored) for c in name.cells] == [(2, 2), (0, 2)]

@@ -1,10 +1,27 @@
-"""Reads of the call page around flagging: the bank a new flag goes to unless the admin picks another, and each
-flagged line's results per candidate as they arrive (with its control lines and theirs). A page of lines asks a
-fixed number of queries, whatever the number of flags on it."""
+"""The flags a screen lists, the bank the flag form preselects, and each flagged line's results per candidate
+as they arrive on the call page (with its control lines and theirs). A page of lines asks a fixed number of
+queries, whatever the number of flags on it."""
 
 from dataclasses import dataclass
 
-from .models import Bank, Candidate, ControlLine, Flag, JudgePick, Score, Transcription
+from ..models import Bank, Candidate, ControlLine, Flag, JudgePick, Score, Transcription
+from .calls import _where
+
+
+def flags_list(organization, *, bank=None, unbanked=None, tag="", call=None, date_from=None, date_to=None):
+    """The organization's flags, newest first, with their line, call and tenant. Filters: a bank id, unbanked
+    (True: only flags in no bank; False: only flags in a bank), a tag, a call id, the days they were made between."""
+    qs = Flag.objects.filter(organization=organization).select_related("line__call__tenant")
+    qs = _where(
+        qs,
+        bank_id=bank,
+        bank__isnull=unbanked,
+        tags__contains=f",{' '.join(tag.split()).lower()}," if tag else None,
+        line__call_id=call,
+        created_at__date__gte=date_from,
+        created_at__date__lte=date_to,
+    )
+    return qs.order_by("-created_at", "-id")
 
 
 def remembered_bank(organization, user) -> tuple[Bank | None, str]:
@@ -82,7 +99,7 @@ def _cell(transcriber, score: Score | None, transcription: dict | None, pick: Ju
     return Cell(transcriber, PENDING)
 
 
-def results_of(flags) -> dict[int, FlagResults]:
+def flag_results(flags) -> dict[int, FlagResults]:
     """{flag id: FlagResults} for flags in a bank (a flag in no bank has no candidates: it is left out), in five
     queries: the banks' candidates, the control lines, the scores, the transcriptions and the judge's picks."""
     flags = [f for f in flags if f.bank_id is not None]

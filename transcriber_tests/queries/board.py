@@ -1,0 +1,133 @@
+"""The banks screen (the leaderboard) and the lists of banks and candidates: each bank's leader over the window,
+in a fixed number of queries whatever the number of banks."""
+
+from dataclasses import dataclass
+
+from django.db import connection
+from django.db.models import Count, OuterRef, Sum
+
+from .. import jobs, scoring
+from ..models import Bank, Candidate, ControlLine, Flag, PairTotal, Score, ScoreTotal, Transcription
+from . import totals
+from .window import clamp_window, window_start
+
+
+def banks_list(organization):
+    """The organization's banks by name, each with its number of flags (from the per-day totals) and of
+    candidates."""
+    return (
+        Bank.objects.filter(organization=organization)
+        .annotate(n_flags=totals.flags_in(OuterRef("pk")), n_candidates=Count("candidates", distinct=True))
+        .order_by("name", "id")
+    )
+
+
+def candidates_of(bank: Bank):
+    """The bank's candidates in their order, with their transcribers."""
+    return bank.candidates.select_related("transcriber").order_by("position")
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    """A bank on the leaderboard: its leader over the window (None when nothing is scored), whether it clears
+    the bank's threshold, its lead over the runner-up, the transcriptions still waiting and the window's flags."""
+
+    bank: Bank  # with n_candidates, n_flags (any day) and n_window (flags in the window)
+    leader: object | None  # the leading candidate's transcriber
+    summary: scoring.CandidateSummary | None
+    interval: tuple[float, float] | None
+    clears_threshold: bool
+    runner_up: object | None
+    lead: scoring.LeadTest | None
+    pending: int
+    all_failed: tuple = ()  # (transcriber, failed lines) of candidates whose every line in the window failed
+
+    @property
+    def provisional(self) -> bool:
+        """The leader's accuracy rests on too few lines to trust (scoring.too_few_to_trust)."""
+        return self.summary is not None and scoring.too_few_to_trust(
+            self.summary.matches, self.summary.scored
+        )
+
+
+_PENDING = """
+SELECT b.bank_id, COUNT(DISTINCT t.id)
+FROM {transcription} t
+JOIN (
+  SELECT f.line_id, f.bank_id FROM {flag} f WHERE f.organization_id = %s AND f.bank_id IS NOT NULL
+  UNION
+  SELECT c.line_id, f.bank_id FROM {control} c JOIN {flag} f ON f.id = c.flag_id
+  WHERE f.organization_id = %s AND f.bank_id IS NOT NULL
+) b ON b.line_id = t.line_id
+JOIN {candidate} k ON k.bank_id = b.bank_id AND k.transcriber_id = t.transcriber_id
+WHERE t.organization_id = %s AND t.status IN ({active})
+GROUP BY b.bank_id
+"""
+
+
+def _pending(organization_id: int) -> dict[int, int]:
+    """Transcriptions waiting per bank: its candidates' on its flags' lines and their control lines (as
+    queries.pending_for_bank counts them, for every bank at once)."""
+    sql = _PENDING.format(
+        transcription=Transcription._meta.db_table,
+        flag=Flag._meta.db_table,
+        control=ControlLine._meta.db_table,
+        candidate=Candidate._meta.db_table,
+        active=", ".join(["%s"] * len(jobs.ACTIVE)),
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [organization_id] * 3 + list(jobs.ACTIVE))
+        return {int(bank_id): int(n) for bank_id, n in cursor.fetchall()}
+
+
+def _lead(pairs: dict, bank_id: int, leader: int, runner_up: int) -> scoring.LeadTest:
+    """Exact McNemar of the leader against the runner-up, from the window's pair totals."""
+    low, high = sorted((leader, runner_up))
+    both, low_only, high_only = pairs.get((bank_id, low, high), (0, 0, 0))
+    b, c = (low_only, high_only) if leader == low else (high_only, low_only)
+    return scoring.lead_test(both, b, c)
+
+
+def leaderboard(organization, window_days: int) -> list[BoardRow]:
+    """Every bank of the organization by name with its leader over the window, in five queries: the banks (with
+    their flag counts), their candidates, the window's score totals, its pair totals and the waiting work."""
+    since = window_start(clamp_window(window_days))
+    banks = list(banks_list(organization).annotate(n_window=totals.flags_in(OuterRef("pk"), since=since)))
+    candidates: dict[int, list] = {}
+    for c in Candidate.objects.filter(bank__in=banks).select_related("transcriber").order_by("position"):
+        candidates.setdefault(c.bank_id, []).append(c.transcriber)
+    window = {"bank__in": banks, "day__gte": totals.day_of(since)}
+    counts = {
+        (r["bank_id"], r["transcriber_id"]): (int(r["s"]), int(r["m"]), int(r["f"]), int(r["u"]))
+        for r in ScoreTotal.objects.filter(source=Score.CANDIDATE, **window)
+        .values("bank_id", "transcriber_id")
+        .annotate(s=Sum("scored"), m=Sum("matches"), f=Sum("failed"), u=Sum("wer_units"))
+    }
+    pairs = {
+        (r["bank_id"], r["low_id"], r["high_id"]): (int(r["b"]), int(r["lo"]), int(r["hi"]))
+        for r in PairTotal.objects.filter(**window)
+        .values("bank_id", "low_id", "high_id")
+        .annotate(b=Sum("both"), lo=Sum("low_only"), hi=Sum("high_only"))
+    }
+    pending = _pending(organization.pk) if banks else {}
+    board = []
+    for bank in banks:
+        transcribers = candidates.get(bank.pk, [])
+        rows = [scoring.summary_row(t.pk, *counts.get((bank.pk, t.pk), (0, 0, 0, 0))) for t in transcribers]
+        ranked = scoring.rank(rows, bank.threshold)
+        by_id = {t.pk: t for t in transcribers}
+        best = next((r for r in rows if r.candidate == ranked.leader), None)
+        board.append(
+            BoardRow(
+                bank=bank,
+                leader=by_id.get(ranked.leader),
+                summary=best,
+                interval=scoring.wilson_interval(best.matches, best.scored) if best else None,
+                clears_threshold=ranked.leader_clears_threshold,
+                runner_up=by_id.get(ranked.runner_up),
+                lead=_lead(pairs, bank.pk, ranked.leader, ranked.runner_up) if ranked.runner_up else None,
+                pending=pending.get(bank.pk, 0),
+                all_failed=tuple((by_id[r.candidate], r.failed) for r in rows if r.failed and not r.scored),
+            )
+        )
+    return board

@@ -1,0 +1,385 @@
+"""A bank's results screen: the candidates' cards over a window (accuracy with its interval, the leader, the lead
+test, why lines failed, the control mix, the work still waiting), each candidate's accuracy week by week, its
+accuracy per error tag and, where the bank's lines span several languages, the leader's per-language WER. The
+cards, trends and tags read the per-day totals (a few rows per candidate and day, whatever the bank's size) and
+are cached until the bank's results change; the waiting count is always fresh."""
+
+import math
+from collections import Counter
+from dataclasses import dataclass, replace
+from datetime import UTC, date, timedelta
+from decimal import Decimal
+
+from django.core.cache import cache
+from django.db.models import Count, Exists, OuterRef, Subquery
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from benchmark.selectors import detect_languages, language_wer
+from oncore.transcribers.models import Transcriber
+
+from .. import jobs, scoring
+from ..charts import Chart, chart
+from ..models import STANDARD_TAGS, Bank, ControlLine, Flag, Score, ScoreTotal, Transcription
+from . import totals
+from .board import candidates_of
+from .window import DEFAULT_WINDOW_DAYS, clamp_window, period_bounds, window_start
+
+LIVE_REASON = (
+    "Reference only, not a fair rival: flags are mostly lines the live transcriber got wrong and control lines "
+    "are its own text, so its score mostly reflects the mix of flags and controls."
+)
+
+
+def _empty(tid) -> scoring.CandidateSummary:
+    return scoring.summary_row(tid, 0, 0, 0, 0)
+
+
+def lead_test(bank: Bank, since, leader_id: int, runner_up_id: int, until=None) -> scoring.LeadTest:
+    """Exact McNemar on the items both scored, from the bank's per-day pair totals (aggregates)."""
+    return scoring.lead_test(*totals.pair_counts(bank.pk, since, until, leader_id, runner_up_id))
+
+
+@dataclass(frozen=True)
+class Card:
+    transcriber: object
+    position: int
+    summary: scoring.CandidateSummary
+    interval: tuple[float, float] | None
+    cost: Decimal
+    is_leader: bool
+    clears_threshold: bool = False  # its accuracy is at or above the bank's threshold, compared exactly
+    failures: tuple = ()  # (reason, lines) of its failed lines in the period, most lines first
+
+    @property
+    def all_failed(self) -> bool:
+        """Every line it was given failed: it has no accuracy, and cannot be the runner-up."""
+        return not self.summary.scored and self.summary.failed > 0
+
+
+@dataclass(frozen=True)
+class BankResults:
+    bank: Bank
+    window_days: int
+    cards: list
+    live_rows: list
+    leader: Card | None
+    leader_clears_threshold: bool
+    lead: scoring.LeadTest | None
+    runner_up: Card | None
+    pending: int
+    live_reason: str = LIVE_REASON
+    trust_rule: str = scoring.TRUST_RULE
+    control_mix: tuple = ()  # (controls per flag, flags), most flags first, over the window's flags
+    date_from: date | None = None  # a fixed period instead of the window (either may be open)
+    date_to: date | None = None
+
+    @property
+    def provisional(self) -> bool:
+        """The leader's accuracy rests on too few lines to trust (scoring.too_few_to_trust)."""
+        return self.leader is not None and scoring.too_few_to_trust(
+            self.leader.summary.matches, self.leader.summary.scored
+        )
+
+    @property
+    def all_failed(self) -> list:
+        """The cards of candidates whose every line failed."""
+        return [card for card in self.cards if card.all_failed]
+
+    @property
+    def mixed_controls(self) -> str:
+        """ "312 flags with 1 control, 40 with 0" when the window's flags carry different numbers of controls
+        (the bank's setting changed, or a call had too few lines); "" when they all carry the same."""
+        if len(self.control_mix) < 2:
+            return ""
+        (controls, flags), *rest = self.control_mix
+        first = (
+            f"{flags} flag{'s' if flags != 1 else ''} with {controls} control{'s' if controls != 1 else ''}"
+        )
+        return ", ".join([first] + [f"{n} with {c}" for c, n in rest])
+
+
+def pending_for_bank(bank: Bank, transcriber_ids) -> int:
+    """The organization's waiting transcriptions of these candidates on the bank's lines: each waiting row is
+    looked up in the bank (the waiting rows are few, bounded by ONCORE_ORG_QUEUE_LIMIT; the bank's lines many)."""
+    on_flag = Flag.objects.filter(bank=bank, line_id=OuterRef("line_id"))
+    on_control = ControlLine.objects.filter(flag__bank=bank, line_id=OuterRef("line_id"))
+    return (
+        Transcription.objects.filter(
+            organization_id=bank.organization_id, status__in=jobs.ACTIVE, transcriber_id__in=transcriber_ids
+        )
+        .filter(Exists(on_flag) | Exists(on_control))
+        .count()
+    )
+
+
+RESULTS_CACHE_SECONDS = 60
+
+
+def bank_results(
+    bank: Bank, window_days: int = DEFAULT_WINDOW_DAYS, *, date_from=None, date_to=None
+) -> BankResults:
+    """The results of a bank over a window, or over the days from `date_from` to `date_to` (period_bounds).
+    Cached per bank and period until the next write that changes the bank's results
+    (actions.results_changed moves bank.results_changed_at) or for a minute at most, so the window's start
+    moves on; the waiting count is always fresh."""
+    window_days = clamp_window(window_days)
+    changed = bank.results_changed_at.isoformat()
+    key = f"bank-results:{bank.pk}:{window_days}:{date_from}:{date_to}:{changed}"
+    results = cache.get(key)
+    if results is None:
+        results = _compute_bank_results(bank, window_days, date_from, date_to)
+        cache.set(key, results, RESULTS_CACHE_SECONDS)
+    ids = [card.transcriber.pk for card in results.cards]
+    return replace(results, bank=bank, pending=pending_for_bank(bank, ids))
+
+
+def _compute_bank_results(bank: Bank, window_days: int, date_from=None, date_to=None) -> BankResults:
+    candidates = list(candidates_of(bank))
+    ids = [c.transcriber_id for c in candidates]
+    since, until = period_bounds(window_days, date_from, date_to)
+    summaries, costs = totals.summaries(bank.pk, since, until)
+    candidate = {t: summaries.get((Score.CANDIDATE, t), _empty(t)) for t in ids}
+    failing = [t for t in ids if candidate[t].failed]
+    reasons = failure_reasons(bank, failing, since, until) if failing else {}
+    ranked = scoring.rank([candidate[t] for t in ids], bank.threshold)
+    cards = []
+    for c in candidates:
+        s = candidate[c.transcriber_id]
+        cards.append(
+            Card(
+                c.transcriber,
+                c.position,
+                s,
+                scoring.wilson_interval(s.matches, s.scored),
+                costs.get(c.transcriber_id, Decimal(0)),
+                ranked.leader == c.transcriber_id,
+                scoring.clears(s.matches, s.scored, bank.threshold),
+                reasons.get(c.transcriber_id, ()),
+            )
+        )
+    by_id = {card.transcriber.pk: card for card in cards}
+    leader = by_id.get(ranked.leader)
+    runner_up_id = ranked.runner_up
+    lead = (
+        lead_test(bank, since, ranked.leader, runner_up_id, until)
+        if leader and runner_up_id is not None
+        else None
+    )
+
+    live = {t: s for (source, t), s in summaries.items() if source == Score.LIVE}
+    live_rows = [
+        (t, live[t.pk], scoring.wilson_interval(live[t.pk].matches, live[t.pk].scored))
+        for t in Transcriber.objects.filter(pk__in=live)
+    ]
+    return BankResults(
+        bank=bank,
+        window_days=window_days,
+        cards=cards,
+        live_rows=live_rows,
+        leader=leader,
+        leader_clears_threshold=ranked.leader_clears_threshold,
+        lead=lead,
+        runner_up=by_id.get(runner_up_id),
+        pending=0,
+        control_mix=totals.control_mix(bank.pk, since, until),
+        date_from=date_from,
+        date_to=date_to,
+    )
+
+
+NO_WORDS = "its text had no words"
+
+
+NOTHING_CAME_BACK = "no text came back"
+
+
+def failure_reasons(bank: Bank, transcriber_ids, since, until=None) -> dict[int, tuple]:
+    """Why the candidates' failed lines in the period failed: {transcriber id: ((reason, lines), ...)}, most
+    lines first. The reason is the engine's error on the line's transcription ("DEEPGRAM_API_KEY is not set on
+    this server: ..."), or that its text had no words. One query, grouped in the database."""
+    failed = Score.objects.filter(
+        flag__bank=bank,
+        flag__created_at__gte=since,
+        source=Score.CANDIDATE,
+        failed=True,
+        transcriber_id__in=transcriber_ids,
+    )
+    if until is not None:
+        failed = failed.filter(flag__created_at__lt=until)
+    error = Transcription.objects.filter(
+        line_id=OuterRef("item_line"),
+        transcriber_id=OuterRef("transcriber_id"),
+    ).values("error")[:1]
+    rows = (
+        failed.annotate(item_line=Coalesce("control__line_id", "flag__line_id"))
+        .annotate(error=Subquery(error))
+        .values("transcriber_id", "failure", "error")
+        .annotate(n=Count("id"))
+    )
+    found: dict[int, Counter] = {}
+    for row in rows:
+        if row["failure"] == Score.NO_TEXT:
+            reason = NO_WORDS
+        else:
+            reason = (row["error"] or "").strip() or NOTHING_CAME_BACK
+        found.setdefault(row["transcriber_id"], Counter())[reason] += row["n"]
+    return {t: tuple(reasons.most_common()) for t, reasons in found.items()}
+
+
+LANGUAGE_SAMPLE = 200  # newest flagged lines of the window the languages are detected on
+
+
+LANGUAGE_CACHE_SECONDS = 600
+
+
+def bank_languages(bank: Bank, window_days: int) -> list[str]:
+    """The languages the bank's flagged lines in the window span, detected from their expected texts (the
+    newest LANGUAGE_SAMPLE) with the code-switching report's tagger (benchmark.codeswitch.langtag); the bank's
+    language label plays no part, it is a display name only. Cached per bank and window until a flag enters or
+    leaves the window or the newest one changes (not on every score, as the results are: detecting takes tens of
+    milliseconds), or for LANGUAGE_CACHE_SECONDS."""
+    window_days = clamp_window(window_days)
+    since = window_start(window_days)
+    flags = Flag.objects.filter(bank=bank, created_at__gte=since).order_by("-created_at", "-id")
+    newest_id, newest_at = flags.values_list("pk", "updated_at").first() or (0, None)
+    count = totals.item_count(bank.pk, since, kind="flags")
+    stamp = newest_at.timestamp() if newest_at else 0
+    key = f"bank-language-set:{bank.pk}:{window_days}:{count}:{newest_id}:{stamp}"
+    found = cache.get(key)
+    if found is None:
+        found = detect_languages(flags.values_list("expected_text", flat=True)[:LANGUAGE_SAMPLE])
+        cache.set(key, found, LANGUAGE_CACHE_SECONDS)
+    return found
+
+
+def bank_language_wer(bank: Bank, window_days: int, transcriber_id: int | None = None) -> dict | None:
+    """Per-language WER on the bank's flagged lines in the window: {lang: (wer, words)}, pooled over lines.
+    None when those lines span fewer than two languages (bank_languages), whatever the bank's label says.
+
+    Whose hypotheses: one transcriber's, the bank's leader (best candidate, as on the results page) unless
+    `transcriber_id` names another; a single figure per language beside the cards, comparable with the
+    leader's card. Lines it failed on are left out, as on its card; no leader (nothing scored) gives {}.
+    Control lines are left out: their expected text is the live transcript, not typed. Words are tagged over
+    the languages found (benchmark.codeswitch.report.language_wer). Cached per bank, window and transcriber
+    until the bank's results change (or for LANGUAGE_CACHE_SECONDS): tagging a large bank takes seconds."""
+    window_days = clamp_window(window_days)
+    if transcriber_id is None:
+        leader = bank_results(bank, window_days).leader
+        transcriber_id = leader.transcriber.pk if leader else None
+    key = f"bank-languages:{bank.pk}:{window_days}:{transcriber_id}:{bank.results_changed_at.isoformat()}"
+    found = cache.get(key)
+    if found is None:
+        found = {"figures": _language_wer(bank, window_days, transcriber_id)}
+        cache.set(key, found, LANGUAGE_CACHE_SECONDS)
+    return found["figures"]
+
+
+def _language_wer(bank: Bank, window_days: int, transcriber_id: int | None) -> dict | None:
+    languages = bank_languages(bank, window_days)
+    if len(languages) < 2:
+        return None
+    if transcriber_id is None:
+        return {}
+    scores = Score.objects.filter(
+        flag__bank=bank,
+        flag__created_at__gte=window_start(window_days),
+        control__isnull=True,
+        source=Score.CANDIDATE,
+        transcriber_id=transcriber_id,
+        failed=False,
+    ).values_list("flag__expected_text", "hypothesis")
+    return language_wer(languages, scores)
+
+
+# ---------------------------------------------------------------- accuracy week by week and per error tag
+
+
+def _cached(kind: str, bank: Bank, window_days: int, compute):
+    key = f"bank-{kind}:{bank.pk}:{window_days}:{bank.results_changed_at.isoformat()}"
+    found = cache.get(key)
+    if found is None:
+        found = compute()
+        cache.set(key, found, RESULTS_CACHE_SECONDS)  # as the results cards
+    return found
+
+
+@dataclass(frozen=True)
+class Trend:
+    transcriber: object
+    weeks: list  # scoring.WeekPoint, oldest first
+    chart: Chart
+
+    @property
+    def scored(self) -> int:
+        return sum(w.scored for w in self.weeks)
+
+
+def bank_trends(bank: Bank, window_days: int, candidates) -> list[Trend]:
+    """Each candidate's (transcribers, in the bank's order) accuracy per week over the window, in weeks of
+    seven days ending today (UTC, the totals' days), from the per-day totals: one query."""
+    window_days = clamp_window(window_days)
+
+    def compute():
+        today = timezone.now().astimezone(UTC).date()
+        first = today - timedelta(days=window_days)  # the window's first whole day (queries.window_start)
+        days: dict[int, list] = {}
+        for tid, day, n, m in ScoreTotal.objects.filter(
+            bank=bank, source=Score.CANDIDATE, transcriber__in=candidates, day__gte=first
+        ).values_list("transcriber_id", "day", "scored", "matches"):
+            days.setdefault(tid, []).append((day, n, m))
+        weeks = math.ceil((window_days + 1) / 7)
+        trends = []
+        for t in candidates:
+            points = scoring.weekly(days.get(t.pk, []), today, weeks)
+            trends.append(Trend(t, points, chart(points, bank.threshold)))
+        return trends
+
+    return _cached("trends", bank, window_days, compute)
+
+
+MAX_TAGS = 12  # the standard tags, then the most used of the others
+
+
+@dataclass(frozen=True)
+class TagRow:
+    tag: str
+    flags: int  # flags in the window with this tag
+    cells: list  # per candidate, in the bank's order: scoring.CandidateSummary
+    # The best candidate on the tag (ties: lower mean WER, then listed first); None when none got a line right.
+    best: object | None
+
+
+@dataclass(frozen=True)
+class TagTable:
+    candidates: list
+    rows: list
+
+
+def bank_tags(bank: Bank, window_days: int, candidates) -> TagTable:
+    """Each candidate's (transcribers, in the bank's order) accuracy on the window's flagged lines carrying each
+    error tag (control lines have no tags), in two queries of the per-day tag totals: the tags used (with their
+    flags), then each candidate's counts per tag."""
+    window_days = clamp_window(window_days)
+
+    def compute():
+        since = window_start(window_days)
+        # Per-tag totals per day (aggregates): the live rows count each tag's flags, the candidate rows score them.
+        live = totals.tag_summaries(bank.pk, since, source=Score.LIVE)
+        used = {tag: sum(s.scored + s.failed for s in rows.values()) for tag, rows in live.items()}
+        others = sorted((t for t in used if t not in STANDARD_TAGS), key=lambda t: (-used[t], t))
+        tags = ([t for t in STANDARD_TAGS if t in used] + others)[:MAX_TAGS]
+        if not tags or not candidates:
+            return TagTable(candidates, [])
+        per_tag = totals.tag_summaries(bank.pk, since)
+        rows = []
+        for tag in tags:
+            found = per_tag.get(tag, {})
+            cells = [found.get(t.pk) or scoring.summary_row(t.pk, 0, 0, 0, 0) for t in candidates]
+            leader = scoring.rank(cells, 0).leader
+            best = next((c for c in cells if c.candidate == leader), None)
+            shown = next((t for t in candidates if t.pk == leader), None) if best and best.matches else None
+            rows.append(TagRow(tag, used[tag], cells, shown))
+        return TagTable(candidates, rows)
+
+    return _cached("tags", bank, window_days, compute)
