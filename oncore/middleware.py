@@ -10,6 +10,8 @@ import uuid
 from django.conf import settings
 from django.http import HttpResponse, JsonResponse
 
+from oncore.errors import error_body, too_large_message
+
 # No inline script or style anywhere (static/js/oncore.js holds the one listener; templates use classes), so
 # everything comes from this site; nothing may frame it, and forms post only to it.
 CONTENT_SECURITY_POLICY = "; ".join(
@@ -29,19 +31,9 @@ CONTENT_SECURITY_POLICY = "; ".join(
 )
 
 
-def too_large_message(size_bytes: int | None, limit_bytes: int, what: str = "The request") -> str:
-    size = f" is {size_bytes / 2**20:.1f} MB;" if size_bytes is not None else " is too large:"
-    return (
-        f"{what}{size} at most {limit_bytes / 2**20:g} MB is accepted. Send less at once (e.g. split the "
-        "import into several files, each with its own recordings)."
-    )
-
-
 def too_large(request, message: str):
     """413 in the API's error shape under /api/, plain text elsewhere."""
     if request.path.startswith("/api/"):
-        from oncore.api import error_body
-
         return JsonResponse(error_body("request_too_large", message), status=413)
     return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
 

@@ -1,0 +1,182 @@
+"""The API's error codes and its one error shape: the registry both the API and the error guide page are built
+from, the error the API layer raises, and `doc()`, which declares every error an operation can give.
+
+The registry holds the API's own codes; the product apps add theirs with `register_error_codes`."""
+
+from dataclasses import dataclass
+from typing import Any
+
+from ninja import Schema
+
+
+@dataclass(frozen=True)
+class ErrorCode:
+    code: str
+    status: int
+    title: str
+    what_to_do: str
+    source: str = "api"  # "api" here; an app's codes name their area ("flags", "runs", "import", ...)
+
+
+# The codes of the API itself; each product app registers its own (register_error_codes) when its routers load.
+ERROR_CODES = [
+    # Authentication and requests.
+    ErrorCode(
+        "unauthorized",
+        401,
+        "No valid API key",
+        "Send an active organization key in the header `Authorization: Bearer <key>`. Organization admins "
+        "create keys under API keys in the dashboard, or with `manage.py create_api_key --org SLUG`. A key "
+        "is shown once when it is created; a revoked or lost key cannot come back: create a new one.",
+    ),
+    ErrorCode(
+        "tenant_key_not_allowed",
+        403,
+        "A tenant key was sent",
+        "Transcriber testing spans every tenant of the organization, so this API takes organization keys "
+        "only. Ask an organization admin for a key created without a tenant.",
+    ),
+    ErrorCode(
+        "validation_error",
+        422,
+        "A parameter or field is invalid",
+        '`detail.errors` lists each problem with its location (`loc`, e.g. ["body", "name"]), a message '
+        "and a type. Fix those fields and send the request again.",
+    ),
+    ErrorCode(
+        "invalid_request",
+        400,
+        "The request cannot be used as sent",
+        "The message says what is wrong, e.g. a body that is not JSON, or a new candidate order that does "
+        "not list every current candidate exactly once (`detail.current` lists them).",
+    ),
+    ErrorCode(
+        "not_found",
+        404,
+        "No such object in this organization",
+        "Check the id and the path. Ids are stable, and every object belongs to one organization: an id "
+        "of another organization answers 404, exactly like an id that never existed.",
+    ),
+    ErrorCode(
+        "method_not_allowed",
+        405,
+        "Method not allowed on this path",
+        "Use one of the methods in `detail.allowed` (also in the Allow header); the reference lists them.",
+    ),
+    ErrorCode(
+        "request_too_large",
+        413,
+        "The request or an uploaded file is too large",
+        "The message gives the size and the limit. Send less at once: split a call import into several "
+        "files, each with the recordings its calls name. The operator sets the limits "
+        "(`ONCORE_MAX_REQUEST_MB`, `ONCORE_MAX_IMPORT_FILE_MB`).",
+    ),
+    ErrorCode(
+        "range_not_satisfiable",
+        416,
+        "The audio range is outside the clip",
+        "Ask for a byte range inside the clip; `detail.length` is its size in bytes. Omit the Range "
+        "header to get the whole clip.",
+    ),
+    ErrorCode(
+        "unsupported_media_type",
+        415,
+        "The body is not sent as JSON",
+        "Send the JSON body with the header `Content-Type: application/json` (the call import alone is "
+        "`multipart/form-data`).",
+    ),
+    ErrorCode(
+        "idempotency_key_reused",
+        409,
+        "The Idempotency-Key was used for another request",
+        "An `Idempotency-Key` stands for one request for 24 hours: sent again with the same body it replays the "
+        "first answer, with another body it is refused. Use a new key (a random UUID) for each new request.",
+    ),
+    ErrorCode(
+        "internal_error",
+        500,
+        "Something failed on the server",
+        "The error was logged. Retrying is safe for reads and for writes whose effect you can check "
+        "first (list the flags, banks or candidates); if it keeps failing, report the time and request.",
+    ),
+]
+ERRORS = {e.code: e for e in ERROR_CODES}
+
+
+def register_error_codes(*codes: ErrorCode) -> None:
+    """Add an app's own codes to the registry (the API answers with them, the error guide lists them). A code
+    registered twice must not change: two apps cannot give one code two meanings."""
+    for code in codes:
+        if ERRORS.get(code.code, code) != code:
+            raise ValueError(f"Error code {code.code!r} is already registered differently.")
+        if code.code not in ERRORS:
+            ERROR_CODES.append(code)
+            ERRORS[code.code] = code
+
+
+class ApiError(Exception):
+    """An error raised by the API layer itself (authentication, uploads, ranges); `code` is in ERRORS."""
+
+    def __init__(self, code: str, message: str, detail: dict | None = None, headers: dict | None = None):
+        super().__init__(message)
+        self.code = code
+        self.status = ERRORS[code].status
+        self.message = message
+        self.detail = detail or {}
+        self.headers = headers or {}
+
+
+class ErrorBody(Schema):
+    code: str
+    message: str
+    detail: dict[str, Any]
+
+
+class ErrorOut(Schema):
+    """The one error shape. `code` is stable; `message` says what to do; `detail` carries facts (may be {})."""
+
+    error: ErrorBody
+
+
+# Every operation can answer these.
+COMMON_CODES = ("unauthorized", "tenant_key_not_allowed", "validation_error", "internal_error")
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+def describe_codes(codes) -> str:
+    """The description of an error status in the reference: its codes, each with its title."""
+    return (
+        "Error codes: "
+        + "; ".join(f"`{c}` ({_lower_first(ERRORS[c].title)})" for c in codes)
+        + ". See the error guide for what to do about each."
+    )
+
+
+# Bodies that are not JSON. CSV is text, so generated clients hand it over as a string; the audio is bytes, also
+# declared as application/octet-stream so that clients which know only that media type read the same bytes.
+CSV_CONTENT = {"text/csv": {"schema": {"type": "string"}}}
+WAV_CONTENT = {
+    media: {"schema": {"type": "string", "format": "binary"}}
+    for media in ("audio/wav", "application/octet-stream")
+}
+
+
+def doc(ok_status: int, ok_schema, ok_description: str, *codes: str, content: dict | None = None) -> dict:
+    """Keyword arguments for a router decorator: the success response and every error the operation can give,
+    each status described with its codes (also listed, for programs, in `x-error-codes`), so the reference lists
+    them. `content` declares a body that is not JSON (CSV_CONTENT, WAV_CONTENT)."""
+    by_status: dict[int, list[str]] = {}
+    for code in (*COMMON_CODES, *codes):
+        by_status.setdefault(ERRORS[code].status, [])
+        if code not in by_status[ERRORS[code].status]:
+            by_status[ERRORS[code].status].append(code)
+    response = {ok_status: ok_schema, **dict.fromkeys(sorted(by_status), ErrorOut)}
+    described = {ok_status: {"description": ok_description}}
+    if content:
+        described[ok_status]["content"] = content
+    for status, status_codes in sorted(by_status.items()):
+        described[status] = {"description": describe_codes(status_codes), "x-error-codes": status_codes}
+    return {"response": response, "openapi_extra": {"responses": described}}

@@ -1,0 +1,235 @@
+"""The API's reference: the server-rendered reference page built from the OpenAPI schema, and what the schema
+says beyond ninja's own (`complete_schema`: the Idempotency-Key of every POST, the 415 of every JSON body, the
+response headers, every error code, no unused components)."""
+
+import json
+import re
+
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
+from ninja.openapi.docs import DocsBase
+
+from oncore import idempotency
+
+from .errors import ERROR_CODES, ERRORS, describe_codes
+
+# ---------------------------------------------------------------- the reference page
+
+
+class ReferencePage(DocsBase):
+    """A server-rendered reference built from the OpenAPI schema: works offline, loads no script."""
+
+    def render_page(self, request, api, **kwargs):
+        schema = api.get_openapi_schema(path_params=kwargs)
+        return render(request, "api/reference.html", reference_context(schema))
+
+
+def code_spans(text: str) -> str:
+    """Escape the text and show `backquoted` parts as code, for the reference and the error guide."""
+    return mark_safe(re.sub(r"`([^`]+)`", r"<code>\1</code>", escape(text or "")))
+
+
+def _ref_name(ref: str) -> str:
+    return ref.rsplit("/", 1)[-1]
+
+
+def type_label(schema: dict) -> str:
+    """A short human name for a JSON schema: 'integer', 'FlagOut', 'array of string', 'string or null'."""
+    if not schema:
+        return "any"
+    if "$ref" in schema:
+        return _ref_name(schema["$ref"])
+    for combo in ("anyOf", "oneOf", "allOf"):
+        if combo in schema:
+            return " or ".join(dict.fromkeys(type_label(s) for s in schema[combo]))
+    if "enum" in schema:
+        return "one of " + ", ".join(repr(v) for v in schema["enum"])
+    kind = schema.get("type", "object")
+    if kind == "array":
+        return f"array of {type_label(schema.get('items', {}))}"
+    if schema.get("format"):
+        return f"{kind} ({schema['format']})"
+    return kind
+
+
+def _limits(schema: dict) -> str:
+    parts = []
+    for key, label in (
+        ("minimum", "≥"),
+        ("maximum", "≤"),
+        ("minLength", "min length"),
+        ("maxLength", "max length"),
+        ("minItems", "min items"),
+        ("maxItems", "max items"),
+    ):
+        if key in schema:
+            parts.append(f"{label} {schema[key]}")
+    if "default" in schema:
+        parts.append(f"default {schema['default']!r}")
+    return ", ".join(parts)
+
+
+def _fields(schema: dict) -> list[dict]:
+    required = set(schema.get("required", []))
+    return [
+        {
+            "name": name,
+            "type": type_label(prop),
+            "required": name in required,
+            "limits": _limits(prop),
+            "description": code_spans(prop.get("description", "")),
+        }
+        for name, prop in schema.get("properties", {}).items()
+    ]
+
+
+def reference_context(schema: dict) -> dict:
+    components = schema.get("components", {}).get("schemas", {})
+
+    def resolved(s: dict) -> dict:
+        return components.get(_ref_name(s["$ref"]), {}) if "$ref" in s else s
+
+    operations = []
+    for path, methods in schema.get("paths", {}).items():
+        for method, op in methods.items():
+            body = None
+            if "requestBody" in op:
+                content_type, media = next(iter(op["requestBody"]["content"].items()))
+                body_schema = media.get("schema", {})
+                body = {
+                    "content_type": content_type,
+                    "type": type_label(body_schema),
+                    "fields": _fields(resolved(body_schema)),
+                }
+            operations.append(
+                {
+                    "id": op.get("operationId", ""),
+                    "method": method.upper(),
+                    "path": path,
+                    "tag": (op.get("tags") or ["API"])[0],
+                    "summary": op.get("summary", ""),
+                    "description": code_spans(op.get("description", "")),
+                    "parameters": [
+                        {
+                            "name": p["name"],
+                            "in": p["in"],
+                            "required": p.get("required", False),
+                            "type": type_label(p.get("schema", {})),
+                            "limits": _limits(p.get("schema", {})),
+                            "description": code_spans(p.get("description", "")),
+                        }
+                        for p in op.get("parameters", [])
+                    ],
+                    "body": body,
+                    "responses": [
+                        {
+                            "status": status,
+                            "description": code_spans(r.get("description", "")),
+                            "types": [
+                                f"{ct}: {type_label(m.get('schema', {}))}"
+                                for ct, m in r.get("content", {}).items()
+                            ],
+                        }
+                        for status, r in sorted(
+                            op.get("responses", {}).items(), key=lambda item: str(item[0])
+                        )
+                    ],
+                }
+            )
+    tags: dict[str, list] = {}
+    for op in operations:
+        tags.setdefault(op["tag"], []).append(op)
+    info = schema.get("info", {})
+    return {
+        "info": {**info, "description": code_spans(info.get("description", ""))},
+        "tags": list(tags.items()),
+        "schemas": [
+            {
+                "name": name,
+                "description": code_spans(s.get("description", "")),
+                "fields": _fields(s),
+                "type": type_label(s) if "properties" not in s else "object",
+            }
+            for name, s in sorted(components.items())
+        ],
+        "openapi_url": reverse("api:openapi-json"),
+        "errors_url": reverse("api_errors"),
+    }
+
+
+# ---------------------------------------------------------------- what the schema says beyond ninja's own
+
+IDEMPOTENCY_PARAMETER = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": "Any unique string up to 255 characters (a random UUID). The same key and request within 24 "
+    "hours replays the first answer without doing the work again; the same key with another request is refused "
+    "(409 `idempotency_key_reused`).",
+    "schema": {"type": "string", "minLength": 1, "maxLength": idempotency.MAX_KEY_LENGTH},
+}
+HEADERS = {
+    "RequestId": (
+        "X-Request-Id",
+        "The request's id: the one the client sent in X-Request-Id, else a new one. It is in the server's log "
+        "line of the request; quote it when reporting a problem.",
+    ),
+    "Location": ("Location", "The URL of the new object."),
+    "RetryAfter": ("Retry-After", "Seconds to wait before trying again."),
+    "WWWAuthenticate": ("WWW-Authenticate", "`Bearer`: send an organization key as a bearer token."),
+}
+HEADERS_BY_STATUS = {"201": ["Location"], "429": ["RetryAfter"], "401": ["WWWAuthenticate"]}
+_ERROR_CONTENT = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
+
+
+def _add_codes(responses: dict, *codes: str) -> None:
+    for code in codes:
+        status = str(ERRORS[code].status)
+        response = responses.setdefault(status, {"content": _ERROR_CONTENT, "x-error-codes": []})
+        if code not in response["x-error-codes"]:  # a new list: the operation's own stays as declared
+            response["x-error-codes"] = [*response["x-error-codes"], code]
+        response["description"] = describe_codes(response["x-error-codes"])
+
+
+def _prune_components(schema: dict) -> None:
+    """Drop the component schemas no operation reaches (ninja lists the query parameter models too)."""
+    components = schema.get("components", {}).get("schemas", {})
+    refs = re.compile(r'"#/components/schemas/([^"]+)"')
+    reached, todo = set(), set(refs.findall(json.dumps(schema["paths"])))
+    while todo:
+        name = todo.pop()
+        reached.add(name)
+        todo |= set(refs.findall(json.dumps(components.get(name, {})))) - reached
+    for name in set(components) - reached:
+        del components[name]
+
+
+def complete_schema(schema: dict) -> None:
+    """What ninja does not write itself: the Idempotency-Key of every POST, the 415 of every JSON body, the
+    response headers, every error code as the enum of `ErrorBody.code`, and no unused components."""
+    for item in schema["paths"].values():
+        for method, op in item.items():
+            responses = {str(status): response for status, response in op["responses"].items()}
+            if method == "post":
+                op.setdefault("parameters", []).append(IDEMPOTENCY_PARAMETER)
+                _add_codes(responses, "invalid_request", "idempotency_key_reused")
+            if "application/json" in op.get("requestBody", {}).get("content", {}):
+                _add_codes(responses, "unsupported_media_type")
+            op["responses"] = dict(sorted(responses.items()))
+            for status, response in op["responses"].items():
+                names = ["RequestId", *HEADERS_BY_STATUS.get(status, [])]
+                response["headers"] = {HEADERS[n][0]: {"$ref": f"#/components/headers/{n}"} for n in names}
+    components = schema.setdefault("components", {})
+    components["headers"] = {
+        name: {"description": description, "schema": {"type": "string"}}
+        for name, (_header, description) in HEADERS.items()
+    }
+    error_body = components["schemas"]["ErrorBody"]
+    error_body["properties"]["code"] = {
+        "type": "string",
+        "enum": [e.code for e in ERROR_CODES],
+        "description": "Stable: branch on it. The error guide says what to do about each.",
+    }
+    _prune_components(schema)
