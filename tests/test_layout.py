@@ -13,7 +13,11 @@ PURE = (
     "transcriber_tests/scoring.py",
     "transcriber_tests/rule_labels.py",
     "transcriber_tests/agreement.py",
-    "benchmark/entity/matcher.py",
+    "benchmark/entity/matcher/__init__.py",
+    "benchmark/entity/matcher/canon.py",
+    "benchmark/entity/matcher/numbers.py",
+    "benchmark/entity/matcher/match.py",
+    "benchmark/entity/matcher/selftest.py",
     "benchmark/codeswitch/metrics.py",
 )
 
