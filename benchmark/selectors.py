@@ -11,8 +11,7 @@ benchmark), so a candidate card never shows a five-clip figure as the benchmark'
 
 from dataclasses import dataclass
 
-from .codeswitch.langtag import detect_languages
-from .codeswitch.report import language_wer
+from .codeswitch.langtag import detect_languages, language_wer
 from .entity import reports, scoring
 from .packaged import LABEL as FIXTURE_LABEL
 from .packaged import is_entity_fixture

@@ -19,6 +19,7 @@ PURE = (
     "benchmark/entity/matcher/match.py",
     "benchmark/entity/matcher/selftest.py",
     "benchmark/codeswitch/metrics.py",
+    "benchmark/codeswitch/langtag.py",
 )
 
 

@@ -29,15 +29,19 @@ another language, make short runs: on the English demo lines no run of another l
 500 lines of random English words and Irish names (transcriber_tests.synthetic) none reaches four, while an
 embedded span ("my laptop keeps crashing", "book a meeting room") or a whole line in another language does. An
 embedded span of two or three words alone is not enough to call a set of texts bilingual.
+
+Per-language WER of such texts (`language_wer`, a bank's flagged lines against a transcriber's texts): the
+expected words tagged as above, with the code-switching metrics (benchmark.codeswitch.metrics).
 """
 
 import re
+from collections import defaultdict
 from collections.abc import Sequence
 from functools import lru_cache
 
 from lingua import IsoCode639_1, LanguageDetector, LanguageDetectorBuilder
 
-from .metrics import base_language, canonical_tag
+from .metrics import base_language, canonical_tag, per_language_errors, pooled_per_language_wer
 
 SMOOTHING_WEIGHTS: tuple[float, ...] = (1.0, 0.3, 0.1)
 # The languages `detect_languages` looks for: English and the languages of the code-switching benchmark's pairs,
@@ -155,3 +159,25 @@ def detect_languages(
             if run >= min_run and tag not in found:
                 found.append(tag)
     return found
+
+
+# ---------------------------------------------------------------- texts in several languages (a bank's flagged lines)
+
+
+def language_wer(languages, pairs) -> dict:
+    """Per-language WER of (expected, hypothesis) texts whose expected words are in `languages` (ISO 639-1
+    codes, e.g. those detect_languages found in them): {lang: (wer, words)}, pooled over the pairs.
+
+    The expected texts' words are tagged with `tag_words` over `languages` (lingua loads its models on first
+    use). Insertions are left out, as in every per-language WER. Languages with no words are absent."""
+    languages = list(languages)
+    counts = [
+        per_language_errors(expected, tag_words(expected.split(), languages), hypothesis)
+        for expected, hypothesis in pairs
+    ]
+    pooled = pooled_per_language_wer(counts)
+    words: dict = defaultdict(int)
+    for c in counts:
+        for lang, e in c.items():
+            words[lang] += e.words
+    return {lang: (pooled[lang], words[lang]) for lang in pooled}

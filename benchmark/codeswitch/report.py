@@ -1,10 +1,9 @@
-"""Figures of a code-switched dataset, for its report page and downloads, and per-language WER of texts in
-several languages (a bank's flagged lines).
+"""Figures of a code-switched dataset, for its report page and downloads. (Per-language WER of texts in
+several languages, a bank's flagged lines, is benchmark.codeswitch.langtag.language_wer.)
 
     report = dataset_report(dataset)            # a fixed number of queries, whatever the size
     pictures.report_pictures(report)            # its server-rendered pictures (benchmark.codeswitch.pictures)
     csv_rows(dataset), report_json(report)      # downloads
-    language_wer(languages, pairs)              # {lang: (wer, words)} of texts in those languages
 
 One row per run (system and language hint) and language pair:
 - WER per condition, pooled over the clips the system transcribed: sum of (S+D+I) / sum of reference words.
@@ -42,7 +41,6 @@ from .metrics import (
     SwitchingCost,
     code_mixing_index,
     codeswitch_cost_by_utterance,
-    per_language_errors,
     pool_error_locations,
     pooled_per_language_wer,
     split_pair,
@@ -407,28 +405,3 @@ def report_json(report: Report) -> dict:
 
 def vars_of(location: ErrorLocation) -> dict:
     return {name: getattr(location, name) for name in ErrorLocation.__slots__}
-
-
-# ---------------------------------------------------------------- texts in several languages (a bank's flagged lines)
-
-
-def language_wer(languages, pairs) -> dict:
-    """Per-language WER of (expected, hypothesis) texts whose expected words are in `languages` (ISO 639-1
-    codes, e.g. those langtag.detect_languages found in them): {lang: (wer, words)}, pooled over the pairs.
-
-    The expected texts' words are tagged with benchmark.codeswitch.langtag over `languages` (lingua loads its
-    models on first use). Insertions are left out, as in every per-language WER. Languages with no words are
-    absent."""
-    from .langtag import tag_words
-
-    languages = list(languages)
-    counts = [
-        per_language_errors(expected, tag_words(expected.split(), languages), hypothesis)
-        for expected, hypothesis in pairs
-    ]
-    pooled = pooled_per_language_wer(counts)
-    words: dict = defaultdict(int)
-    for c in counts:
-        for lang, e in c.items():
-            words[lang] += e.words
-    return {lang: (pooled[lang], words[lang]) for lang in pooled}
