@@ -5,4 +5,14 @@ class TranscriberTestsConfig(AppConfig):
     name = "transcriber_tests"
 
     def ready(self):
-        from . import events  # noqa: F401  (registers the webhook events)
+        # Importing events registers the webhook events. Tasks are enqueued by function reference; where a module
+        # enqueues a task of a module that imports it, it declares an oncore.queue.Task, bound here.
+        from . import events, jobs, picks, replay, tasks
+        from .runs import pipeline
+        from .runs import tasks as run_tasks
+
+        jobs.TRANSCRIBE.bind(tasks.transcribe)
+        picks.PICK_LINE_TASK.bind(tasks.pick_line)
+        events.SCORES_TASK.bind(tasks.announce_scores)
+        replay.TRANSCRIPTION_FINISHED.bind(run_tasks.transcription_finished)
+        pipeline.ADVANCE_TASK.bind(run_tasks.advance)

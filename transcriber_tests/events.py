@@ -15,6 +15,7 @@ import hashlib
 
 from django.db import transaction
 
+from oncore import queue
 from oncore.transcribers.models import Transcriber
 from oncore.webhooks import actions as webhooks
 from oncore.webhooks.models import EventState
@@ -26,7 +27,8 @@ FLAG_SCORED = "flag.scored"
 LEADER_CHANGED = "bank.leader_changed"
 RUN_FINISHED = "run.finished"
 JUDGE_FAILED = "run.judge_failed"
-SCORES_TASK = "transcriber_tests.tasks.announce_scores"
+# tasks.announce_scores(line_ids), bound by the app's ready(): it imports this module.
+SCORES_TASK = queue.Task("announces the flags scored on some lines", group=jobs.GROUP)
 
 webhooks.register_events(
     (FLAG_SCORED, "every candidate of the flag's bank scored the flag and its control lines"),
@@ -55,7 +57,7 @@ def scores_written(organization_id: int, line_ids) -> None:
     finished (nothing when no endpoint wants flag.scored)."""
     ids = sorted(set(line_ids))
     if ids and webhooks.wants(organization_id, FLAG_SCORED):
-        transaction.on_commit(lambda: jobs.enqueue(SCORES_TASK, ids))
+        SCORES_TASK.later(ids)
 
 
 def announce_scores(line_ids) -> int:

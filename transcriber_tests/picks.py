@@ -21,14 +21,15 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 from django.db.models import Count, F, Q
 
-from oncore import llm
+from oncore import llm, queue
 from oncore.calls.models import Line
 
 from . import jobs, judge
 from .models import ControlLine, Flag, JudgePick, Score
 
 CONTEXT_EACH_SIDE = 3
-PICK_LINE_TASK = "transcriber_tests.tasks.pick_line"  # the queue finds it by its dotted path
+# tasks.pick_line(line_id), bound by the app's ready(): it imports this module.
+PICK_LINE_TASK = queue.Task("asks the judge's picks of one line", group=jobs.GROUP)
 CATCH_UP_LIMIT = 200  # items the minutely catch-up asks about at most
 
 
@@ -148,7 +149,8 @@ def ask_later(line_ids) -> None:
     Nothing without a judge."""
     ids = sorted(set(line_ids))
     if ids and llm.judge_configured():
-        transaction.on_commit(lambda: [jobs.enqueue(PICK_LINE_TASK, line_id) for line_id in ids])
+        for line_id in ids:
+            PICK_LINE_TASK.later(line_id)
 
 
 def drop(flag) -> None:

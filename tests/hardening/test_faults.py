@@ -15,7 +15,7 @@ from oncore.transcribers.models import Transcriber
 from tests.llm_server import error
 from tests.transcriber_tests.runs.support import scripted_judge
 from tests.transcribers.vendor_servers import FakeGeneric
-from transcriber_tests import actions, jobs, judge, tasks
+from transcriber_tests import actions, jobs, judge, replay, tasks
 from transcriber_tests.models import Run, Score, Transcription
 from transcriber_tests.runs import actions as run_actions
 from transcriber_tests.runs import queries as run_queries
@@ -205,17 +205,17 @@ def test_it_requeues_a_row_whose_worker_died_after_going_on_to_it_by_itself(
     _, flags = flag_with_controls(org, recorded_call, [good], positions=(0, 2), controls_per_flag=0)
     first, second = Transcription.objects.order_by("pk")
     assert jobs.pump(org.pk) == [first.pk]
-    real = tasks._transcribe_claimed
+    real = replay.transcribe_claimed
 
     def dies_on_the_second_row(t):
         if t.pk == second.pk:
             raise WorkerKilled
         return real(t)
 
-    monkeypatch.setattr(tasks, "_transcribe_claimed", dies_on_the_second_row)
+    monkeypatch.setattr(replay, "transcribe_claimed", dies_on_the_second_row)
     with pytest.raises(WorkerKilled):
         tasks.transcribe(first.pk)  # finishes its row, goes on to the second by itself, and dies there
-    monkeypatch.setattr(tasks, "_transcribe_claimed", real)
+    monkeypatch.setattr(replay, "transcribe_claimed", real)
     second.refresh_from_db()
     assert second.status == Transcription.RUNNING and second.claimed_at is not None
     assert tasks.transcribe(first.pk) == "skipped"  # the broker delivers the first task again: nothing to do
@@ -306,7 +306,7 @@ def test_it_resumes_the_queue_after_the_database_drops_its_connections(
     _, flags = flag_with_controls(org, recorded_call, [one, two], positions=(0, 2, 4, 6), controls_per_flag=0)
     assert Transcription.objects.count() == 8
 
-    real_get_engine = tasks.get_engine
+    real_get_engine = replay.get_engine
     sent, ended = [], []
 
     def engine_that_restarts_the_database_on_the_third_call(transcriber):
@@ -322,7 +322,7 @@ def test_it_resumes_the_queue_after_the_database_drops_its_connections(
 
         return Engine()
 
-    monkeypatch.setattr(tasks, "get_engine", engine_that_restarts_the_database_on_the_third_call)
+    monkeypatch.setattr(replay, "get_engine", engine_that_restarts_the_database_on_the_third_call)
     tasks.drain()  # the task whose connection died opens a new one and writes its result; the queue carries on
     assert ended and ended[0] >= 1
 

@@ -4,10 +4,11 @@ to tasks.drain)."""
 
 import importlib
 
+import django_q.tasks
 import pytest
 
 from tests.llm_server import prompt_text
-from transcriber_tests import actions, jobs, picks, tasks
+from transcriber_tests import actions, picks, tasks
 from transcriber_tests.models import JudgePick, Transcription
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -19,16 +20,16 @@ HYPHEN, LOWER, SPACED = "Mary-Kate, table for two", "mary kate table for two", "
 def pick_tasks_run(monkeypatch):
     """Run the judge's tasks as soon as they are queued; record every task queued."""
     queued = []
-    enqueue = jobs.enqueue
+    enqueue = django_q.tasks.async_task
 
-    def run(func, *args):
+    def run(func, *args, **kwargs):
         queued.append(func)
         if func in ("transcriber_tests.tasks.pick_line", "transcriber_tests.tasks.catch_up_picks"):
             module, name = func.rsplit(".", 1)
             return getattr(importlib.import_module(module), name)(*args)
-        return enqueue(func, *args)
+        return enqueue(func, *args, **kwargs)
 
-    monkeypatch.setattr(jobs, "enqueue", run)
+    monkeypatch.setattr(django_q.tasks, "async_task", run)
     return queued
 
 

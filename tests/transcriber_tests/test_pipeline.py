@@ -5,7 +5,7 @@ import random
 import pytest
 
 from tests.fixtures import make_call
-from transcriber_tests import actions, errors, jobs, scoring, tasks
+from transcriber_tests import actions, errors, jobs, replay, scoring, tasks
 from transcriber_tests.models import Bank, ControlLine, Flag, Score, Transcription
 
 pytestmark = pytest.mark.django_db
@@ -354,13 +354,13 @@ def test_a_worker_goes_straight_on_with_its_organizations_next_rows_within_its_c
 
     first, second = jobs.pump(bank.organization_id)
     running_seen = []
-    transcribe_one = tasks._transcribe_claimed
+    transcribe_one = replay.transcribe_claimed
 
     def counting(t):
         running_seen.append(mine.filter(status=Transcription.RUNNING).count())
         return transcribe_one(t)
 
-    monkeypatch.setattr(tasks, "_transcribe_claimed", counting)
+    monkeypatch.setattr(replay, "transcribe_claimed", counting)
     assert tasks.transcribe(first) == "done"
 
     assert (

@@ -23,7 +23,7 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
-from oncore import llm
+from oncore import llm, queue
 from oncore.calls.models import Line
 
 from .. import events, jobs, judge, rule_labels, scoring
@@ -37,7 +37,8 @@ CONTEXT_EACH_SIDE = (
 REQUEST_SPAN = 24  # the lines of one label request lie within this many positions of one call
 PATTERN_CONTEXT_EACH_SIDE = 1
 VERDICT_EXAMPLES_EACH = 3  # fixes and breaks each shown to the verdict
-ADVANCE_TASK = "transcriber_tests.runs.tasks.advance"  # the queue finds the task by its dotted path
+# runs.tasks.advance(run_id), bound by the app's ready(): it imports this module.
+ADVANCE_TASK = queue.Task("does a full-call run's next step", group=jobs.GROUP)
 
 
 # ---------------------------------------------------------------- settings (calibration, review, the judge's budget)
@@ -72,7 +73,7 @@ def run_pairs(run: Run, run_lines) -> set[tuple[int, int]]:
 
 def advance_later(run_id: int) -> None:
     """Queue the run's next step (tasks.advance) once the current transaction commits."""
-    transaction.on_commit(lambda: jobs.enqueue(ADVANCE_TASK, run_id))
+    ADVANCE_TASK.later(run_id)
 
 
 def advance(run_id: int) -> str:

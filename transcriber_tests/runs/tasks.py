@@ -1,8 +1,10 @@
 """Thin django-q2 entry points of full-call runs. They take primary keys, call the pipeline, and are safe to run
-twice. The queue finds them by their dotted path: "transcriber_tests.runs.tasks.<name>" (advance_all runs from
-the schedule "oncore-runs", see migrations 0003 and 0005)."""
+twice (advance_all runs from the schedule "oncore-runs", see migrations 0003 and 0005). `drain_run` drives a run
+in this process for commands, demos and tests."""
 
 import time
+
+from oncore import queue
 
 from .. import jobs
 from .. import tasks as line_tasks
@@ -20,7 +22,7 @@ def advance_all() -> int:
     worker still holds its claim is skipped by the step itself)."""
     ids = list(Run.objects.filter(status__in=Run.ACTIVE).values_list("pk", flat=True))
     for run_id in ids:
-        jobs.enqueue(pipeline.ADVANCE_TASK, run_id)
+        queue.enqueue(advance, run_id, group=jobs.GROUP)
     return len(ids)
 
 

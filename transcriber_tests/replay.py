@@ -1,0 +1,80 @@
+"""The transcription workflow: what happens to one claimed line transcription (jobs.claim gives it). The line's
+clip is cut from the recording and sent to the transcriber's engine; the outcome is written while the claim holds
+(jobs.finish), with the scores of every item on the line once it is final; a retryable failure is queued again
+after its backoff (jobs.retry_later); then the follow-up work is queued: the judge's picks, the flag.scored
+webhook, and the full-call run waiting for the line. The queue task (tasks.transcribe) calls `transcribe_chain`."""
+
+import logging
+
+from oncore import audio, queue
+from oncore.transcribers.engines import TranscriptionError, get_engine
+
+from . import actions, events, jobs, picks
+from .lines import too_long
+from .models import Run, Transcription
+
+log = logging.getLogger(__name__)
+
+# runs.tasks.transcription_finished(pk), bound by the app's ready(): it imports this module (through tasks).
+TRANSCRIPTION_FINISHED = queue.Task("lets a full-call run compare once its last line is in", group=jobs.GROUP)
+
+
+def transcribe_chain(pk: int) -> list[str]:
+    """Transcribe a dispatched row, then the organization's next ready rows while the chain lasts
+    (jobs.claimed_chain). The outcome of each row: "done", "failed" or "retry"."""
+    return [transcribe_claimed(t) for t in jobs.claimed_chain(pk)]
+
+
+def transcribe_claimed(t: Transcription) -> str:
+    """Transcribe one claimed row and write its outcome; "done", "failed" or "retry"."""
+    line = t.line
+    try:
+        if too_long(line):  # flagged before the limit was set: not replayed
+            raise audio.AudioError(f"The line is {line.duration_s:.0f} s long, over ONCORE_MAX_LINE_S.")
+        clips = audio.cut_line(
+            audio.stored(line.call.recording), line.start_s, line.end_s, label=f"call {line.call_id}"
+        )
+        result = get_engine(t.transcriber).transcribe(clips.candidate_wav)
+    except audio.AudioError as exc:
+        outcome, written = "failed", _finish(t, status=Transcription.FAILED, error=str(exc))
+    except TranscriptionError as exc:
+        if exc.retryable and jobs.may_retry(t):
+            outcome, written = "retry", jobs.retry_later(t, str(exc), exc.retry_after)
+        else:
+            outcome, written = "failed", _finish(t, status=Transcription.FAILED, error=str(exc))
+    except Exception as exc:  # an engine bug must not leave the row running forever
+        log.exception("transcription %s crashed", t.pk)
+        error = f"Unexpected error: {exc.__class__.__name__}: {exc}"
+        outcome, written = "failed", _finish(t, status=Transcription.FAILED, error=error)
+    else:
+        outcome, written = (
+            "done",
+            _finish(
+                t,
+                status=Transcription.DONE,
+                text=result.text,
+                error="",
+                audio_seconds=result.audio_seconds,
+                cost=result.cost,
+                latency_s=result.latency_s,
+            ),
+        )
+    if written and outcome != "retry":
+        _after_final(t)
+    return outcome
+
+
+def _finish(t: Transcription, **fields) -> bool:
+    """A final outcome, written with the scores of every item on the line in one transaction."""
+    return jobs.finish(t, on_final=actions.score_transcription, **fields)
+
+
+def _after_final(t: Transcription) -> None:
+    """Follow-up work once a line's transcription is final, each queued as its own task."""
+    # Done or failed, it may be the last candidate of an item: where candidates matched but wrote the line
+    # differently, the judge picks one (never a score).
+    picks.ask_later([t.line_id])
+    events.scores_written(t.organization_id, [t.line_id])
+    if Run.objects.filter(organization_id=t.organization_id, status=Run.TRANSCRIBING).exists():
+        # A full-call run waiting for this line compares as soon as its last line is in.
+        TRANSCRIPTION_FINISHED.later(t.pk)
