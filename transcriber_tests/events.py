@@ -16,12 +16,19 @@ import hashlib
 from django.db import transaction
 
 from oncore import queue
+from oncore.api import ApiJSONEncoder
 from oncore.transcribers.models import Transcriber
 from oncore.webhooks import actions as webhooks
 from oncore.webhooks.models import EventState
 
 from . import jobs
 from .models import Bank, ControlLine, Flag, Run, Score
+from .queries import bank_results, cells
+from .shapes.banks import BankOut, bank_out, banks_of
+from .shapes.flags import FlagOut, flag_out
+from .shapes.refs import TranscriberRef, transcriber_ref
+from .shapes.runs import RunOut, run_out
+from .shapes.turns import Cell, cell_out
 
 FLAG_SCORED = "flag.scored"
 LEADER_CHANGED = "bank.leader_changed"
@@ -39,9 +46,11 @@ webhooks.register_events(
 
 
 def _emit(organization_id, event_type, data, event_id=""):
-    from oncore.api import ApiJSONEncoder
-
     webhooks.emit(organization_id, event_type, data, event_id=event_id, encoder=ApiJSONEncoder)
+
+
+def _cell_of(score):
+    return None if score is None else cells.of_score(score)
 
 
 def _as_api(schema, value) -> dict:
@@ -73,9 +82,6 @@ def announce_scores(line_ids) -> int:
 
 
 def _announce_flag(flag_id: int) -> bool:
-    from .api.banks import Cell, _cell
-    from .api.schemas import FlagOut, flag_out
-
     flag = Flag.objects.select_related("line__call__tenant", "bank").filter(pk=flag_id).first()
     if flag is None or flag.bank_id is None:
         return False
@@ -91,8 +97,10 @@ def _announce_flag(flag_id: int) -> bool:
     production = Score.objects.filter(flag=flag, control__isnull=True, source=Score.LIVE).first()
     data = {
         "flag": _as_api(FlagOut, flag_out(flag)),
-        "production": _as_api(Cell, _cell(production.transcriber_id, production)) if production else None,
-        "candidates": [_as_api(Cell, _cell(tid, mine.get(tid))) for tid in candidate_ids],
+        "production": _as_api(Cell, cell_out(production.transcriber_id, cells.of_score(production)))
+        if production
+        else None,
+        "candidates": [_as_api(Cell, cell_out(tid, _cell_of(mine.get(tid)))) for tid in candidate_ids],
     }
     fingerprint = ";".join(f"{s.pk}:{s.scored_at.isoformat()}" for s in scores)
     event_id = "evt_" + hashlib.sha256(f"{FLAG_SCORED}:{flag.pk}:{fingerprint}".encode()).hexdigest()[:32]
@@ -110,10 +118,6 @@ def _subject(bank_id: int) -> str:
 def check_leaders() -> int:
     """For each bank of an organization that wants bank.leader_changed, whose results changed since it was last
     checked: announce its leader if it is another than the one announced before. Returns the announcements."""
-    from .api.banks import BankOut, bank_out, banks_of
-    from .api.schemas import TranscriberRef, transcriber_ref
-    from .queries import bank_results
-
     org_ids = webhooks.organizations_wanting(LEADER_CHANGED)
     if not org_ids:
         return 0
@@ -170,8 +174,6 @@ def run_ended(run_id: int) -> None:
     ]
     if not wanted:
         return
-    from .api.runs import RunOut, _run_out
-
-    data = {"run": _as_api(RunOut, _run_out(run))}
+    data = {"run": _as_api(RunOut, run_out(run))}
     for event in wanted:
         _emit(run.organization_id, event, data)

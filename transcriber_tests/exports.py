@@ -5,15 +5,14 @@ candidate's `order`, a line's `line_number`: "line 2" on the call page is 2 here
 dashboard's word for the production transcript: live."""
 
 from django.db import connection, transaction
-from django.db.models import F, Q
 from django.utils.text import slugify
 
 from oncore.csv import csv_line, safe_cell, stream_csv
-from oncore.formats import iso_time, money
+from oncore.formats import money
 from oncore.transcribers.models import Transcriber
 
 from . import queries, scoring
-from .models import ControlLine, Flag, JudgePick, Score
+from .shapes import turns
 
 RESULTS_COLUMNS = [
     "bank",
@@ -36,31 +35,6 @@ RESULTS_COLUMNS = [
     "clears_threshold",
     "threshold",
     "audio_cost_usd",
-]
-
-TURN_COLUMNS = [
-    "flag_id",
-    "item",
-    "control_id",
-    "call_id",
-    "line_id",
-    "tenant",
-    "call_started_at",
-    "flagged_at",
-    "tags",
-    "expected_text",
-    "live_text",
-    "transcriber",
-    "source",
-    "text",
-    "failed",
-    "failure",
-    "match",
-    "wer",
-    "case_or_punctuation_only",
-    "normalizer_version",
-    "judge_pick",
-    "judge_reasoning",
 ]
 
 
@@ -121,42 +95,14 @@ def results_csv(bank, window_days):
     return stream_csv(f"{slugify(bank.name)}-results.csv", RESULTS_COLUMNS, results_rows(bank, window_days))
 
 
-FETCH_ROWS = 5000  # rows of the turn table's CSV fetched from the database per round trip
-
-
-def _item_cells(
-    flag_id, control_id, call_id, line_id, tenant, started_at, flagged_at, tags, expected, live_text
-):
-    """The cells every row of one item (a flag or one of its controls) starts with, text cells made safe."""
-    is_control = control_id is not None
-    return [
-        flag_id,
-        "control" if is_control else "flag",
-        control_id if is_control else "",
-        call_id,
-        line_id,
-        safe_cell(tenant),
-        iso_time(started_at),
-        iso_time(flagged_at),
-        "" if is_control else safe_cell(" ".join(Flag.decode_tags(tags))),  # a control carries no tags
-        safe_cell(expected),
-        safe_cell(live_text),
-    ]
-
-
-def _stream(queryset, *fields):
-    """The rows of a queryset as tuples, fetched FETCH_ROWS at a time (a server-side cursor on PostgreSQL)."""
-    return queryset.values_list(*fields).iterator(chunk_size=FETCH_ROWS)
-
-
 def turn_csv_rows(bank, window_days):
-    """One CSV line per item and transcriber (live and candidates), in the turn table's order: newest flag first,
-    each flag before its controls, and within an item candidates then live, each by transcriber id. Three queries
-    read side by side as streams in that order (the flags, their controls, the scores), FETCH_ROWS rows at a time,
-    so memory stays flat; an item's cells and its judge's pick are encoded once and shared by its rows. Cells are
-    made safe for a spreadsheet. The three read one snapshot of the database (a repeatable-read transaction on
-    PostgreSQL), so a flag made or deleted while the file streams cannot set them apart. (SQLite, for a single
-    machine, reads without one: a long read transaction there would hold back the queue's writes.)"""
+    """One CSV line per item and transcriber, in the turn table's order (newest flag first, each flag before its
+    controls; within an item the candidates by transcriber id, then the live transcript), read by the turn
+    table's own reader (queries.all_turn_rows) a chunk of flags at a time, so memory stays flat; an item's cells
+    are encoded once and shared by its lines. On PostgreSQL the chunks read one snapshot of the database (a
+    repeatable-read transaction), so a flag made or deleted while the file streams cannot set them apart.
+    (SQLite, for a single machine, reads without one: a long read transaction there would hold back the
+    queue's writes.)"""
     if connection.vendor != "postgresql" or connection.in_atomic_block:
         yield from _turn_csv_lines(bank, window_days)
         return
@@ -167,109 +113,27 @@ def turn_csv_rows(bank, window_days):
 
 
 def _turn_csv_lines(bank, window_days):
-    since = queries.window_start(queries.clamp_window(window_days))
-    candidate_ids = list(bank.candidates.values_list("transcriber_id", flat=True))
-    names = {}  # transcriber id -> safe display name, filled as new ids appear (live transcribers vary by call)
-    picks = {
-        (flag_id, control_id): csv_line((safe_cell(name), safe_cell(reasoning)))
-        for flag_id, control_id, name, reasoning in JudgePick.objects.filter(
-            flag__bank=bank, chosen__isnull=False
-        ).values_list("flag_id", "control_id", "chosen__display_name", "reasoning")
-    }
-    no_pick = csv_line(("", ""))
-    newest = ("-flag__created_at", "-flag_id")
-    flags = _stream(
-        Flag.objects.filter(bank=bank, created_at__gte=since).order_by("-created_at", "-id"),
-        "id",
-        "line__call_id",
-        "line_id",
-        "line__call__tenant__name",
-        "line__call__started_at",
-        "created_at",
-        "tags",
-        "expected_text",
-        "line__text",
-    )
-    controls = _stream(
-        ControlLine.objects.filter(flag__bank=bank, flag__created_at__gte=since).order_by(*newest, "id"),
-        "flag_id",
-        "id",
-        "line_id",
-        "expected_text",
-        "line__text",
-    )
-    scores = _stream(
-        Score.objects.filter(flag__bank=bank, flag__created_at__gte=since)
-        .filter(Q(source=Score.CANDIDATE, transcriber_id__in=candidate_ids) | Q(source=Score.LIVE))
-        .order_by(*newest, F("control_id").asc(nulls_first=True), "source", "transcriber_id"),
-        "flag_id",
-        "control_id",
-        "transcriber_id",
-        "source",
-        "hypothesis",
-        "failed",
-        "failure",
-        "match",
-        "wer",
-        "case_or_punctuation_only",
-        "normalizer_version",
-    )
-    flag = (None,)
-    its_controls = {}
-    next_control = next(controls, None)
-    item, cells, pick = None, "", no_pick
-    for flag_id, control_id, transcriber_id, *score in scores:
-        while flag[0] != flag_id:  # the streams are in the same order: catch up with this score's flag
-            flag = next(flags)
-            its_controls = {}  # the controls of each flag passed, a flag with none included
-            while next_control is not None and next_control[0] == flag[0]:
-                its_controls[next_control[1]] = next_control[2:]
-                next_control = next(controls, None)
-        if (flag_id, control_id) != item:
-            item = (flag_id, control_id)
-            _, call_id, line_id, tenant, started_at, flagged_at, tags, expected, live_text = flag
-            if control_id is not None:
-                line_id, expected, live_text = its_controls[control_id]
-            cells = csv_line(
-                _item_cells(
-                    flag_id,
-                    control_id,
-                    call_id,
-                    line_id,
-                    tenant,
-                    started_at,
-                    flagged_at,
-                    tags,
-                    expected,
-                    live_text,
-                )
-            )[:-2]
-            pick = picks.get(item, no_pick)
-        name = names.get(transcriber_id)
-        if name is None:
-            name = names[transcriber_id] = safe_cell(
-                Transcriber.objects.values_list("display_name", flat=True).get(pk=transcriber_id)
+    candidates = sorted((c.transcriber for c in queries.candidates_of(bank)), key=lambda t: t.pk)
+    names = {t.pk: safe_cell(t.display_name) for t in candidates}  # live transcribers join as they appear
+    for row in queries.all_turn_rows(bank, window_days, candidates):
+        item = csv_line(turns.row_cells(row))[:-2]
+        pick = csv_line(turns.pick_cells(row.pick))  # with its line end
+        by_id = {t.pk: cell for t, cell in row.cells}
+        for transcriber in candidates:
+            cell = by_id.get(transcriber.pk)
+            if cell is not None and not cell.waiting:
+                yield f"{item},{csv_line([names[transcriber.pk], *turns.score_cells('candidate', cell)])[:-2]},{pick}"
+        live = row.production
+        if live.transcriber_id not in names:
+            names[live.transcriber_id] = safe_cell(
+                Transcriber.objects.values_list("display_name", flat=True).get(pk=live.transcriber_id)
             )
-        source, hypothesis, failed, failure, match, wer, noted, normalizer_version = score
-        score_cells = csv_line(
-            (
-                name,
-                source,
-                safe_cell(hypothesis),
-                "yes" if failed else "no",
-                failure,
-                "" if failed else ("yes" if match else "no"),
-                _fmt(wer),
-                "yes" if noted else "no",
-                normalizer_version,
-            )
-        )[:-2]
-        yield f"{cells},{score_cells},{pick}"
+        yield f"{item},{csv_line([names[live.transcriber_id], *turns.score_cells('live', live)])[:-2]},{pick}"
 
 
 def turns_csv(bank, window_days):
     return stream_csv(
-        f"{slugify(bank.name)}-turns.csv", TURN_COLUMNS, turn_csv_rows(bank, window_days), encoded=True
+        f"{slugify(bank.name)}-turns.csv", turns.TURN_COLUMNS, turn_csv_rows(bank, window_days), encoded=True
     )
 
 

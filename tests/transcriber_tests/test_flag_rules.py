@@ -177,7 +177,7 @@ def test_a_control_line_that_becomes_a_flag_is_retired_and_replaced_from_the_sam
     assert Score.objects.filter(flag=a, control=replacement).count() == 2
     assert not b.controls.exists()  # nothing left to draw for the second flag
     assert not aggregates.rebuild(fix=False).any  # the totals followed every change
-    turns = [(r.item.flag_id, r.item.control_id) for r in turn_rows_of(bank)]
+    turns = [(r.flag_id, r.control_id) for r in turn_rows_of(bank)]
     assert (a.pk, control.pk) not in turns and (a.pk, replacement.pk) in turns
 
 

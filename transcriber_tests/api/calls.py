@@ -22,25 +22,27 @@ from oncore.transcribers.models import Transcriber
 from transcriber_tests import queries
 from transcriber_tests.lines import live_transcriber_of
 
+from ..shapes.refs import (
+    AssistantRef,
+    TenantRef,
+    TranscriberOut,
+    TranscriberRef,
+    tenant_ref,
+    transcriber_out,
+    transcriber_ref,
+)
 from .errors import WAV_CONTENT, doc
 from .schemas import (
-    AssistantRef,
     DateRange,
     FlagBrief,
     Id,
     Page,
     PageIn,
     Reason,
-    TenantRef,
     Text,
-    TranscriberOut,
-    TranscriberRef,
     get_or_404,
     page,
     page_of,
-    tenant_ref,
-    transcriber_out,
-    transcriber_ref,
 )
 
 catalogue = Router(tags=["Catalogue and organization"])

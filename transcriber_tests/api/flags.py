@@ -10,8 +10,9 @@ from oncore.calls.models import Line
 from transcriber_tests import actions, queries
 from transcriber_tests.models import Bank, Flag
 
+from ..shapes.flags import FlagOut, flag_out
 from .errors import doc
-from .schemas import BodyIn, DateRange, FlagOut, Id, Page, PageIn, Text, flag_out, get_or_404, page
+from .schemas import BodyIn, DateRange, Id, Page, PageIn, Text, get_or_404, page
 
 router = Router(tags=["Flags"])
 

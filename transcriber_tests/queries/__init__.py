@@ -5,7 +5,7 @@ table), with the windows of days they count (window) and the per-day totals they
 API routers, the webhook events and the CSV writers call these; none of them reads the tables itself. Full-call
 runs have theirs in runs/queries.py."""
 
-from . import totals
+from . import cells, totals
 from .board import (
     BoardRow,
     banks_list,
@@ -26,6 +26,7 @@ from .calls import (
     line_clip,
     line_rows,
 )
+from .cells import ScoreCell
 from .flags import (
     FlagResults,
     flag_results,
@@ -55,9 +56,9 @@ from .results import (
     pending_for_bank,
 )
 from .turns import (
-    Cell,
     KnownCount,
     TurnRow,
+    all_turn_rows,
     turn_items,
     turn_rows,
 )
@@ -72,7 +73,10 @@ from .window import (
 )
 
 __all__ = [
+    "cells",
     "totals",
+    "ScoreCell",
+    "all_turn_rows",
     "BoardRow",
     "banks_list",
     "candidates_of",
@@ -113,7 +117,6 @@ __all__ = [
     "failure_reasons",
     "lead_test",
     "pending_for_bank",
-    "Cell",
     "KnownCount",
     "TurnRow",
     "turn_items",

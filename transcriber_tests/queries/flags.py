@@ -5,6 +5,7 @@ queries, whatever the number of flags on it."""
 from dataclasses import dataclass
 
 from ..models import Bank, Candidate, ControlLine, Flag, JudgePick, Score, Transcription
+from . import cells
 from .calls import _where
 
 
@@ -50,14 +51,21 @@ PENDING, DONE, FAILED = "pending", "done", "failed"
 
 @dataclass(frozen=True)
 class Cell:
-    """One candidate on one item: `state` is pending (queued, transcribing or being scored), done (`score` holds
-    the tick or the WER) or failed (`reason` says why: the engine's error, or its text had no words)."""
+    """One candidate on one item: its score cell (waiting while queued, transcribing or being scored; scored; or
+    failed, with why: the engine's error, or its text had no words) and whether the judge chose its version among
+    those that matched."""
 
     transcriber: object
-    state: str
-    score: Score | None = None
-    reason: str = ""
-    picked: bool = False  # the judge chose this candidate's version among those that matched
+    score: cells.ScoreCell
+    picked: bool = False
+
+    @property
+    def state(self) -> str:
+        return PENDING if self.score.waiting else FAILED if self.score.failed else DONE
+
+    @property
+    def reason(self) -> str:
+        return self.score.reason
 
 
 @dataclass(frozen=True)
@@ -86,17 +94,17 @@ class FlagResults:
 
 
 def _cell(transcriber, score: Score | None, transcription: dict | None, pick: JudgePick | None) -> Cell:
-    picked = pick is not None and pick.chosen_id == transcriber.pk
-    if score is not None and score.failed:
-        reason = (transcription or {}).get("error") or (
-            "Its text had no words." if score.failure == Score.NO_TEXT else "No text came back."
-        )
-        return Cell(transcriber, FAILED, score, reason)
+    error = (transcription or {}).get("error", "")
     if score is not None:
-        return Cell(transcriber, DONE, score, picked=picked)
+        found = cells.of_score(score)
+        if found.failed:
+            why = "Its text had no words." if score.failure == Score.NO_TEXT else "No text came back."
+            return Cell(transcriber, cells.with_reason(found, error or why))
+        return Cell(transcriber, found, picked=pick is not None and pick.chosen_id == transcriber.pk)
     if transcription is not None and transcription["status"] == Transcription.FAILED:
-        return Cell(transcriber, FAILED, None, transcription["error"] or "The transcription failed.")
-    return Cell(transcriber, PENDING)
+        failed = cells.ScoreCell(transcriber.pk, cells.FAILED, reason=error or "The transcription failed.")
+        return Cell(transcriber, failed)
+    return Cell(transcriber, cells.waiting(transcriber.pk))
 
 
 def flag_results(flags) -> dict[int, FlagResults]:

@@ -1,15 +1,17 @@
-"""A bank's turn-by-turn table: every flagged line and control line in the window, newest flag first, with the
-live transcript's score and each candidate's, and the judge's pick among matching versions. The page, the API
-and the CSV file read it here."""
+"""A bank's turn-by-turn table: every flagged line and control line in the window, newest flag first (each flag
+before its controls), with the live transcript's score and each candidate's, and the judge's pick among matching
+versions. One reader for the page and the API (`turn_items` then `turn_rows`, a page at a time) and the CSV file
+(`all_turn_rows`, the whole window in chunks of flags, memory flat): the same rows in the same order."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import NamedTuple
 
-from django.db.models import F
+from django.db.models import F, Q
 
-from ..models import Bank, Score
+from ..models import Bank, Flag, JudgePick, Score, Transcription
 from ..picks import picks_by_item
-from . import totals
+from . import cells, totals
 from .window import clamp_window, window_start
 
 
@@ -58,58 +60,161 @@ def turn_items(bank: Bank, window_days: int, *, kind: str = "", tag: str = "", d
     return KnownCount(ordered, totals.item_count(bank.pk, since, kind=kind, disagree=disagree))
 
 
-@dataclass(frozen=True)
+class Tenant(NamedTuple):
+    id: int
+    slug: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class TurnRow:
-    item: Score  # the live score of the item
-    cells: list  # (transcriber, Cell or None) in candidate order
-    pick: object = None  # the judge's pick among matching versions, if any
-
-    @property
-    def is_control(self) -> bool:
-        return self.item.control_id is not None
-
-    @property
-    def line(self):
-        return self.item.control.line if self.item.control_id else self.item.flag.line
-
-    @property
-    def expected(self) -> str:
-        return self.item.control.expected_text if self.item.control_id else self.item.flag.expected_text
-
-
-class Cell(NamedTuple):
-    """What a turn-table cell shows of a candidate's score (the dashboard's and the API's): a Score's fields,
-    read without building the model (a page has hundreds)."""
+    """One item of the turn table: a flagged line (`control_id` None) or one of its control lines."""
 
     flag_id: int
     control_id: int | None
-    transcriber_id: int
-    hypothesis: str
-    failed: bool
-    failure: str
-    match: bool
-    wer: float | None
-    case_or_punctuation_only: bool
+    line_id: int
+    call_id: int
+    tenant: Tenant
+    call_started_at: datetime
+    flagged_at: datetime
+    tags: list  # the flag's error tags; a control line carries none
+    expected_text: str  # what was said (a control's: its live text)
+    live_text: str  # the line's live transcript
+    production: cells.ScoreCell  # the live transcript, scored as stored
+    cells: list  # (transcriber, ScoreCell or None while waiting) in the candidates' order
+    pick: JudgePick | None = None  # the judge's pick among matching versions, if any
+
+    @property
+    def is_control(self) -> bool:
+        return self.control_id is not None
+
+
+# An item as read from its live score: every item has exactly one, written when it entered a bank.
+ITEM = (
+    "flag_id",
+    "control_id",
+    "flag__line__call_id",
+    "flag__line__call__tenant_id",
+    "flag__line__call__tenant__slug",
+    "flag__line__call__tenant__name",
+    "flag__line__call__started_at",
+    "flag__created_at",
+    "flag__tags",
+    "flag__expected_text",
+    "flag__line_id",
+    "flag__line__text",
+    "control__line_id",
+    "control__expected_text",
+    "control__line__text",
+    "transcriber_id",
+    *cells.COLUMNS,
+)
+NEWEST = ("-flag__created_at", "-flag_id", F("control_id").asc(nulls_first=True))
+
+
+class _Item(NamedTuple):
+    flag_id: int
+    control_id: int | None
+
+
+def _rows(item_values, score_values, picks, candidates) -> list[TurnRow]:
+    """Turn rows from the items' values (ITEM, in the table's order), the candidates' score values (cells.KEYS +
+    cells.COLUMNS) and the picks by (flag, control)."""
+    by_key = {tuple(v[:3]): cells.cell(v[2], *v[3:]) for v in score_values}
+    rows = []
+    for v in item_values:
+        flag_id, control_id, call_id, tenant_id, slug, name, started_at, flagged_at, tags = v[:9]
+        expected, line_id, live_text, control_line_id, control_expected, control_live_text = v[9:15]
+        if control_id is not None:
+            line_id, expected, live_text = control_line_id, control_expected, control_live_text
+        rows.append(
+            TurnRow(
+                flag_id,
+                control_id,
+                line_id,
+                call_id,
+                Tenant(tenant_id, slug, name),
+                started_at,
+                flagged_at,
+                [] if control_id is not None else Flag.decode_tags(tags),
+                expected,
+                live_text,
+                cells.cell(v[15], *v[16:]),
+                [(t, by_key.get((flag_id, control_id, t.pk))) for t in candidates],
+                picks.get((flag_id, control_id)),
+            )
+        )
+    return rows
+
+
+def _candidate_scores(flag_ids, candidates):
+    return Score.objects.filter(
+        source=Score.CANDIDATE, flag_id__in=flag_ids, transcriber__in=candidates
+    ).values_list(*cells.KEYS, *cells.COLUMNS)
 
 
 def turn_rows(bank: Bank, item_ids, candidates) -> list[TurnRow]:
-    """Rows for one page of items (ids from turn_items), with each candidate's score and the judge's pick:
-    three queries a page."""
+    """Rows for one page of items (ids from turn_items), in its order, with each candidate's cell (the bank's
+    candidates, in their order) and the judge's pick: four queries a page (the fourth only with failed cells)."""
+    candidates = [c.transcriber for c in candidates]
     item_ids = list(item_ids)
-    loaded = Score.objects.filter(pk__in=item_ids).select_related("flag__line__call__tenant", "control__line")
-    by_id = {item.pk: item for item in loaded}
-    items = [by_id[pk] for pk in item_ids]
-    transcribers = [c.transcriber for c in candidates]
-    scores = Score.objects.filter(
-        source=Score.CANDIDATE, flag_id__in={i.flag_id for i in items}, transcriber__in=transcribers
-    ).values_list(*Cell._fields)
-    by_key = {(s.flag_id, s.control_id, s.transcriber_id): s for s in map(Cell._make, scores)}
-    picks = picks_by_item(items)
+    found = {v[0]: v[1:] for v in Score.objects.filter(pk__in=item_ids).values_list("pk", *ITEM)}
+    item_values = [found[pk] for pk in item_ids if pk in found]
+    flag_ids = {v[0] for v in item_values}
+    picks = picks_by_item(_Item(v[0], v[1]) for v in item_values)
+    return _with_reasons(_rows(item_values, _candidate_scores(flag_ids, candidates), picks, candidates))
+
+
+def _with_reasons(rows: list[TurnRow]) -> list[TurnRow]:
+    """A page's failed cells with the engine's error as their reason, where one came back (one query)."""
+    wanted = {
+        (row.line_id, cell.transcriber_id)
+        for row in rows
+        for _, cell in row.cells
+        if cell is not None and cell.failed and cell.failure == Score.ERROR
+    }
+    if not wanted:
+        return rows
+    errors = {
+        (line_id, transcriber_id): error
+        for line_id, transcriber_id, error in Transcription.objects.filter(
+            line_id__in={line for line, _ in wanted}, transcriber_id__in={t for _, t in wanted}
+        ).values_list("line_id", "transcriber_id", "error")
+    }
     return [
-        TurnRow(
-            item,
-            [(t, by_key.get((item.flag_id, item.control_id, t.pk))) for t in transcribers],
-            picks.get((item.flag_id, item.control_id)),
+        replace(
+            row,
+            cells=[
+                (t, c and cells.with_reason(c, errors.get((row.line_id, t.pk), ""))) for t, c in row.cells
+            ],
         )
-        for item in items
+        for row in rows
     ]
+
+
+FLAGS_PER_CHUNK = 2000  # flags read at once by all_turn_rows: their items, scores and picks in three queries
+
+
+def all_turn_rows(bank: Bank, window_days: int, transcribers):
+    """Every row of the bank's turn table in the window, in its order, with the cells of these transcribers, read
+    FLAGS_PER_CHUNK flags at a time (a keyset on the flags' newest-first index), so a bank of any size streams
+    with flat memory."""
+    since = window_start(clamp_window(window_days))
+    flags = Flag.objects.filter(bank=bank, created_at__gte=since).order_by("-created_at", "-id")
+    after = None
+    while True:
+        chunk = flags
+        if after is not None:
+            chunk = chunk.filter(Q(created_at__lt=after[0]) | Q(created_at=after[0], pk__lt=after[1]))
+        keys = list(chunk.values_list("created_at", "pk")[:FLAGS_PER_CHUNK])
+        if not keys:
+            return
+        flag_ids = [pk for _, pk in keys]
+        item_values = Score.objects.filter(source=Score.LIVE, flag_id__in=flag_ids).order_by(*NEWEST)
+        item_values = list(item_values.values_list(*ITEM))
+        picks = {
+            (p.flag_id, p.control_id): p
+            for p in JudgePick.objects.filter(flag_id__in=flag_ids).select_related("chosen")
+        }
+        yield from _rows(item_values, _candidate_scores(flag_ids, transcribers), picks, transcribers)
+        after = keys[-1]

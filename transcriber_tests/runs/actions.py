@@ -4,7 +4,6 @@ Each refusal is an ActionError from transcriber_tests.errors."""
 
 import math
 import random
-from dataclasses import asdict, dataclass, fields
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
@@ -13,7 +12,6 @@ from django.utils import timezone
 
 from oncore import audio, llm
 from oncore.calls.models import Call, Line
-from oncore.formats import money
 from oncore.templatetags.oncore_tags import dollars
 from oncore.transcribers.engines.base import cost_for
 
@@ -36,6 +34,7 @@ from ..errors import (
 )
 from ..lines import clip_seconds, live_transcriber_of, replayable, untranscribed
 from ..models import Bank, Candidate, Flag, Run, RunCall, RunLine, Score, Transcription
+from ..shapes.runs import RunEstimate
 from . import pipeline, queries
 
 MAX_CALLS = 10
@@ -117,90 +116,6 @@ def _calls_and_lines(bank, call_ids):
             "None of these calls has a caller line with audio timing, so there is nothing to run."
         )
     return calls, lines
-
-
-@dataclass(frozen=True)
-class RunEstimate:
-    candidate_id: int
-    calls: int
-    lines: int
-    already_transcribed: int
-    audio_seconds: float
-    price_per_minute: Decimal
-    audio_cost: Decimal
-    calibration_lines: int
-    calibration_audio_seconds: float
-    calibration_cost: Decimal
-    judge_configured: bool
-    flagged_lines: int
-    # Calls whose live transcriber is the candidate: on them the run replays the transcriber they ran on, so it
-    # measures only the recording path (calibration), not what a switch would change.
-    calls_already_on_candidate: int
-    differ_rate: float | None  # share of the bank's control lines where the candidate differed; None: unknown
-    rule_share: float | None  # share of those differing lines the rule labels (free); None: unknown
-    expected_rule_lines: int  # lines expected to be labelled by rule: no judge tokens
-    expected_judged_lines: int
-    judge_requests: int  # label requests expected (several lines of one call each)
-    judge_input_tokens: int
-    judge_output_tokens: int
-    judge_cost: Decimal
-    max_judge_input_tokens: int
-    max_judge_output_tokens: int
-    max_judge_cost: Decimal
-
-    @property
-    def audio_minutes(self) -> float:
-        return self.audio_seconds / 60
-
-    @property
-    def calibration_minutes(self) -> float:
-        return self.calibration_audio_seconds / 60
-
-    @property
-    def total_cost(self) -> Decimal:
-        return self.audio_cost + self.calibration_cost + self.judge_cost
-
-    @property
-    def max_total_cost(self) -> Decimal:
-        return self.audio_cost + self.calibration_cost + self.max_judge_cost
-
-    def as_dict(self) -> dict:
-        """The estimate as the API shows it: the estimate endpoint, estimate_not_confirmed's detail and the
-        run's stored estimate (see estimate_dict)."""
-        return estimate_dict(
-            {
-                **asdict(self),
-                "audio_minutes": self.audio_minutes,
-                "total_cost": self.total_cost,
-                "max_total_cost": self.max_total_cost,
-            }
-        )
-
-
-_ZERO = {int: 0, float: 0.0, Decimal: Decimal(0), bool: False}
-MONEY_FIELDS = {f.name for f in fields(RunEstimate) if f.type is Decimal} | {"total_cost", "max_total_cost"}
-ROUNDED_FIELDS = {
-    "audio_seconds": 3,
-    "audio_minutes": 3,
-    "calibration_audio_seconds": 3,
-    "differ_rate": 4,
-    "rule_share": 4,
-}
-
-
-def estimate_dict(values: dict) -> dict:
-    """A run estimate in one shape and rounding wherever it is shown: money as six-place decimal strings,
-    seconds and minutes to 3 places, rates to 4. Also reads an estimate stored by an older version (a field it
-    lacks counts as zero, or unknown)."""
-    data = {f.name: _ZERO.get(f.type) for f in fields(RunEstimate)}
-    data.update(audio_minutes=0.0, total_cost=Decimal(0), max_total_cost=Decimal(0))
-    data.update((key, value) for key, value in values.items() if key in data)
-    for key in MONEY_FIELDS:
-        data[key] = money(data[key] or 0)
-    for key, places in ROUNDED_FIELDS.items():
-        if data[key] is not None:
-            data[key] = round(float(data[key]), places)
-    return data
 
 
 def differ_rate(bank: Bank, candidate) -> float | None:

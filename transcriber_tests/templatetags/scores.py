@@ -1,4 +1,4 @@
-"""{% score_cell s %}: one score as the turn table and the flag results show it (a Score or a queries.Cell, or None
+"""{% score_cell c %}: one score as the turn table and a flag's results show it (a queries.cells.ScoreCell, or None
 while it is waiting). A tag rather than an included template: the turn table draws hundreds of cells a page."""
 
 from django import template
@@ -17,18 +17,16 @@ FAILED = {
 
 
 @register.simple_tag
-def score_cell(s):
-    if s is None:
+def score_cell(c):
+    if c is None or c.waiting:
         return WAITING
-    if s.failed:
-        title = FAILED["no text"] if s.failure == "no text" else FAILED[""]
-        cell = format_html('<span class="badge bad" title="{}">✗ {}</span>', title, s.failure or "error")
-        if s.hypothesis:
-            cell += format_html(' <span class="hyp">{}</span>', s.hypothesis)
+    if c.failed:
+        title = c.reason or (FAILED["no text"] if c.failure == "no text" else FAILED[""])
+        cell = format_html('<span class="badge bad" title="{}">✗ {}</span>', title, c.failure or "error")
+        if c.text:
+            cell += format_html(' <span class="hyp">{}</span>', c.text)
         return cell
-    cell = format_html('<span class="hyp">{}</span>\n', s.hypothesis or "(empty)")
-    if not s.match:
-        return cell + format_html(
-            '<span class="wer">WER {}</span>', f"{s.wer:.2f}" if s.wer is not None else ""
-        )
-    return cell + MATCHED + NOTED if s.case_or_punctuation_only else cell + MATCHED
+    cell = format_html('<span class="hyp">{}</span>\n', c.text or "(empty)")
+    if not c.match:
+        return cell + format_html('<span class="wer">WER {}</span>', f"{c.wer:.2f}")
+    return cell + MATCHED + NOTED if c.case_or_punctuation_only else cell + MATCHED

@@ -1,0 +1,76 @@
+"""One transcriber's score on one item (a flagged line or a control line) as every surface shows it: the turn
+table, a flag's results on the call page, the API and its webhook events, the CSV files. One type, read from the
+Score rows' values (a page has hundreds of cells, a CSV file millions: no model is built for them)."""
+
+from dataclasses import dataclass, replace
+
+from ..models import Score
+
+WAITING, SCORED, FAILED = "waiting", "scored", "failed"
+
+# The Score columns a cell is read from, after the item's keys (flag, control, transcriber).
+KEYS = ("flag_id", "control_id", "transcriber_id")
+COLUMNS = (
+    "hypothesis",
+    "failed",
+    "failure",
+    "match",
+    "wer",
+    "case_or_punctuation_only",
+    "normalizer_version",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreCell:
+    """`state`: waiting (no score yet: its transcription is queued or running), scored (`match`, `wer`), or failed
+    (`failure`: "error", no text came back, or "no text", a text with no words; `reason` says why where it is
+    known: the engine's error). `text` is the transcriber's text as it came back ("" after an error)."""
+
+    transcriber_id: int
+    state: str
+    text: str = ""
+    failure: str = ""
+    match: bool = False
+    wer: float | None = None
+    case_or_punctuation_only: bool = False
+    normalizer_version: str = ""
+    reason: str = ""
+
+    @property
+    def waiting(self) -> bool:
+        return self.state == WAITING
+
+    @property
+    def failed(self) -> bool:
+        return self.state == FAILED
+
+    @property
+    def scored(self) -> bool:
+        return self.state == SCORED
+
+
+def waiting(transcriber_id: int) -> ScoreCell:
+    return ScoreCell(transcriber_id, WAITING)
+
+
+def cell(
+    transcriber_id: int, hypothesis, failed, failure, match, wer, noted, normalizer_version
+) -> ScoreCell:
+    """The cell of one Score row's COLUMNS."""
+    if failed:
+        reason = "its text had no words" if failure == Score.NO_TEXT else ""
+        return ScoreCell(
+            transcriber_id, FAILED, hypothesis, failure, normalizer_version=normalizer_version, reason=reason
+        )
+    return ScoreCell(transcriber_id, SCORED, hypothesis, "", match, wer, noted, normalizer_version)
+
+
+def of_score(score: Score) -> ScoreCell:
+    """The cell of a Score already loaded."""
+    return cell(score.transcriber_id, *(getattr(score, c) for c in COLUMNS))
+
+
+def with_reason(found: ScoreCell, reason: str) -> ScoreCell:
+    """A failed cell with the engine's error as its reason (where the score alone cannot say why)."""
+    return replace(found, reason=reason) if found.failed and reason else found

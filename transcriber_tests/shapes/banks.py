@@ -1,0 +1,226 @@
+"""A bank as the API and its webhook events show it: the bank with its candidates, a candidate, and the bank's
+results (each candidate's card, the leader, the lead test, the production rows and the control mix)."""
+
+from datetime import date, datetime
+
+from django.db.models import Prefetch
+from ninja import Field, Schema
+
+from oncore.api import Money
+from oncore.formats import money
+
+from .. import queries
+from ..models import Candidate
+from .refs import TranscriberOut, TranscriberRef, transcriber_out, transcriber_ref
+
+
+class BankOut(Schema):
+    id: int
+    name: str
+    language_label: str
+    threshold: float
+    controls_per_flag: int
+    created_at: datetime
+    flags: int = Field(description="Flags in the bank, any date.")
+    candidates: list[TranscriberRef] = Field(description="The candidates, in their order.")
+
+
+def banks_of(organization):
+    """The organization's banks as the API shows them: with their counts and their candidates in order."""
+    ordered = Candidate.objects.select_related("transcriber").order_by("position")
+    return queries.banks_list(organization).prefetch_related(Prefetch("candidates", queryset=ordered))
+
+
+def bank_out(bank) -> dict:
+    return {
+        "id": bank.pk,
+        "name": bank.name,
+        "language_label": bank.language_label,
+        "threshold": float(bank.threshold),
+        "controls_per_flag": bank.controls_per_flag,
+        "created_at": bank.created_at,
+        "flags": bank.n_flags,
+        "candidates": [transcriber_ref(c.transcriber) for c in bank.candidates.all()],
+    }
+
+
+class CandidateOut(Schema):
+    transcriber: TranscriberOut
+    position: int = Field(description="0 is listed first (ties for the lead go to the one listed first).")
+    added_at: datetime
+
+
+def candidate_out(c) -> dict:
+    return {"transcriber": transcriber_out(c.transcriber), "position": c.position, "added_at": c.added_at}
+
+
+class EstimateOut(Schema):
+    """What adding a candidate costs: GET .../candidates/estimate and `detail` of estimate_not_confirmed."""
+
+    transcriber_id: int
+    lines: int = Field(description="Lines (flags and controls) the transcriber would transcribe.")
+    already_transcribed: int = Field(description="Lines it already has text for: free.")
+    audio_seconds: float = Field(description="Rounded to 3 places.")
+    audio_minutes: float = Field(description="Rounded to 3 places.")
+    price_per_minute: Money
+    cost: Money = Field(description="Estimated cost in USD.")
+    key_problem: str | None = Field(
+        None,
+        description="Why every line would fail on this server (the vendor key's environment variable is not "
+        "set), or null when it can be sent.",
+    )
+
+
+class Interval(Schema):
+    low: float
+    high: float
+
+
+class Summary(Schema):
+    transcriber: TranscriberRef
+    scored: int = Field(description="Lines scored (flags and controls in the window).")
+    matches: int
+    failed: int = Field(
+        description="Lines it failed on (an error, or a text with no words): left out of the division."
+    )
+    accuracy: float | None = Field(description="matches / scored, a fraction; null when nothing is scored.")
+    mean_wer: float | None
+    interval: Interval | None = Field(description="95% Wilson interval of the accuracy.")
+
+
+class EntityBenchmark(Schema):
+    accuracy: float | None = Field(description="Headline entity accuracy (MLCommons subset, tier A).")
+    n: int = Field(description="Entity spans it was scored on.")
+    run_id: int = Field(description="The benchmark run it comes from.")
+    packaged_fixture: bool = Field(
+        description="The run is on the few-clip fixture packaged with OnCore (a pipeline check, not the public "
+        "benchmark): do not read it as the benchmark's figure."
+    )
+    dataset_clips: int = Field(description="Clips in the run's dataset.")
+    caption: str = Field(
+        description='What to print beside the figure ("MLCommons subset, tier A, n=1086", or "packaged '
+        'fixture, 5 clips — not the full benchmark, tier A, n=4").'
+    )
+
+
+class CardOut(Summary):
+    position: int = Field(description="Its place among the candidates, from 0.")
+    audio_cost: Money = Field(description="Audio cost so far on the bank's lines, USD.")
+    is_leader: bool
+    entity_benchmark: EntityBenchmark | None = Field(
+        description="Its latest scored run on the public entity benchmark, beside your own callers; null if none."
+    )
+
+
+class LeaderOut(Schema):
+    transcriber_id: int
+    accuracy: float | None
+    clears_threshold: bool = Field(description="accuracy >= the bank's threshold (a marker only).")
+
+
+class LeadTestOut(Schema):
+    runner_up_id: int
+    both_scored: int = Field(description="Items both the leader and the runner-up scored.")
+    leader_only_right: int
+    runner_up_only_right: int
+    p_value: float = Field(description="Exact McNemar test, two-sided.")
+    clear: bool = Field(description="The lead is clear: p < 0.05 and the leader is right more often.")
+
+
+class ControlMix(Schema):
+    controls: int = Field(description="Control lines per flag.")
+    flags: int
+
+
+class ResultsOut(Schema):
+    bank_id: int
+    window_days: int | None = Field(description="The window counted; null when a period was asked for.")
+    date_from: date | None = Field(description="The period's first day, when one was asked for.")
+    date_to: date | None = Field(description="The period's last day (inclusive), when one was asked for.")
+    threshold: float
+    candidates: list[CardOut]
+    leader: LeaderOut | None
+    lead_test: LeadTestOut | None = Field(description="Leader against the runner-up; null with one scored.")
+    production: list[Summary] = Field(
+        description="The production transcripts (the live transcribers of the bank's calls), for reference only."
+    )
+    production_note: str = Field(description="Why the production rows are no fair rival.")
+    control_mix: list[ControlMix] = Field(
+        description="How many of the window's flags carry each number of control lines, most flags first; more "
+        "than one entry when the bank's setting changed (it applies to new flags) or a call had too few lines."
+    )
+    pending: int = Field(description="Transcriptions of this bank still queued or running.")
+
+
+def interval_out(interval):
+    return None if interval is None else {"low": interval[0], "high": interval[1]}
+
+
+def summary_out(t, s, interval) -> dict:
+    return {
+        "transcriber": transcriber_ref(t),
+        "scored": s.scored,
+        "matches": s.matches,
+        "failed": s.failed,
+        "accuracy": s.accuracy,
+        "mean_wer": s.mean_wer,
+        "interval": interval_out(interval),
+    }
+
+
+def results_out(r: queries.BankResults, entity: dict) -> dict:
+    """A bank's results (queries.bank_results) with each candidate's public entity benchmark figure (`entity`:
+    benchmark.selectors.entity_headlines of its candidates)."""
+    period = r.date_from is not None or r.date_to is not None
+    cards = []
+    for c in r.cards:
+        e = entity.get(c.transcriber.pk)
+        cards.append(
+            {
+                **summary_out(c.transcriber, c.summary, c.interval),
+                "position": c.position,
+                "audio_cost": money(c.cost),
+                "is_leader": c.is_leader,
+                "entity_benchmark": {
+                    "accuracy": e.accuracy,
+                    "n": e.n,
+                    "run_id": e.run_id,
+                    "packaged_fixture": e.is_fixture,
+                    "dataset_clips": e.dataset_clips,
+                    "caption": e.caption,
+                }
+                if e
+                else None,
+            }
+        )
+    leader = None
+    if r.leader is not None:
+        leader = {
+            "transcriber_id": r.leader.transcriber.pk,
+            "accuracy": r.leader.summary.accuracy,
+            "clears_threshold": r.leader_clears_threshold,
+        }
+    lead = None
+    if r.lead is not None and r.runner_up is not None:
+        lead = {
+            "runner_up_id": r.runner_up.transcriber.pk,
+            "both_scored": r.lead.both_scored,
+            "leader_only_right": r.lead.leader_only_right,
+            "runner_up_only_right": r.lead.runner_up_only_right,
+            "p_value": r.lead.p_value,
+            "clear": r.lead.clear,
+        }
+    return {
+        "bank_id": r.bank.pk,
+        "window_days": None if period else r.window_days,
+        "date_from": r.date_from,
+        "date_to": r.date_to,
+        "threshold": float(r.bank.threshold),
+        "candidates": cards,
+        "leader": leader,
+        "lead_test": lead,
+        "production": [summary_out(*row) for row in r.live_rows],
+        "production_note": r.live_reason,
+        "control_mix": [{"controls": c, "flags": n} for c, n in r.control_mix],
+        "pending": r.pending,
+    }

@@ -1,0 +1,74 @@
+"""Small references to other objects, as every payload names them: a tenant, an assistant, a transcriber of the
+catalogue (briefly, or whole with its price)."""
+
+from datetime import date
+
+from ninja import Field, Schema
+
+from oncore.api import Money
+from oncore.formats import money
+
+
+class TenantRef(Schema):
+    id: int
+    slug: str
+    name: str
+
+
+class AssistantRef(Schema):
+    id: int
+    name: str
+
+
+class TranscriberRef(Schema):
+    id: int
+    slug: str
+    display_name: str
+    deprecation_date: date | None = Field(description="The model's announced shutdown date, if any.")
+
+
+class TranscriberOut(Schema):
+    id: int
+    slug: str
+    provider: str
+    model: str
+    display_name: str
+    price_per_minute: Money = Field(description="List price per audio minute, USD, six places.")
+    price_source: str = Field(
+        description="Where the price comes from (a vendor page or quote); empty if unknown."
+    )
+    price_date: date | None = Field(description="When the price was read at its source, so its age shows.")
+    deprecation_date: date | None = Field(
+        description="The vendor's announced shutdown date for the model; null while none is announced."
+    )
+    enabled: bool
+
+
+def tenant_ref(t) -> dict:
+    return {"id": t.pk, "slug": t.slug, "name": t.name}
+
+
+def transcriber_ref(t) -> dict | None:
+    if t is None:
+        return None
+    return {
+        "id": t.pk,
+        "slug": t.slug,
+        "display_name": t.display_name,
+        "deprecation_date": t.deprecation_date,
+    }
+
+
+def transcriber_out(t) -> dict:
+    return {
+        "id": t.pk,
+        "slug": t.slug,
+        "provider": t.provider,
+        "model": t.model,
+        "display_name": t.display_name,
+        "price_per_minute": money(t.price_per_minute),
+        "price_source": t.price_source,
+        "price_date": t.price_date,
+        "deprecation_date": t.deprecation_date,
+        "enabled": t.enabled,
+    }

@@ -1,0 +1,447 @@
+"""A full-call run as the API and the run.finished / run.judge_failed events show it: its estimate, its brief
+in lists, its detail (counts, calibration, review, judge, patterns, verdict) and its lines."""
+
+from dataclasses import asdict, dataclass, fields
+from datetime import datetime
+from decimal import Decimal
+from typing import Literal
+
+from ninja import Field, Schema
+
+from oncore.api import Money
+from oncore.formats import money
+
+from ..runs import queries
+from .refs import TranscriberRef, transcriber_ref
+
+STATUSES = Literal["queued", "transcribing", "judging", "done", "cancelled", "failed"]
+
+
+JUDGE_STATUSES = Literal["pending", "done", "not_configured", "failed", "skipped"]
+
+
+LABELS = Literal["candidate_right", "live_right", "same_meaning", "both_wrong"]
+
+
+@dataclass(frozen=True)
+class RunEstimate:
+    candidate_id: int
+    calls: int
+    lines: int
+    already_transcribed: int
+    audio_seconds: float
+    price_per_minute: Decimal
+    audio_cost: Decimal
+    calibration_lines: int
+    calibration_audio_seconds: float
+    calibration_cost: Decimal
+    judge_configured: bool
+    flagged_lines: int
+    # Calls whose live transcriber is the candidate: on them the run replays the transcriber they ran on, so it
+    # measures only the recording path (calibration), not what a switch would change.
+    calls_already_on_candidate: int
+    differ_rate: float | None  # share of the bank's control lines where the candidate differed; None: unknown
+    rule_share: float | None  # share of those differing lines the rule labels (free); None: unknown
+    expected_rule_lines: int  # lines expected to be labelled by rule: no judge tokens
+    expected_judged_lines: int
+    judge_requests: int  # label requests expected (several lines of one call each)
+    judge_input_tokens: int
+    judge_output_tokens: int
+    judge_cost: Decimal
+    max_judge_input_tokens: int
+    max_judge_output_tokens: int
+    max_judge_cost: Decimal
+
+    @property
+    def audio_minutes(self) -> float:
+        return self.audio_seconds / 60
+
+    @property
+    def calibration_minutes(self) -> float:
+        return self.calibration_audio_seconds / 60
+
+    @property
+    def total_cost(self) -> Decimal:
+        return self.audio_cost + self.calibration_cost + self.judge_cost
+
+    @property
+    def max_total_cost(self) -> Decimal:
+        return self.audio_cost + self.calibration_cost + self.max_judge_cost
+
+    def as_dict(self) -> dict:
+        """The estimate as the API shows it: the estimate endpoint, estimate_not_confirmed's detail and the
+        run's stored estimate (see estimate_dict)."""
+        return estimate_dict(
+            {
+                **asdict(self),
+                "audio_minutes": self.audio_minutes,
+                "total_cost": self.total_cost,
+                "max_total_cost": self.max_total_cost,
+            }
+        )
+
+
+_ZERO = {int: 0, float: 0.0, Decimal: Decimal(0), bool: False}
+
+
+MONEY_FIELDS = {f.name for f in fields(RunEstimate) if f.type is Decimal} | {"total_cost", "max_total_cost"}
+
+
+ROUNDED_FIELDS = {
+    "audio_seconds": 3,
+    "audio_minutes": 3,
+    "calibration_audio_seconds": 3,
+    "differ_rate": 4,
+    "rule_share": 4,
+}
+
+
+def estimate_dict(values: dict) -> dict:
+    """A run estimate in one shape and rounding wherever it is shown: money as six-place decimal strings,
+    seconds and minutes to 3 places, rates to 4. Also reads an estimate stored by an older version (a field it
+    lacks counts as zero, or unknown)."""
+    data = {f.name: _ZERO.get(f.type) for f in fields(RunEstimate)}
+    data.update(audio_minutes=0.0, total_cost=Decimal(0), max_total_cost=Decimal(0))
+    data.update((key, value) for key, value in values.items() if key in data)
+    for key in MONEY_FIELDS:
+        data[key] = money(data[key] or 0)
+    for key, places in ROUNDED_FIELDS.items():
+        if data[key] is not None:
+            data[key] = round(float(data[key]), places)
+    return data
+
+
+class RunEstimateOut(Schema):
+    """What a run costs, in one shape wherever it is shown: POST .../runs/estimate, `detail` of
+    estimate_not_confirmed and a run's `estimate` (as shown before it started). Seconds and minutes are rounded
+    to 3 places, rates to 4."""
+
+    candidate_id: int
+    calls: int
+    lines: int = Field(description="Caller lines with audio timing the candidate transcribes.")
+    already_transcribed: int = Field(description="Lines it already has text for: free.")
+    audio_seconds: float
+    audio_minutes: float
+    price_per_minute: Money
+    audio_cost: Money
+    calibration_lines: int = Field(description="Lines replayed through the live transcriber.")
+    calibration_audio_seconds: float
+    calibration_cost: Money
+    judge_configured: bool = Field(description="Whether the judge (language model) is set up on the server.")
+    flagged_lines: int
+    calls_already_on_candidate: int = Field(
+        description="Calls that ran on the candidate (it is their live transcriber): on them the run replays the "
+        "transcriber they already ran on, so it measures only the recording path, not what a switch would change."
+    )
+    differ_rate: float | None = Field(
+        description="Share of the bank's control lines where the candidate differed."
+    )
+    rule_share: float | None = Field(
+        description="Share of those differing lines the rule labels same_meaning without the judge."
+    )
+    expected_rule_lines: int = Field(description="Differing lines expected to be labelled by rule: free.")
+    expected_judged_lines: int
+    judge_requests: int = Field(description="Label requests expected (several lines of one call each).")
+    judge_input_tokens: int
+    judge_output_tokens: int
+    judge_cost: Money
+    max_judge_input_tokens: int
+    max_judge_output_tokens: int
+    max_judge_cost: Money
+    total_cost: Money = Field(description="Expected total in USD: audio, calibration and the judge.")
+    max_total_cost: Money
+
+
+class RunBrief(Schema):
+    id: int
+    bank_id: int | None = Field(description="Null once the bank was deleted; the run stays readable by id.")
+    bank_name: str
+    candidate: TranscriberRef
+    status: STATUSES
+    judge_status: JUDGE_STATUSES
+    created_at: datetime
+    finished_at: datetime | None
+    calls: int
+    lines: int
+    fixes: int = Field(
+        description="Lines the candidate got right and the production transcript wrong, among the labelled "
+        "lines: read it with `unlabelled` (unlabelled is not zero)."
+    )
+    breaks: int = Field(
+        description="Lines the production transcript got right and the candidate wrong, among the labelled "
+        "lines: read it with `unlabelled`."
+    )
+    differing: int = Field(description="Compared lines whose texts differ: the lines that need a label.")
+    unlabelled: int = Field(description="Differing lines with no label yet; fixes and breaks leave them out.")
+    unlabelled_why: str = Field(
+        description='Why they carry none ("the judge is not configured on this server", ...); "" when none.'
+    )
+    audio_path_agreement: float | None = Field(
+        description="Calibration: share of replays equal to the production text."
+    )
+    calibration_low: bool
+
+
+class PatternOut(Schema):
+    id: int
+    name: str
+    description: str
+    count: int
+
+
+class Counts(Schema):
+    lines: int
+    compared: int
+    identical: int
+    differing: int
+    candidate_failed: int
+    fixes: int
+    breaks: int
+    same_meaning: int
+    both_wrong: int
+    unlabelled: int = Field(
+        description="Differing lines with no label (judge not configured, failed or pending): fixes, breaks, "
+        "same_meaning and both_wrong leave them out."
+    )
+    unlabelled_why: str = Field(description='Why they carry none; "" when every differing line is labelled.')
+    rule_labelled: int = Field(
+        description="Differing lines labelled same_meaning by rule, never sent to the judge."
+    )
+    judge_gave_up: int = Field(description="Lines left unlabelled after the judge answered invalidly twice.")
+    judge_calls_saved: int = Field(description="Label requests the rule labels spared the judge.")
+    judge_requests: int = Field(description="Label requests sent to the judge.")
+    flagged: int
+    transcriptions: int
+    transcriptions_finished: int
+
+
+class Calibration(Schema):
+    sampled: int
+    compared: int
+    matched: int
+    failed: int
+    audio_path_agreement: float | None
+    warn_below: float
+    low: bool = Field(description="Agreement under warn_below: the run's numbers deserve less weight.")
+
+
+class VersionAgreementOut(Schema):
+    prompt_version: str = Field(description="The judge's prompt version, or the rule's (rule:...).")
+    reviewed: int
+    agrees: int
+    kappa: float | None = Field(
+        description="Cohen's kappa of the reviewer's labels against the labels given."
+    )
+
+
+class Review(Schema):
+    sample: int
+    reviewed: int
+    agrees: int
+    judge_human_agreement: float | None
+    by_prompt_version: list[VersionAgreementOut]
+
+
+class Judge(Schema):
+    status: JUDGE_STATUSES
+    error: str
+    model: str
+    prompt_version: str
+    input_tokens: int
+    output_tokens: int
+    cost: Money
+
+
+class RunOut(Schema):
+    id: int
+    bank_id: int | None
+    bank_name: str
+    candidate: TranscriberRef
+    status: STATUSES
+    error: str
+    created_at: datetime
+    finished_at: datetime | None
+    call_ids: list[int]
+    estimate: RunEstimateOut = Field(description="The estimate shown before the run started.")
+    counts: Counts
+    calibration: Calibration
+    review: Review
+    judge: Judge
+    patterns: list[PatternOut]
+    verdict: str
+
+
+class RunLineOut(Schema):
+    id: int = Field(description="The run line's id (used to review it).")
+    position: int = Field(description="Its place in the run, from 0.")
+    line_id: int
+    call_id: int
+    line_position: int = Field(description="The line's place in its call, from 0.")
+    start_s: float | None
+    end_s: float | None
+    compared: bool
+    production_text: str = Field(description="The production transcript (the live one) of the line.")
+    candidate_text: str
+    candidate_failed: bool
+    candidate_error: str
+    differs: bool
+    flag_id: int | None
+    expected_text: str = Field(description="What was said, on flagged lines.")
+    candidate_match: bool | None
+    production_match: bool | None
+    candidate_wer: float | None
+    production_wer: float | None
+    label: LABELS | None = Field(
+        description="live_right: the production transcript was right and the candidate wrong (a break); null "
+        "while unlabelled, and in the review sample until the line is reviewed (the review is blind)."
+    )
+    label_source: Literal["flag", "judge", "rule"] | None
+    reasoning: str
+    label_prompt_version: str
+    label_error: str = Field(description="Why the judge left the line unlabelled, when it did.")
+    pattern_id: int | None
+    calibration: bool
+    replay_text: str
+    replay_failed: bool
+    replay_matches: bool | None
+    in_review: bool
+    human_label: LABELS | None
+    review_agrees: bool | None
+    reviewed_at: datetime | None
+
+
+def run_out(run) -> dict:
+    s = queries.run_summary(run)
+    return {
+        "id": run.pk,
+        "bank_id": run.bank_id,
+        "bank_name": run.bank_name,
+        "candidate": transcriber_ref(run.candidate),
+        "status": run.status,
+        "error": run.error,
+        "created_at": run.created_at,
+        "finished_at": run.finished_at,
+        "call_ids": list(run.run_calls.order_by("position").values_list("call_id", flat=True)),
+        "estimate": estimate_dict({"candidate_id": run.candidate_id, **run.estimate}),
+        "counts": {
+            "lines": s.lines,
+            "compared": s.compared,
+            "identical": s.identical,
+            "differing": s.differing,
+            "candidate_failed": s.candidate_failed,
+            "fixes": s.fixes,
+            "breaks": s.breaks,
+            "same_meaning": s.same_meaning,
+            "both_wrong": s.both_wrong,
+            "unlabelled": s.unlabelled,
+            "unlabelled_why": s.labels.why,
+            "rule_labelled": s.rule_labelled,
+            "judge_gave_up": s.judge_gave_up,
+            "judge_calls_saved": s.judge_calls_saved,
+            "judge_requests": s.judge_requests,
+            "flagged": s.flagged,
+            "transcriptions": s.transcriptions,
+            "transcriptions_finished": s.transcriptions_finished,
+        },
+        "calibration": {
+            "sampled": s.calibration_sampled,
+            "compared": s.calibration_compared,
+            "matched": s.calibration_matched,
+            "failed": s.calibration_failed,
+            "audio_path_agreement": s.audio_path_agreement,
+            "warn_below": s.warn_below,
+            "low": s.calibration_low,
+        },
+        "review": {
+            "sample": s.review_sample,
+            "reviewed": s.reviewed,
+            "agrees": s.review_agrees,
+            "judge_human_agreement": s.judge_human_agreement,
+            "by_prompt_version": [
+                {
+                    "prompt_version": v.prompt_version,
+                    "reviewed": v.agreement.n,
+                    "agrees": v.agreement.agree,
+                    "kappa": v.agreement.kappa,
+                }
+                for v in queries.review_agreement(run)
+            ],
+        },
+        "judge": {
+            "status": run.judge_status,
+            "error": run.judge_error,
+            "model": run.judge_model,
+            "prompt_version": run.judge_prompt_version,
+            "input_tokens": run.judge_input_tokens,
+            "output_tokens": run.judge_output_tokens,
+            "cost": money(run.judge_cost),
+        },
+        "patterns": [
+            {"id": p.pk, "name": p.name, "description": p.description, "count": p.count}
+            for p in run.patterns.order_by("position")
+        ],
+        "verdict": run.verdict,
+    }
+
+
+def run_line_out(rl) -> dict:
+    line = rl.line
+    return {
+        "id": rl.pk,
+        "position": rl.position,
+        "line_id": line.pk,
+        "call_id": line.call_id,
+        "line_position": line.position,
+        "start_s": line.start_s,
+        "end_s": line.end_s,
+        "compared": rl.compared,
+        "production_text": rl.live_text,
+        "candidate_text": rl.candidate_text,
+        "candidate_failed": rl.candidate_failed,
+        "candidate_error": rl.candidate_error,
+        "differs": rl.differs,
+        "flag_id": rl.flag_id,
+        "expected_text": rl.expected_text,
+        "candidate_match": rl.candidate_match,
+        "production_match": rl.live_match,
+        "candidate_wer": rl.candidate_wer,
+        "production_wer": rl.live_wer,
+        "label": rl.label or None,
+        "label_source": rl.label_source or None,
+        "reasoning": rl.reasoning,
+        "label_prompt_version": rl.label_prompt_version,
+        "label_error": rl.label_error,
+        "pattern_id": rl.pattern_id,
+        "calibration": rl.calibration,
+        "replay_text": rl.replay_text,
+        "replay_failed": rl.replay_failed,
+        "replay_matches": rl.replay_matches,
+        "in_review": rl.in_review,
+        "human_label": rl.human_label or None,
+        "review_agrees": rl.review_agrees,
+        "reviewed_at": rl.reviewed_at,
+    }
+
+
+def run_brief(run, counts: dict) -> dict:
+    """A run in a list, with its counts from runs.queries.counts_for_runs."""
+    labels = counts.get("labels")
+    return {
+        "id": run.pk,
+        "bank_id": run.bank_id,
+        "bank_name": run.bank_name,
+        "candidate": transcriber_ref(run.candidate),
+        "status": run.status,
+        "judge_status": run.judge_status,
+        "created_at": run.created_at,
+        "finished_at": run.finished_at,
+        "calls": run.n_calls,
+        "lines": counts.get("lines", 0),
+        "fixes": counts.get("fixes", 0),
+        "breaks": counts.get("breaks", 0),
+        "differing": labels.differing if labels else 0,
+        "unlabelled": labels.unlabelled if labels else 0,
+        "unlabelled_why": labels.why if labels else "",
+        "audio_path_agreement": counts.get("audio_path_agreement"),
+        "calibration_low": counts.get("calibration_low", False),
+    }
