@@ -10,8 +10,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET
 
 from oncore import audio
-
-MAX_ID = 2**63 - 1  # the database's bigint: no id is larger, so a larger one is refused, never looked up
+from oncore.errors import MAX_ID
 
 
 def ids_in(values) -> list[int]:
@@ -65,6 +64,15 @@ def safe_next(request, default: str) -> str:
 def redirect_next(request, default: str) -> HttpResponseRedirect:
     """Redirect to the form's `next` URL if it is safe (see safe_next), else to `default` (a URL)."""
     return HttpResponseRedirect(safe_next(request, default))
+
+
+def query_without_page(request, *also) -> str:
+    """The page's query string without its page (and fragment) number and the names in `also`, for the
+    pagination links."""
+    q = request.GET.copy()
+    for name in ("page", "fragment", *also):
+        q.pop(name, None)
+    return q.urlencode()
 
 
 @cache

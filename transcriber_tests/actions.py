@@ -320,9 +320,16 @@ def do_move_flag(flag: Flag, bank: Bank | None, rng=None) -> Flag:
     return flag
 
 
-def do_edit_flag(flag: Flag, *, expected_text=None, tags=None, note=None, confirm_matches_live=False) -> Flag:
-    """Edit a flag. A new expected text re-scores every transcriber's stored text against it, and the judge's
-    pick on the flagged line is dropped and asked again (it was made against the old text)."""
+KEEP = object()  # do_edit_flag's bank when the flag stays where it is
+
+
+def do_edit_flag(
+    flag: Flag, *, expected_text=None, tags=None, note=None, confirm_matches_live=False, bank=KEEP
+) -> Flag:
+    """Edit a flag, and move it to `bank` (a Bank, or None for no bank) when one is given: one transaction, so a
+    refused move leaves the edit unsaved too. A new expected text re-scores every transcriber's stored text
+    against it, and the judge's pick on the flagged line is dropped and asked again (it was made against the old
+    text)."""
     fields = ["updated_at"]
     with transaction.atomic():
         flag = Flag.objects.select_for_update().select_related("line").get(pk=flag.pk)
@@ -361,6 +368,8 @@ def do_edit_flag(flag: Flag, *, expected_text=None, tags=None, note=None, confir
             picks.drop(flag)
             picks.ask_later([flag.line_id])
             events.scores_written(flag.organization_id, [flag.line_id])
+        if bank is not KEEP and (bank.pk if bank else None) != flag.bank_id:
+            flag = do_move_flag(flag, bank)
     return flag
 
 

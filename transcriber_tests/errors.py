@@ -2,12 +2,8 @@
 has a stable code (the API's error codes, listed in transcriber_tests/api/errors.py) and a message that says what
 to do. Views show the message; the API answers {"error": {"code", "message", "detail"}}."""
 
-from oncore.errors import ActionError  # the base of every refusal here; callers catch it from this module too
-
-
-class NotFound(ActionError):
-    code = "not_found"
-    status = 404
+# The base of every refusal here, and the refusal of another organization's object; callers take them from here too.
+from oncore.errors import ActionError, NotFound  # noqa: F401 (NotFound: re-exported)
 
 
 class LineNotRecorded(ActionError):

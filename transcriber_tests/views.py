@@ -3,47 +3,24 @@
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HTMX_STOP_POLLING
 
 from benchmark import selectors as benchmark
 from oncore.accounts.access import admin_required, admins_of, current_membership
-from oncore.calls.models import Call, Line
-from oncore.http import clip_response, id_in, redirect_next
-from oncore.transcribers.models import Transcriber
+from oncore.calls.models import Line
+from oncore.http import clip_response, id_in, query_without_page, redirect_next
 
-from . import actions, exports, jobs, queries, scoring
+from . import actions, exports, jobs, lookups, queries, scoring
 from .errors import ActionError, EstimateNotConfirmed
 from .forms import AddCandidateForm, BankForm, CallFilterForm, FlagForm, MoveFlagForm
 from .lines import bank_lines, live_transcriber_of
-from .models import Bank, Flag
+from .models import Bank
 
 PAGE_SIZE = 50
 WINDOWS = [7, 14, 30, 60, 90]
-
-
-def _get_call_for_admin(request, pk) -> Call:
-    return get_object_or_404(queries.calls_of(request.org), pk=pk)
-
-
-def _get_line_for_admin(request, pk) -> Line:
-    return get_object_or_404(
-        Line.objects.select_related("call__tenant", "call__live_transcriber"),
-        pk=pk,
-        call__tenant__organization=request.org,
-    )
-
-
-def _get_flag_for_admin(request, pk) -> Flag:
-    return get_object_or_404(
-        Flag.objects.select_related("line__call", "bank"), pk=pk, organization=request.org
-    )
-
-
-def _get_bank_for_admin(request, pk) -> Bank:
-    return get_object_or_404(Bank, pk=pk, organization=request.org)
 
 
 def _window(request) -> int:
@@ -81,25 +58,17 @@ def calls(request):
             "calls": calls,
             "after": after,
             "form": form,
-            "query": _query_without_page(request, "after"),
+            "query": query_without_page(request, "after"),
         },
         status=422 if form.errors else 200,
     )
-
-
-def _query_without_page(request, *also) -> str:
-    """The page's query string without its page (and fragment) number, for the pagination links."""
-    q = request.GET.copy()
-    for name in ("page", "fragment", *also):
-        q.pop(name, None)
-    return q.urlencode()
 
 
 @require_GET
 @admin_required
 def call_page(request, pk):
     """The call's lines, a page at a time (?page=N, or ?line=ID for the page that holds that line)."""
-    call = _get_call_for_admin(request, pk)
+    call = lookups.call(request.org, pk)
     page = queries.call_lines_page(call, request.GET.get("page"), id_in(request.GET.get("line")))
     rows = queries.line_rows(call, list(page.object_list))
     return render(
@@ -124,7 +93,7 @@ def _line_url(line) -> str:
 @admin_required
 def line_audio(request, pk):
     """The line's clip for playback (both channels, with its margin), with HTTP Range so the browser can seek."""
-    line = _get_line_for_admin(request, pk)
+    line = lookups.line(request.org, pk)
     try:
         clip = queries.line_clip(line)
     except ActionError as exc:
@@ -157,7 +126,7 @@ def _line_fragment(request, line, form=None, status=200):
 @admin_required
 def flag_line(request, pk):
     """GET: the inline flag form. POST: flag the line."""
-    line = _get_line_for_admin(request, pk)
+    line = lookups.line(request.org, pk)
     if request.method == "GET":
         # The bank defaults to the one this admin flagged into last (or the only bank), and the form says so; no
         # bank is one choice away.
@@ -204,7 +173,7 @@ def _form(request, line, form, flag=None, status=200):
 @require_http_methods(["GET", "POST"])
 @admin_required
 def edit_flag(request, pk):
-    flag = _get_flag_for_admin(request, pk)
+    flag = lookups.flag(request.org, pk)
     if request.method == "GET":
         return _form(
             request,
@@ -221,9 +190,8 @@ def edit_flag(request, pk):
                 tags=form.all_tags(),
                 note=form.cleaned_data["note"],
                 confirm_matches_live=form.cleaned_data["confirm_matches_live"],
+                bank=form.cleaned_data["bank"],
             )
-            if form.cleaned_data["bank"] != flag.bank:
-                actions.do_move_flag(flag, form.cleaned_data["bank"])
         except ActionError as exc:
             form.refused(exc)
     if form.errors:
@@ -239,7 +207,7 @@ def edit_flag(request, pk):
 def flag_results(request, pk):
     """A flagged line's results per candidate, with its control lines': the call page polls it until every
     candidate has finished (HTMX_STOP_POLLING)."""
-    flag = _get_flag_for_admin(request, pk)
+    flag = lookups.flag(request.org, pk)
     found = queries.flag_results([flag]).get(flag.pk)
     if found is None:  # moved out of every bank meanwhile: nothing to wait for
         return HttpResponse("", status=HTMX_STOP_POLLING)
@@ -254,7 +222,7 @@ def flag_results(request, pk):
 @require_POST
 @admin_required
 def move_flag(request, pk):
-    flag = _get_flag_for_admin(request, pk)
+    flag = lookups.flag(request.org, pk)
     form = MoveFlagForm(request.POST, organization=request.org)
     if not form.is_valid():
         messages.error(request, "Choose a bank of this organization.")
@@ -270,7 +238,7 @@ def move_flag(request, pk):
 @require_POST
 @admin_required
 def delete_flag(request, pk):
-    flag = _get_flag_for_admin(request, pk)
+    flag = lookups.flag(request.org, pk)
     line = flag.line
     actions.do_delete_flag(flag)
     if request.htmx:
@@ -335,7 +303,7 @@ def bank_new(request):
 @require_http_methods(["GET", "POST"])
 @admin_required
 def bank_edit(request, pk):
-    bank = _get_bank_for_admin(request, pk)
+    bank = lookups.bank(request.org, pk)
     form = BankForm(request.POST or None, initial=BankForm.initial_for(bank))
     if request.method == "POST" and form.is_valid():
         try:
@@ -356,7 +324,7 @@ def bank_edit(request, pk):
 @require_POST
 @admin_required
 def bank_delete(request, pk):
-    bank = _get_bank_for_admin(request, pk)
+    bank = lookups.bank(request.org, pk)
     name = bank.name
     actions.do_delete_bank(bank)
     messages.success(request, f"Bank {name} deleted. Its flags are kept, in no bank.")
@@ -367,7 +335,7 @@ def bank_delete(request, pk):
 @admin_required
 def bank_candidates(request, pk):
     """List, add (estimate, then confirm), reorder and remove candidates."""
-    bank = _get_bank_for_admin(request, pk)
+    bank = lookups.bank(request.org, pk)
     form = AddCandidateForm(request.POST or None, bank=bank)
     estimate = None
     if request.method == "POST" and form.is_valid():
@@ -416,7 +384,7 @@ def _added(bank, transcriber) -> str:
 @require_POST
 @admin_required
 def candidate_move(request, pk, transcriber_pk):
-    bank = _get_bank_for_admin(request, pk)
+    bank = lookups.bank(request.org, pk)
     order = list(bank.candidates.order_by("position").values_list("transcriber_id", flat=True))
     if transcriber_pk not in order:
         return HttpResponse("Not a candidate of this bank.", status=404)
@@ -431,8 +399,8 @@ def candidate_move(request, pk, transcriber_pk):
 @require_POST
 @admin_required
 def candidate_remove(request, pk, transcriber_pk):
-    bank = _get_bank_for_admin(request, pk)
-    transcriber = get_object_or_404(Transcriber, pk=transcriber_pk, candidacies__bank=bank)
+    bank = lookups.bank(request.org, pk)
+    transcriber = lookups.candidate(bank, transcriber_pk)
     actions.do_remove_candidate(bank, transcriber)
     messages.success(request, f"{transcriber} removed. Its scores are kept if you add it back.")
     return redirect("tt:bank_candidates", bank.pk)
@@ -444,7 +412,7 @@ def candidate_remove(request, pk, transcriber_pk):
 @require_GET
 @admin_required
 def bank_results(request, pk):
-    bank = _get_bank_for_admin(request, pk)
+    bank = lookups.bank(request.org, pk)
     results = queries.bank_results(bank, _window(request))
     # The public benchmark beside your own callers: each candidate's entity accuracy, where it has a scored run.
     entity = benchmark.entity_headlines([card.transcriber.pk for card in results.cards])
@@ -480,7 +448,7 @@ def bank_results(request, pk):
 @require_GET
 @admin_required
 def turn_table(request, pk):
-    bank = _get_bank_for_admin(request, pk)
+    bank = lookups.bank(request.org, pk)
     window = _window(request)
     kind = request.GET.get("kind", "")
     tag = request.GET.get("tag", "").replace("\x00", "")  # no tag holds one; PostgreSQL cannot compare it
@@ -501,7 +469,7 @@ def turn_table(request, pk):
             "kind": kind,
             "tag": tag,
             "disagree": disagree,
-            "query": _query_without_page(request),
+            "query": query_without_page(request),
             "windows": WINDOWS,
         },
     )
@@ -510,12 +478,12 @@ def turn_table(request, pk):
 @require_GET
 @admin_required
 def export_results(request, pk):
-    bank = _get_bank_for_admin(request, pk)
+    bank = lookups.bank(request.org, pk)
     return exports.results_csv(bank, _window(request))
 
 
 @require_GET
 @admin_required
 def export_turns(request, pk):
-    bank = _get_bank_for_admin(request, pk)
+    bank = lookups.bank(request.org, pk)
     return exports.turns_csv(bank, _window(request))

@@ -7,9 +7,7 @@ from ninja import Field, Schema
 from ninja.responses import Status
 from pydantic import AfterValidator, ConfigDict
 
-from oncore.http import MAX_ID
-
-from .errors import ApiError
+from oncore.errors import MAX_ID, find
 
 MAX_LIMIT = 200
 
@@ -63,11 +61,8 @@ def page_of(count: int, q: PageIn, items: list) -> dict:
 
 def get_or_404(queryset, pk: int, what: str, field: str = "pk"):
     """The object with this id (in `field`) among `queryset` (already limited to the organization), else
-    not_found."""
-    obj = queryset.filter(**{field: pk}).first() if 0 < pk <= MAX_ID else None
-    if obj is None:
-        raise ApiError("not_found", f"No {what} with id {pk} in this organization.")
-    return obj
+    not_found: oncore.errors.find, the dashboard's lookup too."""
+    return find(queryset, pk, what, field)
 
 
 def created(request, location: str, value) -> Status:

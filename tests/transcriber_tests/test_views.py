@@ -141,6 +141,19 @@ def test_it_edits_moves_and_deletes_a_flag(admin_client, org, flag, bank):
     assert not Flag.objects.filter(pk=flag.pk).exists()
 
 
+def test_a_refused_move_leaves_the_edit_of_the_same_form_unsaved(admin_client, org, flag, settings):
+    other = actions.do_create_bank(org, name="Second")
+    settings.ONCORE = {**settings.ONCORE, "ORG_QUEUE_LIMIT": 0}  # the move into a bank is refused: queue full
+    response = admin_client.post(
+        reverse("tt:edit_flag", args=[flag.pk]),
+        {"expected_text": "Siobhan table for four", "bank": other.pk},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 422 and "waiting for this organization" in response.content.decode()
+    flag.refresh_from_db()
+    assert flag.expected_text == "Siobhan, table for four at eight thirty" and flag.bank != other
+
+
 def test_it_moves_an_unbanked_flag_into_a_bank(admin_client, bank, recorded_call):
     flag = actions.do_flag_line(recorded_call.lines.get(position=4), "my number is 087")
     assert b"my number is 087" in admin_client.get(reverse("tt:unbanked_flags")).content

@@ -13,7 +13,7 @@ from pydantic import field_validator, model_validator
 from benchmark import selectors as benchmark
 from oncore.api import created
 from oncore.transcribers.models import Transcriber
-from transcriber_tests import actions, exports, jobs, queries
+from transcriber_tests import actions, exports, jobs, lookups, queries
 from transcriber_tests.models import Bank, Candidate
 
 from ..shapes.banks import (
@@ -88,7 +88,7 @@ class BankPage(Page):
 
 
 def _bank(request, bank_id) -> Bank:
-    return get_or_404(Bank.objects.filter(organization=request.org), bank_id, "bank")
+    return lookups.bank(request.org, bank_id)
 
 
 @banks.get("/banks", **doc(200, BankPage, "Banks, by name."))
@@ -155,7 +155,7 @@ class OrderIn(BodyIn):
 
 
 def _transcriber(pk) -> Transcriber:
-    return get_or_404(Transcriber.objects.all(), pk, "transcriber")
+    return lookups.transcriber(pk)
 
 
 @candidates.get(

@@ -16,10 +16,10 @@ from pydantic import ValidationError as PydanticValidationError
 from oncore import audio
 from oncore.api import ApiError
 from oncore.calls import importer
-from oncore.calls.models import Assistant, Line
+from oncore.calls.models import Assistant
 from oncore.http import clip_response, id_in
 from oncore.transcribers.models import Transcriber
-from transcriber_tests import queries
+from transcriber_tests import lookups, queries
 from transcriber_tests.lines import live_transcriber_of
 
 from ..shapes.refs import (
@@ -40,7 +40,6 @@ from .schemas import (
     PageIn,
     Reason,
     Text,
-    get_or_404,
     page,
     page_of,
 )
@@ -90,7 +89,7 @@ def list_transcribers(request, q: Query[TranscriberFilters]):
     "/transcribers/{int:transcriber_id}", **doc(200, TranscriberOut, "The transcriber.", "not_found")
 )
 def get_transcriber(request, transcriber_id: int):
-    return transcriber_out(get_or_404(Transcriber.objects.all(), transcriber_id, "transcriber"))
+    return transcriber_out(lookups.transcriber(transcriber_id))
 
 
 class OrganizationOut(Schema):
@@ -274,7 +273,7 @@ def _line_out(row) -> dict:
 @calls.get("/calls/{int:call_id}", **doc(200, CallDetail, "The call with its lines.", "not_found"))
 def get_call(request, call_id: int):
     """The call and every line in order, each with whether it can be flagged and, if not, why."""
-    call = get_or_404(queries.calls_of(request.org), call_id, "call")
+    call = lookups.call(request.org, call_id)
     items = [_line_out(row) for row in queries.line_rows(call)]
     out = _call_out(call, len(items), sum(1 for i in items if i["flag"]))
     out.update(live_transcriber_known=live_transcriber_of(call) is not None, line_items=items)
@@ -445,9 +444,7 @@ def line_audio(
     """The line's clip as played on the dashboard: both channels, with the margin on each side. Send a
     `Range: bytes=START-END` header to get part of it (206), e.g. for seeking in a player. The body is a WAV file,
     sent as audio/wav, or as application/octet-stream to a client that accepts only that."""
-    line = get_or_404(
-        Line.objects.filter(call__tenant__organization=request.org).select_related("call"), line_id, "line"
-    )
+    line = lookups.line(request.org, line_id)
     clip = queries.line_clip(line)
     try:
         response = clip_response(request, clip)

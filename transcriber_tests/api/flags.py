@@ -6,13 +6,12 @@ from ninja.responses import Status
 from pydantic import model_validator
 
 from oncore.api import created
-from oncore.calls.models import Line
-from transcriber_tests import actions, queries
-from transcriber_tests.models import Bank, Flag
+from transcriber_tests import actions, lookups, queries
+from transcriber_tests.models import Flag
 
 from ..shapes.flags import FlagOut, flag_out
 from .errors import doc
-from .schemas import BodyIn, DateRange, Id, Page, PageIn, Text, get_or_404, page
+from .schemas import BodyIn, DateRange, Id, Page, PageIn, Text, page
 
 router = Router(tags=["Flags"])
 
@@ -93,11 +92,7 @@ def _flags(request, **filters):
 
 
 def _bank(request, bank_id):
-    return (
-        None
-        if bank_id is None
-        else get_or_404(Bank.objects.filter(organization=request.org), bank_id, "bank")
-    )
+    return None if bank_id is None else lookups.bank(request.org, bank_id)
 
 
 FLAG_LINE_ERRORS = (
@@ -120,7 +115,7 @@ FLAG_LINE_ERRORS = (
 def create_flag(request, body: FlagIn):
     """Flag a caller line with what was actually said. Into a bank, its control lines are sampled, the
     production transcript is scored at once and every candidate is queued; into no bank, it waits unscored."""
-    line = get_or_404(Line.objects.filter(call__tenant__organization=request.org), body.line_id, "line")
+    line = lookups.line(request.org, body.line_id)
     flag = actions.do_flag_line(
         line,
         body.expected_text,
@@ -150,7 +145,7 @@ def list_flags(request, q: Query[FlagFilters]):
 
 @router.get("/flags/{int:flag_id}", **doc(200, FlagOut, "The flag.", "not_found"))
 def get_flag(request, flag_id: int):
-    return flag_out(get_or_404(_flags(request), flag_id, "flag"))
+    return flag_out(lookups.flag(request.org, flag_id))
 
 
 @router.patch(
@@ -168,7 +163,7 @@ def get_flag(request, flag_id: int):
 def edit_flag(request, flag_id: int, body: FlagEdit):
     """Change the expected text, tags or note; fields left out stay as they are. A new expected text re-scores
     the line and asks the judge for a new pick."""
-    flag = get_or_404(_flags(request), flag_id, "flag")
+    flag = lookups.flag(request.org, flag_id)
     actions.do_edit_flag(
         flag,
         expected_text=body.expected_text,
@@ -185,7 +180,7 @@ def edit_flag(request, flag_id: int, body: FlagEdit):
 )
 def move_flag(request, flag_id: int, body: MoveIn):
     """Move the flag into a bank (scored there with that bank's candidates) or out of every bank."""
-    flag = get_or_404(_flags(request), flag_id, "flag")
+    flag = lookups.flag(request.org, flag_id)
     actions.do_move_flag(flag, _bank(request, body.bank_id))
     return flag_out(_flags(request).get(pk=flag.pk))
 
@@ -193,5 +188,5 @@ def move_flag(request, flag_id: int, body: MoveIn):
 @router.delete("/flags/{int:flag_id}", **doc(204, None, "Deleted.", "not_found"))
 def delete_flag(request, flag_id: int):
     """Delete the flag with its control lines and scores."""
-    actions.do_delete_flag(get_or_404(_flags(request), flag_id, "flag"))
+    actions.do_delete_flag(lookups.flag(request.org, flag_id))
     return Status(204, None)

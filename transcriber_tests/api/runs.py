@@ -7,8 +7,7 @@ from django.urls import reverse
 from ninja import Field, Query, Router
 
 from oncore.api import created
-from oncore.transcribers.models import Transcriber
-from transcriber_tests import exports
+from transcriber_tests import exports, lookups
 from transcriber_tests.models import Bank, Run
 from transcriber_tests.runs import actions, queries
 
@@ -29,7 +28,6 @@ from .schemas import (
     Id,
     Page,
     PageIn,
-    get_or_404,
     page,
     page_of,
 )
@@ -93,20 +91,18 @@ class ReviewIn(BodyIn):
 
 
 def _bank(request, bank_id) -> Bank:
-    return get_or_404(Bank.objects.filter(organization=request.org), bank_id, "bank")
+    return lookups.bank(request.org, bank_id)
 
 
 def _run(request, run_id) -> Run:
     """A run of the organization by id: readable even after its bank was deleted."""
-    return get_or_404(Run.objects.filter(organization=request.org).select_related("candidate"), run_id, "run")
+    return lookups.run(request.org, run_id)
 
 
 def _candidate(bank, candidate_id):
     if candidate_id is None:
         return None
-    return get_or_404(
-        Transcriber.objects.filter(candidacies__bank=bank), candidate_id, "candidate in this bank"
-    )
+    return lookups.candidate(bank, candidate_id)
 
 
 def _run_page(qs, q: PageIn) -> dict:
@@ -220,7 +216,7 @@ def review_line(request, run_id: int, run_line_id: int, body: ReviewIn):
     """Give your label to a line of the review sample; the answer shows the label it got and whether you agree.
     Sending again replaces yours."""
     run = _run(request, run_id)
-    run_line = get_or_404(run.lines.select_related("line"), run_line_id, "line in this run")
+    run_line = lookups.run_line(run, run_line_id)
     return run_line_out(actions.do_review_line(run_line, body.label))
 
 

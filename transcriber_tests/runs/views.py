@@ -5,31 +5,22 @@ one helper per model, calls one action (runs.actions) or query (runs.queries) an
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import QueryDict
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HTMX_STOP_POLLING
 
 from oncore import llm
 from oncore.accounts.access import admin_required
-from oncore.calls.models import Call
-from oncore.http import ids_in
+from oncore.http import ids_in, query_without_page
 
-from .. import exports
+from .. import exports, lookups
 from ..errors import ActionError, EstimateNotConfirmed, RunInProgress
 from ..forms import RunForm
-from ..models import Bank, Run, RunLine
-from ..views import _get_bank_for_admin, _query_without_page
+from ..models import Bank, RunLine
 from . import actions, queries
 
 PAGE_SIZE = 50
-
-
-def _get_run_for_admin(request, pk) -> Run:
-    """A run by its id, in the request's organization: reachable even after its bank was deleted."""
-    return get_object_or_404(
-        Run.objects.select_related("candidate", "bank", "created_by"), pk=pk, organization=request.org
-    )
 
 
 # ---------------------------------------------------------------- the runs of a bank
@@ -38,7 +29,7 @@ def _get_run_for_admin(request, pk) -> Run:
 @require_GET
 @admin_required
 def bank_runs(request, pk):
-    bank = _get_bank_for_admin(request, pk)
+    bank = lookups.bank(request.org, pk)
     page = Paginator(queries.runs_for_bank(bank), PAGE_SIZE).get_page(request.GET.get("page"))
     counts = queries.counts_for_runs(page.object_list)
     rows = [(run, counts.get(run.pk, {})) for run in page.object_list]
@@ -61,7 +52,7 @@ def bank_runs(request, pk):
 @admin_required
 def run_new(request, pk):
     """GET: choose calls and the candidate. POST: show the estimate; POST with confirmed: start the run."""
-    bank = _get_bank_for_admin(request, pk)
+    bank = lookups.bank(request.org, pk)
     if request.method == "GET":
         raw = request.GET.getlist("call")
     else:
@@ -118,7 +109,7 @@ def run_new(request, pk):
 @admin_required
 def run_from_call(request, pk):
     """Start a run from a call: straight to the new-run page of the bank its flags are in, or choose a bank."""
-    call = get_object_or_404(Call, pk=pk, tenant__organization=request.org)
+    call = lookups.call(request.org, pk)
     flagged = Bank.objects.filter(organization=request.org, flags__line__call=call).distinct()
     banks = list(flagged) or list(Bank.objects.filter(organization=request.org))
     if len(banks) == 1:
@@ -142,7 +133,7 @@ def _run_context(request, run):
         "page": page,
         "which": which,
         "filters": [(key, label) for key, (label, _) in queries.LINE_FILTERS.items()],
-        "query": _query_without_page(request),
+        "query": query_without_page(request),
         "agreement_by_version": queries.review_agreement(run),
         "estimate_total": queries.estimated_total(run),
     }
@@ -151,7 +142,7 @@ def _run_context(request, run):
 @require_GET
 @admin_required
 def run_page(request, pk):
-    run = _get_run_for_admin(request, pk)
+    run = lookups.run(request.org, pk)
     context = _run_context(request, run)
     if request.htmx and request.GET.get("fragment") == "progress":
         # Polls stop (HTMX_STOP_POLLING) once the run is done, cancelled or failed.
@@ -167,7 +158,7 @@ def run_page(request, pk):
 @require_POST
 @admin_required
 def run_cancel(request, pk):
-    run = _get_run_for_admin(request, pk)
+    run = lookups.run(request.org, pk)
     try:
         actions.do_cancel_run(run)
         messages.success(request, f"Run {run.pk} cancelled. What it transcribed so far is kept.")
@@ -179,7 +170,7 @@ def run_cancel(request, pk):
 @require_POST
 @admin_required
 def run_retry_judge(request, pk):
-    run = _get_run_for_admin(request, pk)
+    run = lookups.run(request.org, pk)
     try:
         actions.do_retry_judge(run)
         messages.success(request, "The judge carries on from where it stopped.")
@@ -194,7 +185,7 @@ def run_retry_judge(request, pk):
 @require_GET
 @admin_required
 def run_review(request, pk):
-    run = _get_run_for_admin(request, pk)
+    run = lookups.run(request.org, pk)
     which = request.GET.get("show", "")
     if which not in queries.REVIEW_FILTERS:
         which = ""
@@ -208,7 +199,7 @@ def run_review(request, pk):
             "page": page,
             "which": which,
             "filters": [(key, label) for key, (label, _) in queries.REVIEW_FILTERS.items()],
-            "query": _query_without_page(request),
+            "query": query_without_page(request),
             "agreement_by_version": queries.review_agreement(run),
             "label_choices": RunLine.LABELS,
             "back": request.GET.urlencode(),
@@ -248,8 +239,8 @@ def _review_answer(request, run, run_line, error: str = ""):
 @require_POST
 @admin_required
 def run_review_line(request, pk, line_pk):
-    run = _get_run_for_admin(request, pk)
-    run_line = get_object_or_404(RunLine.objects.select_related("line__call"), pk=line_pk, run=run)
+    run = lookups.run(request.org, pk)
+    run_line = lookups.run_line(run, line_pk)
     label = request.POST.get("label")
     error = ""
     if label not in dict(RunLine.LABELS):
@@ -272,4 +263,4 @@ def run_review_line(request, pk, line_pk):
 @require_GET
 @admin_required
 def run_export(request, pk):
-    return exports.run_csv(_get_run_for_admin(request, pk))
+    return exports.run_csv(lookups.run(request.org, pk))
