@@ -133,30 +133,47 @@ class RunSummary:
         return self.fixes + self.breaks + self.same_meaning + self.both_wrong
 
 
+# What each count of a run's lines counts, written once: the run page's figures (run_summary), the runs list's
+# (counts_for_runs) and the lines filter (LINE_FILTERS) all read these.
+COUNTED = {
+    "lines": Q(),
+    "compared": Q(compared=True),
+    "identical": Q(compared=True, candidate_failed=False, differs=False),
+    "differing": Q(compared=True, candidate_failed=False, differs=True),
+    "candidate_failed": Q(compared=True, candidate_failed=True),
+    "fixes": Q(label=RunLine.CANDIDATE_RIGHT),
+    "breaks": Q(label=RunLine.LIVE_RIGHT),
+    "same_meaning": Q(label=RunLine.SAME_MEANING),
+    "both_wrong": Q(label=RunLine.BOTH_WRONG),
+    "unlabelled": Q(compared=True, candidate_failed=False, differs=True, label=""),
+    "rule_labelled": Q(label_source=RunLine.BY_RULE),
+    "judge_gave_up": Q(label="") & ~Q(label_error=""),
+    "flagged": Q(flag__isnull=False),
+    "calibration_sampled": Q(calibration=True),
+    "calibration_compared": Q(calibration=True, replay_matches__isnull=False),
+    "calibration_matched": Q(calibration=True, replay_matches=True),
+    "calibration_failed": Q(calibration=True, replay_failed=True),
+    "review_sample": Q(in_review=True),
+    "reviewed": Q(in_review=True, review_agrees__isnull=False),
+    "review_agrees": Q(in_review=True, review_agrees=True),
+}
+LIST_COUNTS = ("lines", "compared", "differing", "unlabelled", "judge_gave_up", "fixes", "breaks")
+LIST_COUNTS += ("calibration_compared", "calibration_matched")
+
+
+def _counts(names) -> dict:
+    """Count expressions of these COUNTED names, as "n_<name>" (a count may not share a field's name)."""
+    return {f"n_{name}": Count("id", filter=COUNTED[name]) for name in names}
+
+
+def _named(row: dict) -> dict:
+    """A row of _counts with its counts under their COUNTED names."""
+    return {key.removeprefix("n_"): value for key, value in row.items()}
+
+
 def run_summary(run: Run) -> RunSummary:
     """Every count the run page shows, in two queries."""
-    c = run.lines.aggregate(
-        n_lines=Count("id"),
-        n_compared=Count("id", filter=Q(compared=True)),
-        n_identical=Count("id", filter=Q(compared=True, candidate_failed=False, differs=False)),
-        n_differing=Count("id", filter=Q(compared=True, candidate_failed=False, differs=True)),
-        n_failed=Count("id", filter=Q(compared=True, candidate_failed=True)),
-        n_fixes=Count("id", filter=Q(label=RunLine.CANDIDATE_RIGHT)),
-        n_breaks=Count("id", filter=Q(label=RunLine.LIVE_RIGHT)),
-        n_same=Count("id", filter=Q(label=RunLine.SAME_MEANING)),
-        n_both=Count("id", filter=Q(label=RunLine.BOTH_WRONG)),
-        n_unlabelled=Count("id", filter=Q(compared=True, candidate_failed=False, differs=True, label="")),
-        n_rule=Count("id", filter=Q(label_source=RunLine.BY_RULE)),
-        n_gave_up=Count("id", filter=Q(label="") & ~Q(label_error="")),
-        n_flagged=Count("id", filter=Q(flag__isnull=False)),
-        n_cal=Count("id", filter=Q(calibration=True)),
-        n_cal_compared=Count("id", filter=Q(calibration=True, replay_matches__isnull=False)),
-        n_cal_matched=Count("id", filter=Q(calibration=True, replay_matches=True)),
-        n_cal_failed=Count("id", filter=Q(calibration=True, replay_failed=True)),
-        n_review=Count("id", filter=Q(in_review=True)),
-        n_reviewed=Count("id", filter=Q(in_review=True, review_agrees__isnull=False)),
-        n_agrees=Count("id", filter=Q(in_review=True, review_agrees=True)),
-    )
+    c = _named(run.lines.aggregate(**_counts(COUNTED)))
     t = Transcription.objects.filter(
         Q(line__run_lines__run=run)
         & (
@@ -167,32 +184,13 @@ def run_summary(run: Run) -> RunSummary:
         n=Count("id", distinct=True), done=Count("id", distinct=True, filter=Q(status__in=jobs.FINISHED))
     )
     return RunSummary(
-        lines=c["n_lines"],
-        compared=c["n_compared"],
-        identical=c["n_identical"],
-        differing=c["n_differing"],
-        candidate_failed=c["n_failed"],
-        fixes=c["n_fixes"],
-        breaks=c["n_breaks"],
-        same_meaning=c["n_same"],
-        both_wrong=c["n_both"],
-        unlabelled=c["n_unlabelled"],
-        rule_labelled=c["n_rule"],
-        judge_gave_up=c["n_gave_up"],
+        **c,
         judge_calls_saved=run.judge_calls_saved,
         judge_requests=run.judge_label_requests,
-        flagged=c["n_flagged"],
-        calibration_sampled=c["n_cal"],
-        calibration_compared=c["n_cal_compared"],
-        calibration_matched=c["n_cal_matched"],
-        calibration_failed=c["n_cal_failed"],
-        review_sample=c["n_review"],
-        reviewed=c["n_reviewed"],
-        review_agrees=c["n_agrees"],
         transcriptions=t["n"],
         transcriptions_finished=t["done"],
         warn_below=pipeline.calibration_warn_below(),
-        labels=labelling(run, c["n_compared"], c["n_differing"], c["n_unlabelled"], c["n_gave_up"]),
+        labels=labelling(run, c["compared"], c["differing"], c["unlabelled"], c["judge_gave_up"]),
     )
 
 
@@ -203,23 +201,20 @@ def estimated_total(run: Run) -> Decimal | None:
 
 
 LINE_FILTERS = {
-    "": ("Every line", Q()),
+    "": ("Every line", COUNTED["lines"]),
     "differing": ("Differing", Q(differs=True)),
-    "identical": ("Identical", Q(compared=True, differs=False, candidate_failed=False)),
-    RunLine.CANDIDATE_RIGHT: ("Candidate right (fixes)", Q(label=RunLine.CANDIDATE_RIGHT)),
-    RunLine.LIVE_RIGHT: ("Live right (breaks)", Q(label=RunLine.LIVE_RIGHT)),
-    RunLine.SAME_MEANING: ("Same meaning", Q(label=RunLine.SAME_MEANING)),
-    RunLine.BOTH_WRONG: ("Both wrong", Q(label=RunLine.BOTH_WRONG)),
-    "unlabelled": (
-        "Differing, not labelled",
-        Q(compared=True, differs=True, candidate_failed=False, label=""),
-    ),
-    "rule": ("Labelled by rule", Q(label_source=RunLine.BY_RULE)),
-    "gave_up": ("Judge could not label", Q(label="") & ~Q(label_error="")),
-    "no_text": ("Candidate produced no text", Q(candidate_failed=True)),
-    "flagged": ("Flagged lines", Q(flag__isnull=False)),
-    "review": ("Review sample", Q(in_review=True)),
-    "calibration": ("Calibration sample", Q(calibration=True)),
+    "identical": ("Identical", COUNTED["identical"]),
+    RunLine.CANDIDATE_RIGHT: ("Candidate right (fixes)", COUNTED["fixes"]),
+    RunLine.LIVE_RIGHT: ("Live right (breaks)", COUNTED["breaks"]),
+    RunLine.SAME_MEANING: ("Same meaning", COUNTED["same_meaning"]),
+    RunLine.BOTH_WRONG: ("Both wrong", COUNTED["both_wrong"]),
+    "unlabelled": ("Differing, not labelled", COUNTED["unlabelled"]),
+    "rule": ("Labelled by rule", COUNTED["rule_labelled"]),
+    "gave_up": ("Judge could not label", COUNTED["judge_gave_up"]),
+    "no_text": ("Candidate produced no text", COUNTED["candidate_failed"]),
+    "flagged": ("Flagged lines", COUNTED["flagged"]),
+    "review": ("Review sample", COUNTED["review_sample"]),
+    "calibration": ("Calibration sample", COUNTED["calibration_sampled"]),
 }
 
 
@@ -297,28 +292,14 @@ def counts_for_runs(run_list) -> dict[int, dict]:
     """Fixes, breaks, lines, how far the labels go (Labelling) and audio path agreement (a fraction, None before
     any replay compared) of a page of runs, in one query."""
     runs = {run.pk: run for run in run_list}
-    rows = (
-        RunLine.objects.filter(run__in=list(runs))
-        .values("run_id")
-        .annotate(
-            fixes=Count("id", filter=Q(label=RunLine.CANDIDATE_RIGHT)),
-            breaks=Count("id", filter=Q(label=RunLine.LIVE_RIGHT)),
-            lines=Count("id"),
-            n_compared=Count("id", filter=Q(compared=True)),
-            n_differing=Count("id", filter=Q(compared=True, candidate_failed=False, differs=True)),
-            n_unlabelled=Count("id", filter=Q(compared=True, candidate_failed=False, differs=True, label="")),
-            n_gave_up=Count("id", filter=Q(label="") & ~Q(label_error="")),
-            cal_compared=Count("id", filter=Q(calibration=True, replay_matches__isnull=False)),
-            cal_matched=Count("id", filter=Q(calibration=True, replay_matches=True)),
-        )
-    )
+    rows = RunLine.objects.filter(run__in=list(runs)).values("run_id").annotate(**_counts(LIST_COUNTS))
     out = {}
-    for row in rows:
-        n = row["cal_compared"]
-        row["audio_path_agreement"] = agreement = row["cal_matched"] / n if n else None
+    for row in map(_named, rows):
+        n = row["calibration_compared"]
+        row["audio_path_agreement"] = agreement = row["calibration_matched"] / n if n else None
         row["calibration_low"] = agreement is not None and agreement < pipeline.calibration_warn_below()
         row["labels"] = labelling(
-            runs[row["run_id"]], row["n_compared"], row["n_differing"], row["n_unlabelled"], row["n_gave_up"]
+            runs[row["run_id"]], row["compared"], row["differing"], row["unlabelled"], row["judge_gave_up"]
         )
         out[row["run_id"]] = row
     return out
