@@ -2,19 +2,23 @@
 
     run = create_run(WORK, dataset, transcriber, 2, **fields)  # one queued work item per clip
     outcome = execute(run, WORK)                            # resumable; `progress=ProgressBar(...)`
+    run = start_run(WORK, dataset, transcriber, 2, **fields)   # created, then run by the queue (WORK.task)
 
-WORK is the benchmark's Work: its models, what an item transcribes, the language sent with it and the
-columns stored with its text (entity/runs.py and codeswitch/runs.py each define one and wrap these calls).
+WORK is the benchmark's Work: its models, what an item transcribes, the language sent with it, the columns
+stored with its text and its queue task (entity/runs.py and codeswitch/runs.py each define one and wrap these
+calls; benchmark/apps.py binds each task).
 
 The work list is one work item per clip (benchmark.models.WorkItem: a Hypothesis, or a code-switching
-CsResult), made when the run is created. Each item is claimed with a conditional UPDATE (queued -> running)
-before it is sent, and its result is written only while the claim holds, so two executors on one run never
-send a clip twice, and a done item is never sent again: an interrupted run continues where it stopped. On
-Ctrl-C the calls already in flight finish and are recorded (they are paid for), an item whose call the
-interrupt cut short is given back, and the clips not yet sent stay queued. A process that dies leaves its claimed items running; after
-the lease (the queue's task timeout) they are queued again.
+CsResult), made when the run is created: an oncore.queue.WorkQueue (`Work.item_queue`). Each item is claimed
+with a conditional UPDATE (queued -> running) before it is sent, and its result is written only while the claim
+holds, so two executors on one run never send a clip twice, and a done item is never sent again: an interrupted
+run continues where it stopped. On Ctrl-C the calls already in flight finish and are recorded (they are paid
+for), an item whose call the interrupt cut short is given back, and the clips not yet sent stay queued. A
+process that dies leaves its claimed items running; after the lease (the queue's task timeout) they are queued
+again.
 
-Retryable failures (rate limits, 5xx, timeouts) go back to the queue with an exponential backoff until
+Retryable failures (rate limits, 5xx, timeouts) go back to the queue after oncore.queue's backoff
+(ONCORE_RETRY_BACKOFF_S, doubled each attempt, never before the vendor's Retry-After) until
 ONCORE["MAX_TRANSCRIPTION_ATTEMPTS"]; other failures are recorded at once. Threads only call the engine; the
 database is written from the calling thread.
 """
@@ -24,15 +28,14 @@ import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from datetime import timedelta
 
 from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import transaction
-from django.db.models import Count, F, Q, Sum
+from django.db.models import Count, Sum
 from django.utils import timezone
 
-from oncore import audio
+from oncore import audio, queue
 from oncore.transcribers.engines import TranscriptionError, get_engine
 
 from .models import Run
@@ -58,6 +61,12 @@ class Work:
     counts: tuple[str, str, str]  # the run's columns for its total, done and failed items
     language: Callable  # (run, item) -> the language sent with the clip, None to let the engine detect it
     done_fields: Callable  # (item, result) -> more columns written with a done item's text (its scores)
+    task: queue.Task  # the queue task that executes a run (run_id), bound by benchmark/apps.py
+
+    @property
+    def item_queue(self) -> queue.WorkQueue:
+        """The run's work items as a queue (scope: run_id=...), due at not_before, with the queue task's lease."""
+        return queue.WorkQueue(self.item_model, self.item_model.QUEUED, self.item_model.RUNNING)
 
 
 @dataclass(frozen=True)
@@ -85,13 +94,10 @@ def _max_attempts() -> int:
     return int(settings.ONCORE["MAX_TRANSCRIPTION_ATTEMPTS"])
 
 
-def _backoff_s(attempts: int, retry_after: float | None) -> float:
-    base = float(settings.ONCORE["RETRY_BACKOFF_S"]) * 2 ** max(attempts - 1, 0)
-    return max(base, retry_after or 0.0)
-
-
-def lease_seconds() -> int:
-    return int(settings.Q_CLUSTER["timeout"])
+def lease_seconds() -> float:
+    """The queue's task timeout (oncore.queue.task_lease_s): a task's time budget is a third of it, and a claimed
+    item is abandoned after it."""
+    return queue.task_lease_s()
 
 
 # ---------------------------------------------------------------- the work list
@@ -126,6 +132,14 @@ def create_run(work: Work, dataset, transcriber, concurrency: int, **fields):
             **fields,
         )
         ensure_items(work, run)
+    return run
+
+
+def start_run(work: Work, dataset, transcriber, concurrency: int, **fields):
+    """create_run, and the run handed to the queue (work.task) once the transaction commits."""
+    with transaction.atomic():
+        run = create_run(work, dataset, transcriber, concurrency, **fields)
+        work.task.later(run.pk)
     return run
 
 
@@ -195,63 +209,18 @@ def clip_wav(clip) -> bytes:
 
 def claim_next(work: Work, run_id: int):
     """Claim the run's next queued item whose retry is due, with its clip loaded; None when none is ready."""
-    items = work.item_model
-    now = timezone.now()
-    ready = (
-        items.objects.filter(run_id=run_id, status=items.QUEUED)
-        .filter(Q(not_before__isnull=True) | Q(not_before__lte=now))
-        .order_by("id")
-        .values_list("id", flat=True)[:8]
-    )
-    for pk in list(ready):
-        claimed = items.objects.filter(pk=pk, status=items.QUEUED).update(
-            status=items.RUNNING, claimed_at=now, attempts=F("attempts") + 1
-        )
-        if claimed:
-            return items.objects.select_related(work.source).get(pk=pk)
-    return None
+    pk = work.item_queue.claim_next(run_id=run_id)
+    return None if pk is None else work.item_model.objects.select_related(work.source).get(pk=pk)
 
 
-def next_retry_wait(items, run_id: int) -> float | None:
-    """Seconds until the run's earliest queued retry is due; None when nothing is queued."""
-    first = (
-        items.objects.filter(run_id=run_id, status=items.QUEUED)
-        .order_by(F("not_before").asc(nulls_first=True))
-        .values_list("not_before", flat=True)
-        .first()
-    )
-    if first is None:
-        exists = items.objects.filter(run_id=run_id, status=items.QUEUED, not_before__isnull=True).exists()
-        return 0.0 if exists else None
-    return max(0.0, (first - timezone.now()).total_seconds())
-
-
-def reclaim_stale(items, run_id: int) -> int:
-    """Queue again the run's items claimed longer ago than the lease (their executor died)."""
-    stale = timezone.now() - timedelta(seconds=lease_seconds())
-    return items.objects.filter(run_id=run_id, status=items.RUNNING, claimed_at__lt=stale).update(
-        status=items.QUEUED, claimed_at=None
-    )
-
-
-def finish_claimed(item, **fields) -> bool:
-    """Write an outcome on a claimed item only while this executor still holds the claim."""
-    items = type(item)
-    return bool(
-        items.objects.filter(pk=item.pk, status=items.RUNNING, claimed_at=item.claimed_at).update(
-            claimed_at=None, updated_at=timezone.now(), **fields
-        )
-    )
-
-
-def record_outcome(item, result=None, exc: BaseException | None = None, **done_fields) -> None:
+def record_outcome(work: Work, item, result=None, exc: BaseException | None = None, **done_fields) -> None:
     """Done with the engine's text (plus `done_fields`), queued again after a backoff when a retry can help,
-    else failed with the reason."""
-    items = type(item)
+    else failed with the reason. Written only while the claim holds."""
+    q, failed = work.item_queue, work.item_model.FAILED
     if exc is None:
-        finish_claimed(
+        q.finish(
             item,
-            status=items.DONE,
+            status=work.item_model.DONE,
             text=result.text,
             error="",
             cost=result.cost,
@@ -259,21 +228,12 @@ def record_outcome(item, result=None, exc: BaseException | None = None, **done_f
             **done_fields,
         )
     elif isinstance(exc, TranscriptionError) and exc.retryable and item.attempts < _max_attempts():
-        due = timezone.now() + timedelta(seconds=_backoff_s(item.attempts, exc.retry_after))
-        error = f"attempt {item.attempts}: {exc.message}"
-        finish_claimed(item, status=items.QUEUED, error=error, not_before=due)
+        again = q.retry_fields(item, float(settings.ONCORE["RETRY_BACKOFF_S"]), exc.retry_after)
+        q.finish(item, error=f"attempt {item.attempts}: {exc.message}", **again)
     elif isinstance(exc, TranscriptionError | audio.AudioError):
-        finish_claimed(item, status=items.FAILED, error=str(exc))
+        q.finish(item, status=failed, error=str(exc))
     else:
-        finish_claimed(item, status=items.FAILED, error=f"Unexpected error: {type(exc).__name__}: {exc}")
-
-
-def _release(item) -> None:
-    """Give back a claimed item that was never sent."""
-    items = type(item)
-    items.objects.filter(pk=item.pk, status=items.RUNNING, claimed_at=item.claimed_at).update(
-        status=items.QUEUED, claimed_at=None, attempts=F("attempts") - 1
-    )
+        q.finish(item, status=failed, error=f"Unexpected error: {type(exc).__name__}: {exc}")
 
 
 # ---------------------------------------------------------------- executing
@@ -311,7 +271,7 @@ def execute(
     concurrency = concurrency or run.concurrency or DEFAULT_CONCURRENCY
     check_start(run.transcriber, concurrency)
     ensure_items(work, run)
-    reclaim_stale(items, run_id)
+    work.item_queue.reclaim_stale(run_id=run_id)
     if items.objects.filter(run_id=run_id, status=items.QUEUED).exists():
         work.run_model.objects.filter(pk=run_id).update(status=Run.RUNNING, finished_at=None)
         work.run_model.objects.filter(pk=run_id, started_at__isnull=True).update(started_at=timezone.now())
@@ -333,10 +293,10 @@ def execute(
             exc = future.exception()
             if exc is not None and not isinstance(exc, Exception):  # KeyboardInterrupt inside a call
                 interrupted = True
-                _release(item)
+                work.item_queue.release(item)
                 continue
             result = None if exc else future.result()
-            record_outcome(item, result, exc, **(work.done_fields(item, result) if exc is None else {}))
+            record_outcome(work, item, result, exc, **(work.done_fields(item, result) if exc is None else {}))
             if progress:
                 progress(refresh_counts(work, run_id))
 
@@ -350,7 +310,8 @@ def execute(
                 try:
                     wav = clip_wav(getattr(item, work.source))
                 except (audio.AudioError, OSError) as exc:
-                    finish_claimed(item, status=items.FAILED, error=f"The clip's audio cannot be read: {exc}")
+                    error = f"The clip's audio cannot be read: {exc}"
+                    work.item_queue.finish(item, status=items.FAILED, error=error)
                     continue
                 in_flight[pool.submit(engine.transcribe, wav, language=work.language(run, item))] = item
                 sent += 1
@@ -360,7 +321,7 @@ def execute(
                 continue
             if not may_send():
                 break
-            pause = next_retry_wait(items, run_id)
+            pause = work.item_queue.next_due_in(run_id=run_id)
             if pause is None:
                 break
             if deadline is not None and time.monotonic() + pause > deadline:
@@ -383,10 +344,11 @@ def execute(
 # ---------------------------------------------------------------- from the queue
 
 
-def run_from_queue(run_model, run_id: int, execute: Callable, enqueue: Callable) -> str:
+def run_from_queue(work: Work, run_id: int, execute: Callable) -> str:
     """The body of a benchmark's queue task: `execute(run_id, time_budget_s=...)` for a third of the queue's
-    task timeout, so no task is killed mid-call, then `enqueue(run_id)` for the rest. Returns the run's status,
-    "missing" for a deleted run, "refused" (the run is stopped) when it cannot go on."""
+    task timeout, so no task is killed mid-call, then the task again (work.task) for the rest. Returns the run's
+    status, "missing" for a deleted run, "refused" (the run is stopped) when it cannot go on."""
+    run_model = work.run_model
     try:
         outcome = execute(run_id, time_budget_s=lease_seconds() / 3)
     except run_model.DoesNotExist:
@@ -396,7 +358,7 @@ def run_from_queue(run_model, run_id: int, execute: Callable, enqueue: Callable)
         run_model.objects.filter(pk=run_id).exclude(status=Run.DONE).update(status=Run.STOPPED)
         return "refused"
     if outcome.status == Run.STOPPED and outcome.queued:
-        enqueue(run_id)
+        work.task.enqueue(run_id)
     return outcome.status
 
 

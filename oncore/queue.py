@@ -1,7 +1,7 @@
 """The one work-queue core: rows of a model are the queue (line transcriptions, the benchmarks' work items, webhook
 deliveries), and django-q2 only carries primary keys to the workers.
 
-    ITEMS = WorkQueue(Item, waiting="queued", working="running", due="not_before", lease_s=task_lease_s)
+    ITEMS = WorkQueue(Item, Item.QUEUED, Item.RUNNING)  # due at `not_before`, a queue task's lease: the defaults
 
     if ITEMS.claim(pk):                    # a conditional UPDATE: a second worker finds the row claimed and stops
         item = Item.objects.get(pk=pk)
@@ -52,13 +52,14 @@ def backoff_s(base_s: float, attempts: int, retry_after: float | None = None) ->
 @dataclass(frozen=True)
 class WorkQueue:
     """Rows of `model` as a queue: `waiting` rows become `working` when claimed, and go back to `waiting` (retry,
-    release, a stale claim) or on to a final status their engine writes with `finish`."""
+    release, a stale claim) or on to a final status their engine writes with `finish`. The defaults are what
+    the work rows of queue tasks share (line transcriptions, the benchmarks' items)."""
 
     model: type[Model]
     waiting: str  # the status of a row waiting for a worker
     working: str  # the status of a claimed (or dispatched) row
-    due: str  # the time column before which a waiting row is not claimed (null: due now)
-    lease_s: Callable[[], float]  # seconds a claim holds; an older one is stale
+    due: str = "not_before"  # the time column before which a waiting row is not claimed (null: due now)
+    lease_s: Callable[[], float] = task_lease_s  # seconds a claim holds; an older one is stale
     claimed: str = "claimed_at"  # the claim's time; null while nobody holds the row
     attempts: str = "attempts"  # counts claims
     stamp: str | None = "updated_at"  # a column set to now by every write of the queue, if the model has one

@@ -28,16 +28,10 @@ ACTIVE = (Transcription.QUEUED, Transcription.RUNNING)
 FINISHED = (Transcription.DONE, Transcription.FAILED)
 GROUP = "oncore"  # the django-q2 group of transcriber testing's tasks
 
-# A claimed row whose worker has been silent for the lease is abandoned (django-q2 kills a task at its timeout,
-# so no live worker holds a row longer).
-lease_seconds = queue.task_lease_s
-TRANSCRIPTIONS = queue.WorkQueue(
-    Transcription,
-    waiting=Transcription.QUEUED,
-    working=Transcription.RUNNING,
-    due="not_before",
-    lease_s=lease_seconds,
-)
+# Due at not_before. A claimed row whose worker has been silent for the lease is abandoned (django-q2 kills a task
+# at its timeout, so no live worker holds a row longer).
+TRANSCRIPTIONS = queue.WorkQueue(Transcription, Transcription.QUEUED, Transcription.RUNNING)
+lease_seconds = TRANSCRIPTIONS.lease_s
 # tasks.transcribe(pk), bound by the app's ready(): it imports this module.
 TRANSCRIBE = queue.Task("transcribes a dispatched line transcription", group=GROUP)
 

@@ -1,6 +1,6 @@
 """Run a catalogue transcriber over a code-switched dataset, score every utterance, then judge it.
 
-    run = create_run(dataset, transcriber, language_hint=False)
+    run = create_run(dataset, transcriber, language_hint=False)   # or start_run: then the queue runs it
     progress = execute_run(run.pk, concurrency=2)   # transcribes and scores; resumable
     judged = judge.judge_run(run.pk)                # semantic WER and answer error rate (needs the judge)
 
@@ -20,8 +20,7 @@ out) and where the errors fall (matrix, embedded, language-independent words), u
 
 from dataclasses import asdict
 
-from django.db import transaction
-
+from oncore import queue
 from transcriber_tests.scoring import NORMALIZER_VERSION
 
 from .. import executor
@@ -66,6 +65,8 @@ WORK = executor.Work(
     counts=("utterances_total", "utterances_done", "utterances_failed"),
     language=lambda run, r: hint_for(r.utterance) if run.language_hint else None,
     done_fields=_done_fields,
+    # tasks.run_codeswitch(run_id), bound by benchmark/apps.py: it imports this module.
+    task=queue.Task("transcribes and scores a code-switching run's clips", group="benchmark"),
 )
 
 
@@ -113,18 +114,10 @@ def execute_run(
 
 
 def start_run(dataset, transcriber, *, language_hint: bool, concurrency: int = DEFAULT_CONCURRENCY) -> CsRun:
-    """Create a run and hand it to the queue (benchmark.codeswitch.tasks) once the transaction commits. The
-    judge is not asked from the queue: `codeswitch_run --judge-only` asks it, where it is configured."""
-    with transaction.atomic():
-        run = create_run(dataset, transcriber, language_hint=language_hint, concurrency=concurrency)
-        transaction.on_commit(lambda: enqueue_run(run.pk))
-    return run
-
-
-def enqueue_run(run_id: int) -> None:
-    from django_q.tasks import async_task
-
-    async_task("benchmark.codeswitch.tasks.run_codeswitch", run_id, group="benchmark")
+    """create_run, handed to the queue (benchmark.codeswitch.tasks) once the transaction commits
+    (executor.start_run). The judge is not asked from the queue: `codeswitch_run --judge-only` asks it, where it
+    is configured."""
+    return executor.start_run(WORK, dataset, transcriber, concurrency, language_hint=language_hint)
 
 
 def rescore(run) -> int:

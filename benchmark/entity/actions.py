@@ -1,5 +1,5 @@
 """Every multi-row write of the entity benchmark that is not an import or a run: scoring a run, importing
-hypotheses, starting a run from the dashboard. Commands, tasks, pages and the API call these.
+hypotheses (a run is started by runs.start_run). Commands, tasks, pages and the API call these.
 
 Scoring refuses to run while the matcher fails its self-test. Results are written under the
 UniqueConstraint of SpanHit (run, span) with an upsert, so scoring twice gives the same rows.
@@ -20,7 +20,7 @@ from oncore.csv import FORMULA_START
 
 from ..models import BenchmarkRun, Clip, Dataset, EntitySpan, Hypothesis, ImportProblem, SpanHit
 from ..plural import counted
-from . import matcher, runs, scoring
+from . import matcher, scoring
 
 MANIFEST_FORMAT = "oncore-entity-benchmark-manifest/1"
 MATCHER_NOTE = (
@@ -45,23 +45,6 @@ class HypothesesRefused(Exception):
 def span_key(clip_id: str, index: int) -> str:
     """A span's stable name across imports: the clip id and the span's position in it."""
     return f"{clip_id}#{index}"
-
-
-# ---------------------------------------------------------------- starting runs from a page
-
-
-def start_run(dataset, transcriber, *, formatting: bool | None = None, concurrency: int = 2) -> BenchmarkRun:
-    """Create a run and hand it to the queue once the transaction commits."""
-    with transaction.atomic():
-        run = runs.create_run(dataset, transcriber, formatting=formatting, concurrency=concurrency)
-        transaction.on_commit(lambda: enqueue_run(run.pk))
-    return run
-
-
-def enqueue_run(run_id: int) -> None:
-    from django_q.tasks import async_task
-
-    async_task("benchmark.entity.tasks.run_benchmark", run_id, group="benchmark")
 
 
 # ---------------------------------------------------------------- scoring

@@ -2,10 +2,13 @@
 
     run = create_run(dataset, transcriber)        # or resumable_run(dataset, transcriber)
     outcome = execute_run(run.pk, concurrency=2)  # from the command, or the django-q2 task
+    run = start_run(dataset, transcriber)         # from a page: created, then run by the queue (tasks.py)
 
 Hypothesis rows are the work list, one per clip, made when the run is created; benchmark.executor claims,
 sends, retries and records them (resumable, safe to run twice). Every clip is sent in English.
 """
+
+from oncore import queue
 
 from .. import executor
 from ..executor import DEFAULT_CONCURRENCY, RunRefused
@@ -21,6 +24,8 @@ WORK = executor.Work(
     counts=("clips_total", "clips_done", "clips_failed"),
     language=lambda run, item: LANGUAGE,
     done_fields=lambda item, result: {},
+    # tasks.run_benchmark(run_id), bound by benchmark/apps.py: it imports this module.
+    task=queue.Task("transcribes an entity benchmark run's clips", group="benchmark"),
 )
 
 
@@ -29,6 +34,15 @@ def create_run(
 ):
     """A new run of a catalogue transcriber, with one queued hypothesis per clip."""
     return executor.create_run(
+        WORK, dataset, transcriber, concurrency, source=BenchmarkRun.CATALOGUE, formatting=formatting
+    )
+
+
+def start_run(
+    dataset, transcriber, *, formatting: bool | None = None, concurrency: int = DEFAULT_CONCURRENCY
+) -> BenchmarkRun:
+    """create_run, handed to the queue once the transaction commits (executor.start_run)."""
+    return executor.start_run(
         WORK, dataset, transcriber, concurrency, source=BenchmarkRun.CATALOGUE, formatting=formatting
     )
 

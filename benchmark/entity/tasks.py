@@ -14,7 +14,7 @@ def run_benchmark(run_id: int) -> str:
     """Transcribe a run's clips for a third of the queue's task timeout, then hand the rest to a new task, so
     no task is killed mid-call by the queue's timeout. A run that finishes is scored (tier A, as its page's
     Score button does) unless it already was. Returns the run's status."""
-    status = executor.run_from_queue(BenchmarkRun, run_id, runs.execute_run, actions.enqueue_run)
+    status = executor.run_from_queue(runs.WORK, run_id, runs.execute_run)
     if status == BenchmarkRun.DONE:
         run = BenchmarkRun.objects.get(pk=run_id)
         if run.scored_at is None:

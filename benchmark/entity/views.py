@@ -23,7 +23,7 @@ from oncore.transcribers.models import Transcriber
 from .. import executor
 from ..models import BenchmarkRun, Dataset
 from ..plural import counted
-from . import actions, reports, scoring
+from . import actions, reports, runs, scoring
 
 TIER_CHOICES = [("A", "Tier A"), ("B", "Tier B"), ("AB", "Tiers A+B")]
 ACTIVE = (BenchmarkRun.QUEUED, BenchmarkRun.RUNNING)
@@ -193,7 +193,7 @@ def run_start(request):
             )
         else:
             try:
-                run = actions.start_run(d["dataset"], d["transcriber"], concurrency=d["concurrency"])
+                run = runs.start_run(d["dataset"], d["transcriber"], concurrency=d["concurrency"])
             except executor.RunRefused as exc:
                 form.add_error(None, str(exc))
             else:

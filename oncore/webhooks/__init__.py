@@ -4,8 +4,11 @@ dashboard or over the API, and each event is sent to them from the queue, signed
 - models.py: endpoints and deliveries (one per endpoint and event, the delivery log).
 - actions.py: the event types the product registers (`register_events`), `emit` (in the transaction of the
   change that caused the event; the sending waits for the commit and never blocks it), the writes of endpoints,
-  "send again", and the sending itself (`send`: claim, sign, POST, record, back off).
-- tasks.py: the queue's entry points; api.py: the API's router; views.py: the dashboard's settings pages.
+  "send again".
+- sending.py: where a delivery may go (`check_url`), its signature, one attempt (`attempt`: claim, sign, POST,
+  record, back off, on oncore.queue) and the minutely round's reclaim of stale claims.
+- tasks.py: the queue's entry points (`send`, `send_due`) and `send_later`, which hands deliveries to them;
+  api.py: the API's router; views.py: the dashboard's settings pages.
 
 A delivery is a POST of `{"id", "type", "created_at", "data"}` with the header
 `OnCore-Signature: t=<unix time>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the endpoint's secret>`. A 2xx answer

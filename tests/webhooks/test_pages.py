@@ -4,7 +4,7 @@ delivery log, sends a delivery again, edits and deletes it; a refused URL is a f
 import pytest
 from django.urls import reverse
 
-from oncore.webhooks import actions as webhooks
+from oncore.webhooks import sending as webhooks
 from oncore.webhooks.models import WebhookDelivery, WebhookEndpoint
 from transcriber_tests.runs import actions as run_actions
 

@@ -8,7 +8,7 @@ import pytest
 from django.db import OperationalError
 from django.utils import timezone
 
-from oncore.webhooks import actions as webhooks
+from oncore.webhooks import sending as webhooks
 from oncore.webhooks.models import WebhookDelivery, WebhookEndpoint
 from tests.fixtures import assert_error
 from tests.transcriber_tests.runs.support import scripted_judge

@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from benchmark import executor
-from benchmark.entity import actions, runs, tasks
+from benchmark.entity import runs, tasks
 from benchmark.models import BenchmarkRun, Hypothesis
 from oncore.transcribers.engines import get_engine as real_get_engine
 
@@ -161,7 +161,7 @@ def test_it_runs_from_the_queue_safely_twice(
 
     ok = endpoint_transcriber("ok", text="hello")
     with django_capture_on_commit_callbacks(execute=True):
-        run = actions.start_run(dataset, ok)
+        run = runs.start_run(dataset, ok)
     assert OrmQ.objects.count() == 1
 
     assert tasks.run_benchmark(run.pk) == "done"

@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from benchmark.codeswitch import importer as cs_importer
 from benchmark.codeswitch import runs as cs_runs
-from benchmark.entity import actions as entity_actions
 from benchmark.entity import importer as entity_importer
+from benchmark.entity import runs as entity_runs
 from oncore import audio
 from oncore.accounts.models import Membership, Organization
 from oncore.calls.importer import import_calls
@@ -182,7 +182,7 @@ class Command(BaseCommand):
         """The packaged entity-benchmark and code-switching fixtures, and runs of the local engines on them."""
         entity = entity_importer.import_dataset(ENTITY_FIXTURE, out=lambda message: None).dataset
         for slug in LOCAL_ENGINES:
-            entity_actions.start_run(entity, Transcriber.objects.get(slug=slug))
+            entity_runs.start_run(entity, Transcriber.objects.get(slug=slug))
         codeswitch = cs_importer.import_codeswitch(CODESWITCH_FIXTURE, name="codeswitch-fixture").dataset
         for slug, hint in CODESWITCH_RUNS:
             cs_runs.start_run(codeswitch, Transcriber.objects.get(slug=slug), language_hint=hint)
