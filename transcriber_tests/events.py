@@ -17,7 +17,6 @@ from django.db import transaction
 
 from oncore import queue
 from oncore.api import ApiJSONEncoder
-from oncore import queue
 from oncore.transcribers.models import Transcriber
 from oncore.webhooks import actions as webhooks
 from oncore.webhooks.models import EventState
