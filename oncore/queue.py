@@ -250,6 +250,11 @@ class Task:
         transaction.on_commit(lambda: self.enqueue(*args))
 
 
+def declared() -> list[Task]:
+    """The Tasks declared in the modules imported so far."""
+    return list(_DECLARED)
+
+
 def unbound() -> list[Task]:
-    """The Tasks declared in the modules imported so far that no ready() has bound."""
+    """The Tasks declared so far that no ready() has bound."""
     return [t for t in _DECLARED if t.func is None]

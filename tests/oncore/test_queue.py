@@ -9,6 +9,7 @@ import django_q.tasks
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from oncore import queue
 from oncore.webhooks.models import WebhookDelivery, WebhookEndpoint
@@ -181,6 +182,8 @@ def test_it_refuses_a_task_declared_below_its_module_until_it_is_bound(monkeypat
 
 def test_every_task_a_module_declares_is_bound_by_its_apps_ready():
     assert queue.unbound() == []
+    for task in queue.declared():  # and django-q2 finds each by the path it is handed
+        assert import_string(queue.task_path(task.func)) is task.func
 
 
 def _sources():
