@@ -1,14 +1,19 @@
-"""Import calls in the documented JSON format (docs/call-import-format.md)."""
+"""Import calls in the documented JSON format (docs/call-import-format.md): the one validator of the format
+(`CallsFileIn`, read by `validate`) and the one importer (`do_import_calls`), which `manage.py import_calls`,
+the API's POST /calls/import and the demo loader all call."""
 
 import json
 import math
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core.files import File
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
+from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import ValidationError as PydanticValidationError
 
 from oncore import audio
 from oncore.accounts.models import Tenant
@@ -20,13 +25,124 @@ FORMAT = "oncore-calls/1"
 
 
 class ImportFormatError(ValueError):
-    """The file breaks the format; the message names the call and field and says what to fix."""
+    """The file breaks the format; the message names the call and field and says what to fix. `errors`: every
+    problem the validator found, as [{"loc": [...], "msg": ...}] (the first is in the message)."""
+
+    def __init__(self, message: str, errors: list | None = None):
+        super().__init__(message)
+        self.errors = errors or []
 
 
-def _require(obj: dict, key: str, where: str):
-    if key not in obj or obj[key] in (None, ""):
-        raise ImportFormatError(f"{where}: '{key}' is missing.")
-    return obj[key]
+class RecordingMissing(ImportFormatError):
+    """A call names a recording that is not beside the calls file (not uploaded with it)."""
+
+    def __init__(self, message: str, missing: str):
+        super().__init__(message)
+        self.missing = missing
+
+
+def plain_file_name(name) -> bool:
+    """A recording's name is a file's name, never a path: nothing outside the import's folder can be named."""
+    name = str(name or "")
+    return bool(name) and name not in (".", "..") and Path(name).name == name and "\\" not in name
+
+
+# ---------------------------------------------------------------- the format
+
+
+class _Loose(BaseModel):
+    model_config = ConfigDict(extra="allow")  # files may carry more (the demo's lines carry what was `said`)
+
+
+class TranscriberRefIn(_Loose):
+    slug: str | None = None
+    id: int | None = None
+    name: str | None = None
+
+
+class LineIn(_Loose):
+    speaker: str
+    text: str = ""
+    # Checked together by _timing, which says what a line's timing must be (finite numbers, in order, within the
+    # recording) better than a type error on one of them could.
+    start_s: Any = None
+    end_s: Any = None
+
+
+class CallIn(_Loose):
+    external_id: str | int | None = None
+    tenant: str
+    assistant: str | None = None
+    started_at: str
+    recording: str | None = None
+    recorded: bool | None = None
+    live_transcriber: str | TranscriberRefIn | None = None
+    lines: list[LineIn]
+
+    @field_validator("recording")
+    @classmethod
+    def _plain(cls, value):
+        if value and not plain_file_name(value):
+            raise ValueError(f"recording {value!r} must be a plain file name")
+        return value
+
+
+class AssistantIn(_Loose):
+    tenant: str
+    name: str
+    instructions: str = ""
+    transcriber: str | TranscriberRefIn | None = None
+
+
+class TenantIn(_Loose):
+    slug: str
+    name: str | None = None
+
+
+class CallsFileIn(_Loose):
+    format: str
+    reference_date: str | None = None
+    tenants: list[TenantIn] = []
+    assistants: list[AssistantIn] = []
+    calls: list[CallIn]
+
+
+def _where(loc, data) -> str:
+    """A validator's location as the importer's messages name places: "call bistro-001, line 3, end_s"."""
+    parts, node, i = [], data, 0
+    while i < len(loc):
+        key = loc[i]
+        items = node.get(key) if isinstance(node, dict) else None
+        if key in ("calls", "lines") and i + 1 < len(loc) and isinstance(items, list):
+            index = loc[i + 1]
+            node = items[index] if isinstance(index, int) and 0 <= index < len(items) else {}
+            if key == "calls":
+                parts.append(
+                    f"call {(node.get('external_id') if isinstance(node, dict) else None) or index + 1}"
+                )
+            else:
+                parts.append(f"line {index + 1}")
+            i += 2
+        else:
+            parts.append(str(key))
+            node = items
+            i += 1
+    return ", ".join(parts) or "the file"
+
+
+def validate(data, name: str) -> CallsFileIn:
+    """The calls file's content against the format: a CallsFileIn, or an ImportFormatError naming the file and
+    the first place that breaks it (every problem in `errors`)."""
+    if not isinstance(data, dict):
+        raise ImportFormatError(f"{name}: the file must hold one JSON object with 'format' and 'calls'.")
+    if data.get("format") != FORMAT:
+        raise ImportFormatError(f"{name}: 'format' must be {FORMAT!r}.")
+    try:
+        return CallsFileIn.model_validate(data)
+    except PydanticValidationError as exc:
+        errors = [{"loc": list(e["loc"]), "msg": e["msg"]} for e in exc.errors(include_url=False)]
+        first = errors[0]
+        raise ImportFormatError(f"{name}: {_where(first['loc'], data)}: {first['msg']}.", errors) from None
 
 
 def _transcriber(ref, where):
@@ -34,17 +150,17 @@ def _transcriber(ref, where):
     if ref is None:
         return None, ""
     if isinstance(ref, str):
-        ref = {"slug": ref}
-    if "slug" in ref or "id" in ref:
-        lookup = {"slug": ref["slug"]} if "slug" in ref else {"pk": ref["id"]}
+        ref = TranscriberRefIn(slug=ref)
+    if ref.slug is not None or ref.id is not None:
+        lookup = {"slug": ref.slug} if ref.slug is not None else {"pk": ref.id}
         found = Transcriber.objects.filter(**lookup).first()
         if found is None:
             raise ImportFormatError(
                 f"{where}: no catalogue transcriber {lookup}; see the catalogue for valid ids."
             )
         return found, ""
-    if "name" in ref:
-        return None, str(ref["name"])
+    if ref.name is not None:
+        return None, ref.name
     raise ImportFormatError(f"{where}: a transcriber is {{'slug': ...}}, {{'id': ...}} or {{'name': ...}}.")
 
 
@@ -98,10 +214,10 @@ def _check_recording(info: audio.RecordingInfo, where: str) -> None:
         )
 
 
-def _timing(ln: dict, lwhere: str, duration_s: float | None):
+def _timing(ln: LineIn, lwhere: str, duration_s: float | None):
     """(start_s, end_s) of a line, both None when its timing is unknown. Both must be finite numbers with
     0 <= start_s < end_s, and end_s at most the recording's duration (or the longest recording accepted)."""
-    start, end = ln.get("start_s"), ln.get("end_s")
+    start, end = ln.start_s, ln.end_s
     if start is None and end is None:
         return None, None
     limit = duration_s if duration_s is not None else settings.ONCORE["MAX_RECORDING_S"]
@@ -120,120 +236,113 @@ def _timing(ln: dict, lwhere: str, duration_s: float | None):
     return float(start), float(end)
 
 
-def import_calls(path, organization, *, shift_to=None) -> dict:
-    """Load a calls file into an organization. Calls already imported (same tenant and external_id) are
-    skipped, so importing twice changes nothing. `shift_to` moves every date so the file's reference_date
-    lands on that time (demo data stays recent). Returns counts. Refuses, naming the call and line, what breaks
-    the format or the limits (ONCORE_MAX_IMPORT_FILE_MB, _MAX_RECORDING_S, _MAX_SAMPLE_RATE, _MAX_LINES_PER_CALL,
-    line timing within the recording); nothing of a refused file is imported."""
+def do_import_calls(path, organization, *, shift_to=None, name: str | None = None) -> dict:
+    """Load a calls file into an organization, its recordings read from the file's folder. Calls already imported
+    (same tenant and external_id) are skipped, so importing twice changes nothing. `shift_to` moves every date so
+    the file's reference_date lands on that time (demo data stays recent); `name` is how messages name the file
+    (the name it was uploaded with). Returns counts. Refuses, naming the call and line, what breaks the format
+    (`validate`) or the limits (ONCORE_MAX_IMPORT_FILE_MB, _MAX_RECORDING_S, _MAX_SAMPLE_RATE,
+    _MAX_LINES_PER_CALL, line timing within the recording); nothing of a refused file is imported."""
     path = Path(path)
+    name = name or path.name
     try:
-        check_file_size(path.stat().st_size, path.name)
+        check_file_size(path.stat().st_size, name)
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ImportFormatError(f"{path.name}: cannot read it ({exc}).") from None
-    data = parse_json(text, path.name)
-    if not isinstance(data, dict):
-        raise ImportFormatError(f"{path.name}: the file must hold one JSON object with 'format' and 'calls'.")
-    if data.get("format") != FORMAT:
-        raise ImportFormatError(f"{path.name}: 'format' must be {FORMAT!r}.")
+        raise ImportFormatError(f"{name}: cannot read it ({exc}).") from None
+    data = validate(parse_json(text, name), name)
     shift = timedelta(0)
-    if shift_to is not None and data.get("reference_date"):
-        shift = shift_to - _parse_time(data["reference_date"], "reference_date")
+    if shift_to is not None and data.reference_date:
+        shift = shift_to - _parse_time(data.reference_date, "reference_date")
 
     counts = {"tenants": 0, "assistants": 0, "calls": 0, "lines": 0, "skipped": 0}
     with transaction.atomic():
         tenants = {t.slug: t for t in organization.tenants.all()}
-        for spec in data.get("tenants", []):
-            slug = _require(spec, "slug", "tenant")
-            if slug not in tenants:
-                tenants[slug] = Tenant.objects.create(
-                    organization=organization, slug=slug, name=spec.get("name", slug)
+        for spec in data.tenants:
+            if spec.slug not in tenants:
+                tenants[spec.slug] = Tenant.objects.create(
+                    organization=organization, slug=spec.slug, name=spec.name or spec.slug
                 )
                 counts["tenants"] += 1
         assistants = {}
-        for spec in data.get("assistants", []):
-            where = f"assistant {spec.get('name')!r}"
-            tenant = tenants.get(_require(spec, "tenant", where))
+        for spec in data.assistants:
+            where = f"assistant {spec.name!r}"
+            tenant = tenants.get(spec.tenant)
             if tenant is None:
-                raise ImportFormatError(f"{where}: tenant {spec['tenant']!r} is not listed under 'tenants'.")
-            transcriber, _ = _transcriber(spec.get("transcriber"), where)
+                raise ImportFormatError(f"{where}: tenant {spec.tenant!r} is not listed under 'tenants'.")
+            transcriber, _ = _transcriber(spec.transcriber, where)
             assistant, created = Assistant.objects.get_or_create(
                 tenant=tenant,
-                name=_require(spec, "name", where),
-                defaults={"instructions": spec.get("instructions", ""), "transcriber": transcriber},
+                name=spec.name,
+                defaults={"instructions": spec.instructions, "transcriber": transcriber},
             )
             assistants[(tenant.slug, assistant.name)] = assistant
             counts["assistants"] += created
 
-        for i, spec in enumerate(_require(data, "calls", path.name)):
-            where = f"call {spec.get('external_id') or i + 1}"
-            tenant = (
-                tenants.get(_require(spec, "tenant", where))
-                or organization.tenants.filter(slug=spec["tenant"]).first()
-            )
+        for i, spec in enumerate(data.calls):
+            where = f"call {spec.external_id or i + 1}"
+            tenant = tenants.get(spec.tenant) or organization.tenants.filter(slug=spec.tenant).first()
             if tenant is None:
-                raise ImportFormatError(f"{where}: tenant {spec['tenant']!r} is not in this organization.")
-            external_id = str(spec.get("external_id") or "")
+                raise ImportFormatError(f"{where}: tenant {spec.tenant!r} is not in this organization.")
+            external_id = str(spec.external_id or "")
             if external_id and Call.objects.filter(tenant=tenant, external_id=external_id).exists():
                 counts["skipped"] += 1
                 continue
             assistant = None
-            if spec.get("assistant"):
+            if spec.assistant:
                 assistant = (
-                    assistants.get((tenant.slug, spec["assistant"]))
-                    or Assistant.objects.filter(tenant=tenant, name=spec["assistant"]).first()
+                    assistants.get((tenant.slug, spec.assistant))
+                    or Assistant.objects.filter(tenant=tenant, name=spec.assistant).first()
                 )
                 if assistant is None:
-                    raise ImportFormatError(f"{where}: assistant {spec['assistant']!r} is not listed.")
-            live, live_name = _transcriber(spec.get("live_transcriber"), where)
+                    raise ImportFormatError(f"{where}: assistant {spec.assistant!r} is not listed.")
+            live, live_name = _transcriber(spec.live_transcriber, where)
             call = Call(
                 tenant=tenant,
                 assistant=assistant,
                 external_id=external_id,
-                started_at=_parse_time(_require(spec, "started_at", where), where) + shift,
-                recorded=bool(spec.get("recorded", bool(spec.get("recording")))),
+                started_at=_parse_time(spec.started_at, where) + shift,
+                recorded=bool(spec.recording) if spec.recorded is None else spec.recorded,
                 live_transcriber=live,
                 live_transcriber_name=live_name,
             )
-            recording = spec.get("recording")
             duration_s = None
-            if recording:
-                file_path = (path.parent / recording).resolve()
+            if spec.recording:
+                file_path = path.parent / spec.recording
                 if not file_path.is_file():
-                    raise ImportFormatError(
-                        f"{where}: recording {recording!r} not found next to {path.name}."
+                    raise RecordingMissing(
+                        f"{where}: recording {spec.recording!r} was not found beside {name} (upload it with the "
+                        "calls file).",
+                        spec.recording,
                     )
                 info = audio.probe(file_path, label=where)  # refuses files that are not audio, clearly
                 _check_recording(info, where)
                 duration_s = info.duration_s
-            specs = _require(spec, "lines", where)
             max_lines = settings.ONCORE["MAX_LINES_PER_CALL"]
-            if len(specs) > max_lines:
+            if len(spec.lines) > max_lines:
                 raise ImportFormatError(
-                    f"{where}: {len(specs)} lines; a call may have at most {max_lines} "
+                    f"{where}: {len(spec.lines)} lines; a call may have at most {max_lines} "
                     "(ONCORE_MAX_LINES_PER_CALL)."
                 )
             lines = []
-            for position, ln in enumerate(specs):
+            for position, ln in enumerate(spec.lines):
                 lwhere = f"{where}, line {position + 1}"
-                speaker = _require(ln, "speaker", lwhere)
-                if speaker not in (Line.CALLER, Line.ASSISTANT):
+                if ln.speaker not in (Line.CALLER, Line.ASSISTANT):
                     raise ImportFormatError(
-                        f"{lwhere}: speaker must be 'caller' or 'assistant', not {speaker!r}."
+                        f"{lwhere}: speaker must be 'caller' or 'assistant', not {ln.speaker!r}."
                     )
                 start, end = _timing(ln, lwhere, duration_s)
                 lines.append(
                     Line(
                         call=call,
                         position=position,
-                        speaker=speaker,
-                        text=ln.get("text", ""),
+                        speaker=ln.speaker,
+                        text=ln.text,
                         start_s=start,
                         end_s=end,
                     )
                 )
-            if recording:
+            if spec.recording:
                 with file_path.open("rb") as fh:
                     call.recording.save(file_path.name, File(fh), save=False)
             call.n_lines = len(lines)

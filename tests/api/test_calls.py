@@ -222,6 +222,27 @@ def test_it_refuses_an_import_that_breaks_the_format_or_misses_a_recording(api, 
     assert_error(api.upload("/calls/import", {}), 422, "validation_error")
 
 
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"lines": None},  # the format's validator
+        {"started_at": 20250301},  # the format's validator
+        {"recording": None, "lines": [{"speaker": "robot", "text": "beep"}]},  # the importer's own check
+    ],
+)
+def test_the_api_and_the_command_refuse_a_bad_file_in_the_same_words(api, org, tmp_path, changes):
+    from django.core.management import CommandError, call_command
+
+    upload = _calls_file(**changes)
+    error = assert_error(api.upload("/calls/import", {"file": upload}), 400, "import_format_error")
+    upload.seek(0)
+    (tmp_path / "calls.json").write_bytes(upload.read())
+    with pytest.raises(CommandError) as refused:
+        call_command("import_calls", str(tmp_path / "calls.json"), "--org", org.slug)
+    assert str(refused.value) == f"Nothing was imported: {error['message']}"
+    assert "call ext-1" in error["message"]
+
+
 def test_it_shows_a_transcribers_price_source_and_date_and_its_shutdown_date(api):
     whisper = Transcriber.objects.get(slug="openai-whisper-1")
     body = api.get(f"/transcribers/{whisper.pk}").json()

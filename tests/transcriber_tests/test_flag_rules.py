@@ -9,7 +9,7 @@ import pytest
 from django.conf import settings
 from django.urls import reverse
 
-from oncore.calls.importer import import_calls
+from oncore.calls.importer import do_import_calls
 from oncore.calls.models import Line
 from tests.fixtures import make_call
 from transcriber_tests import actions, aggregates, errors, scoring, tasks
@@ -103,7 +103,7 @@ def test_the_results_page_shows_the_mix_of_controls_when_the_setting_changed(
 
 def demo_org(org):
     """The demo calls, a few caller lines blanked; every caller line that can be flagged."""
-    import_calls(Path(settings.BASE_DIR) / "fixtures" / "demo" / "calls.json", org)
+    do_import_calls(Path(settings.BASE_DIR) / "fixtures" / "demo" / "calls.json", org)
     lines = [
         line
         for line in Line.objects.filter(call__tenant__organization=org, speaker=Line.CALLER)

@@ -10,8 +10,7 @@ from django.db.models import Q
 from django.urls import reverse
 from ninja import Field, File, Header, Query, Router, Schema
 from ninja.files import UploadedFile
-from pydantic import AfterValidator, BaseModel, ConfigDict, StringConstraints
-from pydantic import ValidationError as PydanticValidationError
+from pydantic import AfterValidator, StringConstraints
 
 from oncore import audio
 from oncore.api import ApiError
@@ -290,58 +289,6 @@ class ImportOut(Schema):
     )
 
 
-class _Loose(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
-class _TranscriberRefIn(_Loose):
-    slug: str | None = None
-    id: int | None = None
-    name: str | None = None
-
-
-class _LineIn(_Loose):
-    speaker: str
-    text: str = ""
-    start_s: float | None = None
-    end_s: float | None = None
-
-
-class _CallIn(_Loose):
-    external_id: str | int | None = None
-    tenant: str
-    assistant: str | None = None
-    started_at: str
-    recording: str | None = None
-    recorded: bool | None = None
-    live_transcriber: str | _TranscriberRefIn | None = None
-    lines: list[_LineIn]
-
-
-class _AssistantIn(_Loose):
-    tenant: str
-    name: str
-    instructions: str = ""
-    transcriber: str | _TranscriberRefIn | None = None
-
-
-class _TenantIn(_Loose):
-    slug: str
-    name: str | None = None
-
-
-class _CallsFileIn(_Loose):
-    format: str
-    reference_date: str | None = None
-    tenants: list[_TenantIn] = []
-    assistants: list[_AssistantIn] = []
-    calls: list[_CallIn]
-
-
-def _safe_name(name: str) -> bool:
-    return bool(name) and name not in (".", "..") and Path(name).name == name and "\\" not in name
-
-
 @calls.post(
     "/calls/import",
     **doc(
@@ -362,51 +309,32 @@ def import_calls(request, file: File[UploadedFile], recordings: File[list[Upload
         importer.check_file_size(file.size, file.name)
     except importer.ImportFormatError as exc:
         raise ApiError("request_too_large", str(exc), {"size": file.size}) from None
-    raw = file.read()
-    try:
-        data = importer.parse_json(raw.decode("utf-8-sig"), file.name)
-    except UnicodeDecodeError as exc:
-        raise ApiError("import_format_error", f"{file.name}: not UTF-8 JSON ({exc}).") from None
-    except importer.ImportFormatError as exc:
-        raise ApiError("import_format_error", str(exc)) from None
-    try:
-        parsed = _CallsFileIn.model_validate(data)
-    except PydanticValidationError as exc:
-        problems = [{"loc": list(e["loc"]), "msg": e["msg"]} for e in exc.errors(include_url=False)]
-        first = problems[0]
-        raise ApiError(
-            "import_format_error",
-            f"{file.name}: {'.'.join(map(str, first['loc']))}: {first['msg']}.",
-            {"errors": problems},
-        ) from None
     uploaded = {f.name: f for f in recordings or []}
-    needed = {}
-    for i, call in enumerate(parsed.calls):
-        if not call.recording:
-            continue
-        where = f"call {call.external_id or i + 1}"
-        if not _safe_name(call.recording):
-            raise ApiError(
-                "import_format_error", f"{where}: recording {call.recording!r} must be a plain file name."
-            )
-        if call.recording not in uploaded:
-            raise ApiError(
-                "recording_missing",
-                f"{where}: recording {call.recording!r} was not uploaded.",
-                {"missing": call.recording, "uploaded": sorted(uploaded)},
-            )
-        needed[call.recording] = uploaded[call.recording]
     with tempfile.TemporaryDirectory(prefix="oncore-import-") as folder:
-        for name, upload in needed.items():
+        for name, upload in uploaded.items():
+            if not importer.plain_file_name(name):
+                raise ApiError(
+                    "import_format_error", f"The recording {name!r} must be sent under a plain file name."
+                )
             with (Path(folder) / name).open("wb") as out:
                 for chunk in upload.chunks():
                     out.write(chunk)
         path = Path(folder) / f"calls-{uuid.uuid4().hex}.json"
-        path.write_bytes(raw)
+        with path.open("wb") as out:
+            for chunk in file.chunks():
+                out.write(chunk)
         try:
-            return importer.import_calls(path, request.org)
-        except (ValueError, audio.AudioError) as exc:  # ImportFormatError is a ValueError
-            raise ApiError("import_format_error", str(exc).replace(path.name, file.name)) from None
+            return importer.do_import_calls(path, request.org, name=file.name)
+        except importer.RecordingMissing as exc:
+            raise ApiError(
+                "recording_missing", str(exc), {"missing": exc.missing, "uploaded": sorted(uploaded)}
+            ) from None
+        except importer.ImportFormatError as exc:
+            raise ApiError(
+                "import_format_error", str(exc), {"errors": exc.errors} if exc.errors else None
+            ) from None
+        except audio.AudioError as exc:
+            raise ApiError("import_format_error", str(exc)) from None
 
 
 # ---------------------------------------------------------------- a line's audio

@@ -48,7 +48,7 @@ def demo(org):
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI must run the real-engine run test, but {reason}")
         pytest.skip(reason)
-    from oncore.calls.importer import import_calls
+    from oncore.calls.importer import do_import_calls
     from oncore.calls.models import Call
     from oncore.transcribers.models import Transcriber
 
@@ -60,7 +60,7 @@ def demo(org):
         price_per_minute=0,
         options={"beam_size": 1, "transcribe_kwargs": DECODE},
     )
-    import_calls(DEMO_FILE, org)
+    do_import_calls(DEMO_FILE, org)
     said = {}
     for spec in json.loads(DEMO_FILE.read_text())["calls"]:
         for position, line in enumerate(spec["lines"]):

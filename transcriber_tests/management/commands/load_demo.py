@@ -15,7 +15,7 @@ from benchmark.entity import importer as entity_importer
 from benchmark.entity import runs as entity_runs
 from oncore import audio
 from oncore.accounts.models import Membership, Organization
-from oncore.calls.importer import import_calls
+from oncore.calls.importer import do_import_calls
 from oncore.calls.models import Line
 from oncore.transcribers.engines import get_engine
 from oncore.transcribers.models import Transcriber
@@ -101,7 +101,7 @@ class Command(BaseCommand):
                 user.save()
                 Membership.objects.create(user=user, organization=org, role=role)
                 admin = admin or user
-            counts = import_calls(DEMO_FILE, org, shift_to=timezone.now())
+            counts = do_import_calls(DEMO_FILE, org, shift_to=timezone.now())
             if not no_runs:  # the full-call run replays the live transcriber: it must hear what the lines say
                 self._hear_again(org)
             bank = actions.do_create_bank(org, name="English", language_label="English")

@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from oncore.accounts.models import Organization
 from oncore.audio import AudioError
-from oncore.calls.importer import ImportFormatError, import_calls
+from oncore.calls.importer import ImportFormatError, do_import_calls
 
 
 class Command(BaseCommand):
@@ -17,7 +17,7 @@ class Command(BaseCommand):
         if organization is None:
             raise CommandError(f"No organization with slug {org!r}; create it with `manage.py create_org`.")
         try:
-            counts = import_calls(path, organization)
+            counts = do_import_calls(path, organization)
         except (ImportFormatError, AudioError) as exc:
             raise CommandError(f"Nothing was imported: {exc}") from None
         self.stdout.write(
