@@ -29,13 +29,13 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import Count, Sum
 from django.utils import timezone
 
 from oncore import audio, queue
+from oncore.config import config
 from oncore.transcribers.engines import TranscriptionError, get_engine
 
 from .models import Run
@@ -91,7 +91,7 @@ class Progress:
 
 
 def _max_attempts() -> int:
-    return int(settings.ONCORE["MAX_TRANSCRIPTION_ATTEMPTS"])
+    return int(config().max_transcription_attempts)
 
 
 def lease_seconds() -> float:
@@ -228,7 +228,7 @@ def record_outcome(work: Work, item, result=None, exc: BaseException | None = No
             **done_fields,
         )
     elif isinstance(exc, TranscriptionError) and exc.retryable and item.attempts < _max_attempts():
-        again = q.retry_fields(item, float(settings.ONCORE["RETRY_BACKOFF_S"]), exc.retry_after)
+        again = q.retry_fields(item, float(config().retry_backoff_s), exc.retry_after)
         q.finish(item, error=f"attempt {item.attempts}: {exc.message}", **again)
     elif isinstance(exc, TranscriptionError | audio.AudioError):
         q.finish(item, status=failed, error=str(exc))

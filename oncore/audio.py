@@ -24,6 +24,9 @@ from pathlib import Path
 
 import numpy as np
 import soundfile as sf
+from django.core.exceptions import ImproperlyConfigured
+
+from oncore.config import config
 
 DEFAULT_CLIP_MARGIN_S = 0.3
 # A recording shorter than this cannot hold a spoken line.
@@ -233,14 +236,10 @@ def wav_info(wav_bytes: bytes) -> RecordingInfo:
 
 
 def _default_margin() -> float:
-    """settings.ONCORE["CLIP_MARGIN_S"] when Django settings are available, else the default."""
+    """config().clip_margin_s when Django settings are configured (a script may cut clips without them), else the
+    default."""
     try:
-        from django.conf import settings
-        from django.core.exceptions import ImproperlyConfigured
-    except ImportError:
-        return DEFAULT_CLIP_MARGIN_S
-    try:
-        return float(settings.ONCORE["CLIP_MARGIN_S"])
+        return float(config().clip_margin_s)
     except (ImproperlyConfigured, AttributeError, KeyError):  # not configured, or no such setting
         return DEFAULT_CLIP_MARGIN_S
 

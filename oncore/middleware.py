@@ -7,9 +7,9 @@ import re
 import time
 import uuid
 
-from django.conf import settings
 from django.http import HttpResponse, JsonResponse
 
+from oncore.config import config
 from oncore.errors import error_body, too_large_message
 
 # No inline script or style anywhere (static/js/oncore.js holds the one listener; templates use classes), so
@@ -43,7 +43,7 @@ def request_size_limit(get_response):
     body without a Content-Length reads as empty under WSGI, so the header is all there is to check.)"""
 
     def middleware(request):
-        limit = settings.ONCORE["MAX_REQUEST_MB"] * 2**20
+        limit = config().max_request_mb * 2**20
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:

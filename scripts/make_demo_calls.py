@@ -54,6 +54,7 @@ import soundfile as sf  # noqa: E402
 from scipy.signal import butter, sosfiltfilt  # noqa: E402
 
 from oncore import audio as oncore_audio  # noqa: E402
+from oncore.config import config  # noqa: E402
 
 SR = 16000
 FORMAT = "oncore-calls/1"
@@ -670,13 +671,12 @@ def setup_django(workdir: Path):
     import django
 
     django.setup()
-    from django.conf import settings
     from django.core.management import call_command
 
     from oncore.transcribers.models import Transcriber
 
     call_command("migrate", verbosity=0)
-    return Transcriber.objects.get(slug=LIVE_SLUG), float(settings.ONCORE["CLIP_MARGIN_S"])
+    return Transcriber.objects.get(slug=LIVE_SLUG), float(config().clip_margin_s)
 
 
 def live_text(engine, recording: Path, start_s: float, end_s: float) -> str:

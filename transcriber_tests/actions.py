@@ -526,6 +526,16 @@ def do_remove_candidate(bank: Bank, transcriber: Transcriber) -> None:
                 candidate.save(update_fields=["position"])
 
 
+def do_move_candidate(bank: Bank, transcriber: Transcriber, *, up: bool) -> None:
+    """Move a candidate one place up or down the bank's order (the first stays first, the last last)."""
+    order = list(bank.candidates.order_by("position").values_list("transcriber_id", flat=True))
+    i = order.index(transcriber.pk)
+    j = i - 1 if up else i + 1
+    if 0 <= j < len(order):
+        order[i], order[j] = order[j], order[i]
+        do_reorder_candidates(bank, order)
+
+
 def do_reorder_candidates(bank: Bank, transcriber_ids) -> list[Candidate]:
     """Put the candidates in the given order; it must name each current candidate once."""
     transcriber_ids = [int(t) for t in transcriber_ids]

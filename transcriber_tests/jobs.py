@@ -18,6 +18,7 @@ from django.db import InterfaceError, OperationalError, close_old_connections, t
 from django.db.models import Count
 
 from oncore import queue
+from oncore.config import config
 
 from .errors import QueueFull
 from .models import Transcription
@@ -36,10 +37,6 @@ lease_seconds = TRANSCRIPTIONS.lease_s
 TRANSCRIBE = queue.Task("transcribes a dispatched line transcription", group=GROUP)
 
 
-def _setting(name):
-    return settings.ONCORE[name]
-
-
 def pending_count(organization_id: int) -> int:
     return Transcription.objects.filter(organization_id=organization_id, status__in=ACTIVE).count()
 
@@ -47,7 +44,7 @@ def pending_count(organization_id: int) -> int:
 def check_capacity(organization_id: int) -> None:
     """Refuse new work into banks while the organization's queue is over its limit."""
     pending = pending_count(organization_id)
-    limit = _setting("ORG_QUEUE_LIMIT")
+    limit = config().org_queue_limit
     if pending >= limit:
         raise QueueFull(
             f"{pending:,} line transcriptions are waiting for this organization (the limit is {limit:,}). "
@@ -66,8 +63,8 @@ def queue_status(organization_id: int) -> dict:
     return {
         "queued": counts.get(Transcription.QUEUED, 0),
         "running": counts.get(Transcription.RUNNING, 0),
-        "limit": _setting("ORG_QUEUE_LIMIT"),
-        "concurrency": _setting("ORG_CONCURRENCY"),
+        "limit": config().org_queue_limit,
+        "concurrency": config().org_concurrency,
     }
 
 
@@ -75,7 +72,7 @@ def free_slots(organization_id: int) -> int:
     running = Transcription.objects.filter(
         organization_id=organization_id, status=Transcription.RUNNING
     ).count()
-    return _setting("ORG_CONCURRENCY") - running
+    return config().org_concurrency - running
 
 
 def pump(organization_id: int) -> list[int]:
@@ -153,7 +150,7 @@ def claimed_chain(pk: int):
     if t is None:
         return
     organization_id = t.organization_id
-    chain_until = time.monotonic() + _setting("TASK_CHAIN_S")
+    chain_until = time.monotonic() + config().task_chain_s
     yield t
     while time.monotonic() < chain_until and (t := claim_next(organization_id)) is not None:
         yield t
@@ -184,10 +181,10 @@ def _write_outcome(t: Transcription, fields: dict, on_final) -> bool:
 
 
 def may_retry(t: Transcription) -> bool:
-    return t.attempts < _setting("MAX_TRANSCRIPTION_ATTEMPTS")
+    return t.attempts < config().max_transcription_attempts
 
 
 def retry_later(t: Transcription, error: str, retry_after: float | None = None) -> bool:
     """Queue a row that failed with a retryable error again after its backoff (oncore.queue.backoff_s of
     RETRY_BACKOFF_S: doubled with each attempt, and never before the vendor's Retry-After)."""
-    return finish(t, error=error, **TRANSCRIPTIONS.retry_fields(t, _setting("RETRY_BACKOFF_S"), retry_after))
+    return finish(t, error=error, **TRANSCRIPTIONS.retry_fields(t, config().retry_backoff_s, retry_after))

@@ -2,11 +2,11 @@
 line cannot be flagged, which lines can be replayed, what a replay is billed for, and which lines a transcriber
 has not been given yet. Read by the actions, the queries and the full-call runs; writes nothing."""
 
-from django.conf import settings
 from django.db.models import F, Q
 
 from oncore import audio
 from oncore.calls.models import Line
+from oncore.config import config
 from oncore.transcribers.models import Transcriber
 
 from . import errors
@@ -35,20 +35,20 @@ def live_transcriber_of(call) -> Transcriber | None:
 
 def clip_seconds(line) -> float:
     """Audio a candidate is billed for on one line: the line plus the margin on each side."""
-    margin = settings.ONCORE["CLIP_MARGIN_S"]
+    margin = config().clip_margin_s
     return max(0.0, (line.end_s - line.start_s) + 2 * margin)
 
 
 def too_long(line) -> bool:
     """Whether a timed line is longer than ONCORE_MAX_LINE_S: it cannot be flagged, be a control or be replayed
     in a run."""
-    return line.duration_s > settings.ONCORE["MAX_LINE_S"]
+    return line.duration_s > config().max_line_s
 
 
 def replayable(lines):
     """The lines of a queryset with audio timing and at most ONCORE_MAX_LINE_S long (see too_long)."""
     return lines.filter(
-        start_s__isnull=False, end_s__isnull=False, end_s__lte=F("start_s") + settings.ONCORE["MAX_LINE_S"]
+        start_s__isnull=False, end_s__isnull=False, end_s__lte=F("start_s") + config().max_line_s
     )
 
 
@@ -78,7 +78,7 @@ def why_not_flaggable(line, *, check_audio: bool = True) -> errors.ActionError |
         )
     if too_long(line):
         return errors.LineTooLong(
-            f"This line is {line.duration_s:.0f} s long; lines longer than {settings.ONCORE['MAX_LINE_S']:g} s "
+            f"This line is {line.duration_s:.0f} s long; lines longer than {config().max_line_s:g} s "
             "cannot be flagged or replayed (its timing most likely spans several turns)."
         )
     if check_audio:

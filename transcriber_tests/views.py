@@ -8,16 +8,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HTMX_STOP_POLLING
 
-from benchmark import selectors as benchmark
 from oncore.accounts.access import admin_required, admins_of, current_membership
-from oncore.calls.models import Line
 from oncore.http import clip_response, id_in, query_without_page, redirect_next
 
-from . import actions, exports, jobs, lookups, queries, scoring
+from . import actions, exports, lookups, queries, scoring
 from .errors import ActionError, EstimateNotConfirmed
 from .forms import AddCandidateForm, BankForm, CallFilterForm, FlagForm, MoveFlagForm
-from .lines import bank_lines, live_transcriber_of
-from .models import Bank
+from .lines import bank_lines
 
 PAGE_SIZE = 50
 WINDOWS = [7, 14, 30, 60, 90]
@@ -68,18 +65,18 @@ def calls(request):
 @admin_required
 def call_page(request, pk):
     """The call's lines, a page at a time (?page=N, or ?line=ID for the page that holds that line)."""
-    call = lookups.call(request.org, pk)
-    page = queries.call_lines_page(call, request.GET.get("page"), id_in(request.GET.get("line")))
-    rows = queries.line_rows(call, list(page.object_list))
+    screen = queries.call_screen(
+        lookups.call(request.org, pk), request.GET.get("page"), id_in(request.GET.get("line"))
+    )
     return render(
         request,
         "transcriber_tests/call.html",
         {
-            "call": call,
-            "page": page,
-            "rows": rows,
-            "results": queries.flag_results(row.flag for row in rows if row.flag),
-            "live": live_transcriber_of(call),
+            "call": screen.call,
+            "page": screen.page,
+            "rows": screen.rows,
+            "results": screen.results,
+            "live": screen.live,
         },
     )
 
@@ -111,13 +108,11 @@ def line_audio(request, pk):
 
 def _line_fragment(request, line, form=None, status=200):
     """Re-render one line of the call page (after a flag change, or with a form open)."""
-    line = Line.objects.select_related("call__tenant", "call__live_transcriber", "flag__bank").get(pk=line.pk)
-    row = queries.line_rows(line.call, [line])[0]
-    results = queries.flag_results([row.flag] if row.flag else [])
+    screen = queries.line_screen(line)
     return render(
         request,
         "transcriber_tests/_line_row.html",
-        {"row": row, "form": form, "call": line.call, "results": results},
+        {"row": screen.rows[0], "form": form, "call": screen.call, "results": screen.results},
         status=status,
     )
 
@@ -257,7 +252,7 @@ def unbanked_flags(request):
         "transcriber_tests/unbanked.html",
         {
             "page": page,
-            "banks": Bank.objects.filter(organization=request.org),
+            "banks": queries.banks_list(request.org),
         },
     )
 
@@ -385,14 +380,8 @@ def _added(bank, transcriber) -> str:
 @admin_required
 def candidate_move(request, pk, transcriber_pk):
     bank = lookups.bank(request.org, pk)
-    order = list(bank.candidates.order_by("position").values_list("transcriber_id", flat=True))
-    if transcriber_pk not in order:
-        return HttpResponse("Not a candidate of this bank.", status=404)
-    i = order.index(transcriber_pk)
-    j = i - 1 if request.POST.get("direction") == "up" else i + 1
-    if 0 <= j < len(order):
-        order[i], order[j] = order[j], order[i]
-        actions.do_reorder_candidates(bank, order)
+    transcriber = lookups.candidate(bank, transcriber_pk)
+    actions.do_move_candidate(bank, transcriber, up=request.POST.get("direction") == "up")
     return redirect("tt:bank_candidates", bank.pk)
 
 
@@ -413,26 +402,16 @@ def candidate_remove(request, pk, transcriber_pk):
 @admin_required
 def bank_results(request, pk):
     bank = lookups.bank(request.org, pk)
-    results = queries.bank_results(bank, _window(request))
-    # The public benchmark beside your own callers: each candidate's entity accuracy, where it has a scored run.
-    entity = benchmark.entity_headlines([card.transcriber.pk for card in results.cards])
-    # A bank whose flagged lines span several languages: the leader's per-language WER on them.
-    language_wer = None
-    if results.leader is not None:
-        language_wer = queries.bank_language_wer(
-            bank, results.window_days, transcriber_id=results.leader.transcriber.pk
-        )
+    screen = queries.results_screen(bank, _window(request))
     context = {
         "bank": bank,
-        "r": results,
+        "r": screen.results,
         "windows": WINDOWS,
-        "queue": jobs.queue_status(request.org.pk),
-        "entity": entity,
-        "language_wer": language_wer,
-        "trends": queries.bank_trends(
-            bank, results.window_days, [card.transcriber for card in results.cards]
-        ),
-        "tags": queries.bank_tags(bank, results.window_days, [card.transcriber for card in results.cards]),
+        "queue": screen.queue,
+        "entity": screen.entity,
+        "language_wer": screen.language_wer,
+        "trends": screen.trends,
+        "tags": screen.tags,
     }
     if request.htmx and request.GET.get("fragment") == "progress":
         # Polls stop (HTMX_STOP_POLLING) once nothing for this bank is waiting.
@@ -440,7 +419,7 @@ def bank_results(request, pk):
             request,
             "transcriber_tests/_results_body.html",
             context,
-            status=HTMX_STOP_POLLING if not results.pending else 200,
+            status=HTMX_STOP_POLLING if not screen.results.pending else 200,
         )
     return render(request, "transcriber_tests/results.html", context)
 
@@ -453,18 +432,17 @@ def turn_table(request, pk):
     kind = request.GET.get("kind", "")
     tag = request.GET.get("tag", "").replace("\x00", "")  # no tag holds one; PostgreSQL cannot compare it
     disagree = request.GET.get("disagree") == "1"
-    items = queries.turn_items(bank, window, kind=kind, tag=tag, disagree=disagree)
-    page = Paginator(items, PAGE_SIZE).get_page(request.GET.get("page"))
-    candidates = list(queries.candidates_of(bank))
-    rows = queries.turn_rows(bank, page.object_list, candidates)
+    screen = queries.turn_screen(
+        bank, window, request.GET.get("page"), size=PAGE_SIZE, kind=kind, tag=tag, disagree=disagree
+    )
     return render(
         request,
         "transcriber_tests/turns.html",
         {
             "bank": bank,
-            "page": page,
-            "rows": rows,
-            "candidates": candidates,
+            "page": screen.page,
+            "rows": screen.rows,
+            "candidates": screen.candidates,
             "window": window,
             "kind": kind,
             "tag": tag,

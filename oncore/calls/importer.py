@@ -8,7 +8,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.core.files import File
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
@@ -17,6 +16,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from oncore import audio
 from oncore.accounts.models import Tenant
+from oncore.config import config
 from oncore.transcribers.models import Transcriber
 
 from .models import Assistant, Call, Line
@@ -187,7 +187,7 @@ def parse_json(text: str, name: str):
 
 
 def check_file_size(size: int, name: str) -> None:
-    limit_mb = settings.ONCORE["MAX_IMPORT_FILE_MB"]
+    limit_mb = config().max_import_file_mb
     if size > limit_mb * 2**20:
         raise ImportFormatError(
             f"{name} is {size / 2**20:.1f} MB; a calls file may be at most {limit_mb} MB "
@@ -201,7 +201,7 @@ def _duration(seconds: float) -> str:
 
 def _check_recording(info: audio.RecordingInfo, where: str) -> None:
     """The limits a recording must keep to (ONCORE_MAX_RECORDING_S, ONCORE_MAX_SAMPLE_RATE)."""
-    max_s, max_rate = settings.ONCORE["MAX_RECORDING_S"], settings.ONCORE["MAX_SAMPLE_RATE"]
+    max_s, max_rate = config().max_recording_s, config().max_sample_rate
     if info.duration_s > max_s:
         raise ImportFormatError(
             f"{where}: the recording is {_duration(info.duration_s)} long; at most {_duration(max_s)} is "
@@ -220,7 +220,7 @@ def _timing(ln: LineIn, lwhere: str, duration_s: float | None):
     start, end = ln.start_s, ln.end_s
     if start is None and end is None:
         return None, None
-    limit = duration_s if duration_s is not None else settings.ONCORE["MAX_RECORDING_S"]
+    limit = duration_s if duration_s is not None else config().max_recording_s
     numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (start, end))
     if not numbers or not all(math.isfinite(v) for v in (start, end)):
         raise ImportFormatError(
@@ -318,7 +318,7 @@ def do_import_calls(path, organization, *, shift_to=None, name: str | None = Non
                 info = audio.probe(file_path, label=where)  # refuses files that are not audio, clearly
                 _check_recording(info, where)
                 duration_s = info.duration_s
-            max_lines = settings.ONCORE["MAX_LINES_PER_CALL"]
+            max_lines = config().max_lines_per_call
             if len(spec.lines) > max_lines:
                 raise ImportFormatError(
                     f"{where}: {len(spec.lines)} lines; a call may have at most {max_lines} "

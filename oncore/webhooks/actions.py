@@ -6,10 +6,10 @@ import json
 import uuid
 from datetime import timedelta
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from oncore.config import config
 from oncore.errors import ActionError
 from oncore.formats import iso_time
 
@@ -25,10 +25,6 @@ def register_events(*events: tuple[str, str]) -> None:
         if EVENTS.get(name, description) != description:
             raise ValueError(f"Webhook event {name!r} is already registered differently.")
         EVENTS[name] = description
-
-
-def _setting(name):
-    return settings.ONCORE[name]
 
 
 # ---------------------------------------------------------------- endpoints
@@ -81,7 +77,7 @@ def do_send_again(delivery: WebhookDelivery) -> WebhookDelivery:
     WebhookDelivery.objects.filter(pk=delivery.pk).update(
         status=WebhookDelivery.PENDING,
         next_attempt_at=now,
-        retry_until=now + timedelta(hours=_setting("WEBHOOK_RETRY_HOURS")),
+        retry_until=now + timedelta(hours=config().webhook_retry_hours),
         claimed_at=None,
         error="",
     )
@@ -150,7 +146,7 @@ def emit(organization_id: int, event_type: str, data: dict, *, event_id: str = "
     body = json.dumps(
         {"id": event_id, "type": event_type, "created_at": iso_time(now), "data": data}, cls=encoder
     )
-    until = now + timedelta(hours=_setting("WEBHOOK_RETRY_HOURS"))
+    until = now + timedelta(hours=config().webhook_retry_hours)
     WebhookDelivery.objects.bulk_create(
         [
             WebhookDelivery(

@@ -13,10 +13,10 @@ import time
 from urllib.parse import urlsplit
 
 import httpx
-from django.conf import settings
 from django.utils import timezone
 
 from oncore import queue
+from oncore.config import config
 from oncore.errors import ActionError
 
 from .models import WebhookDelivery
@@ -33,13 +33,9 @@ class UrlNotAllowed(ActionError):
     status = 400
 
 
-def _setting(name):
-    return settings.ONCORE[name]
-
-
 def _lease_s() -> float:
     """A claim older than this is stale: its sender died (an attempt waits WEBHOOK_TIMEOUT_S at most)."""
-    return _setting("WEBHOOK_TIMEOUT_S") * 3 + 60
+    return config().webhook_timeout_s * 3 + 60
 
 
 DELIVERIES = queue.WorkQueue(
@@ -56,7 +52,7 @@ DELIVERIES = queue.WorkQueue(
 
 
 def _allowed_networks():
-    return [ipaddress.ip_network(n, strict=False) for n in _setting("WEBHOOK_ALLOW_NETWORKS")]
+    return [ipaddress.ip_network(n, strict=False) for n in config().webhook_allow_networks]
 
 
 def check_url(url: str) -> str:
@@ -138,7 +134,7 @@ def attempt(delivery_id: int) -> str:
                 "OnCore-Event-Id": delivery.event_id,
                 "OnCore-Event-Type": delivery.event_type,
             },
-            timeout=_setting("WEBHOOK_TIMEOUT_S"),
+            timeout=config().webhook_timeout_s,
             follow_redirects=False,
         )
         status = response.status_code
@@ -163,7 +159,7 @@ def _record(delivery: WebhookDelivery, status: int | None, error: str) -> str:
             delivery, status=WebhookDelivery.DELIVERED, response_status=status, error="", delivered_at=now
         )
         return "delivered"
-    again = DELIVERIES.retry_fields(delivery, _setting("WEBHOOK_BACKOFF_S"), now=now)
+    again = DELIVERIES.retry_fields(delivery, config().webhook_backoff_s, now=now)
     final = again["next_attempt_at"] > delivery.retry_until
     if final:
         again["status"] = WebhookDelivery.FAILED

@@ -12,8 +12,8 @@ from django.urls import reverse
 
 from tests.fixtures import make_call
 from transcriber_tests import actions, queries, scoring, tasks
-from transcriber_tests.shapes.turns import TURN_COLUMNS
 from transcriber_tests.models import Bank, Candidate, Flag, Score
+from transcriber_tests.shapes.turns import TURN_COLUMNS
 
 pytestmark = pytest.mark.django_db
 

@@ -16,15 +16,18 @@ from .calls import (
     CALL_PAGE_LINES,
     EXACT_COUNT_UP_TO,
     CallCursor,
+    CallScreen,
     CallsPage,
     LineRow,
     call_lines_page,
+    call_screen,
     calls_list,
     calls_of,
     calls_page,
     count_about,
     line_clip,
     line_rows,
+    line_screen,
 )
 from .cells import ScoreCell
 from .flags import (
@@ -43,6 +46,7 @@ from .results import (
     RESULTS_CACHE_SECONDS,
     BankResults,
     Card,
+    ResultsScreen,
     TagRow,
     TagTable,
     Trend,
@@ -54,13 +58,16 @@ from .results import (
     failure_reasons,
     lead_test,
     pending_for_bank,
+    results_screen,
 )
 from .turns import (
     KnownCount,
     TurnRow,
+    TurnScreen,
     all_turn_rows,
     turn_items,
     turn_rows,
+    turn_screen,
 )
 from .window import (
     DEFAULT_WINDOW_DAYS,
@@ -73,6 +80,13 @@ from .window import (
 )
 
 __all__ = [
+    "CallScreen",
+    "call_screen",
+    "line_screen",
+    "ResultsScreen",
+    "results_screen",
+    "TurnScreen",
+    "turn_screen",
     "cells",
     "totals",
     "ScoreCell",

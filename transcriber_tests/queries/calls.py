@@ -16,14 +16,9 @@ from oncore.calls.models import Call, Line
 from .. import errors
 from ..lines import live_transcriber_of, why_not_flaggable
 from ..models import Flag
+from .filters import where
+from .flags import flag_results
 from .window import EPOCH, _midnight
-
-
-def _where(qs, **lookups):
-    """The queryset filtered on each lookup that has a value (None and "" stand for no filter; False is one)."""
-    return qs.filter(
-        **{lookup: value for lookup, value in lookups.items() if value is not None and value != ""}
-    )
 
 
 def calls_of(organization):
@@ -49,7 +44,7 @@ def calls_list(
     only calls with a flagged line; False: only without; None: both) and the caller system's external_id.
     `after` (a CallCursor) starts the list after that call: keyset pages, as quick deep in the list as at its
     start. Every filter reads an index in the list's order (see Call.Meta.indexes)."""
-    qs = _where(
+    qs = where(
         calls_of(organization),
         external_id=external_id,
         tenant_id=tenant,
@@ -210,3 +205,32 @@ def line_clip(line: Line) -> audio.Clip:
         )
     except audio.AudioError as exc:
         raise errors.RecordingUnavailable(str(exc)) from None
+
+
+@dataclass(frozen=True)
+class CallScreen:
+    """A page of a call's lines as the call page shows them: each line's row, each flagged line's results per
+    candidate, and the call's live transcriber."""
+
+    call: Call
+    page: object  # a Paginator page of the call's lines
+    rows: list  # LineRow
+    results: dict  # flag id -> flags.FlagResults
+    live: object  # the live transcriber, or None
+
+
+def call_screen(call: Call, number=None, line_id: int | None = None) -> CallScreen:
+    """Page `number` of the call's lines (or the page holding `line_id`), with what each shows."""
+    page = call_lines_page(call, number, line_id)
+    rows = line_rows(call, list(page.object_list))
+    return CallScreen(
+        call, page, rows, flag_results(row.flag for row in rows if row.flag), live_transcriber_of(call)
+    )
+
+
+def line_screen(line: Line) -> CallScreen:
+    """One line of its call, as the call page shows it (after a flag change, or with a form open)."""
+    line = Line.objects.select_related("call__tenant", "call__live_transcriber", "flag__bank").get(pk=line.pk)
+    rows = line_rows(line.call, [line])
+    results = flag_results(row.flag for row in rows if row.flag)
+    return CallScreen(line.call, None, rows, results, live_transcriber_of(line.call))

@@ -6,14 +6,14 @@ from dataclasses import dataclass
 
 from ..models import Bank, Candidate, ControlLine, Flag, JudgePick, Score, Transcription
 from . import cells
-from .calls import _where
+from .filters import where
 
 
 def flags_list(organization, *, bank=None, unbanked=None, tag="", call=None, date_from=None, date_to=None):
     """The organization's flags, newest first, with their line, call and tenant. Filters: a bank id, unbanked
     (True: only flags in no bank; False: only flags in a bank), a tag, a call id, the days they were made between."""
     qs = Flag.objects.filter(organization=organization).select_related("line__call__tenant")
-    qs = _where(
+    qs = where(
         qs,
         bank_id=bank,
         bank__isnull=unbanked,

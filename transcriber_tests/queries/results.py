@@ -15,7 +15,7 @@ from django.db.models import Count, Exists, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from benchmark.selectors import detect_languages, language_wer
+from benchmark.selectors import detect_languages, entity_headlines, language_wer
 from oncore.transcribers.models import Transcriber
 
 from .. import jobs, scoring
@@ -383,3 +383,34 @@ def bank_tags(bank: Bank, window_days: int, candidates) -> TagTable:
         return TagTable(candidates, rows)
 
     return _cached("tags", bank, window_days, compute)
+
+
+# ---------------------------------------------------------------- the whole screen
+
+
+@dataclass(frozen=True)
+class ResultsScreen:
+    """Everything the results screen shows of a bank over a window, read once for the page and the API."""
+
+    results: BankResults
+    entity: dict  # transcriber id -> benchmark.selectors.EntityHeadline, where it has a scored run
+    language_wer: dict | None  # the leader's per-language WER where the lines span several languages
+    trends: list  # Trend per candidate
+    tags: TagTable
+    queue: dict  # the organization's queue (jobs.queue_status)
+
+
+def results_screen(bank: Bank, window_days: int) -> ResultsScreen:
+    """A bank's results with the public benchmark beside each candidate, the leader's per-language WER, each
+    candidate's weekly trend and per-tag accuracy, and the organization's queue."""
+    results = bank_results(bank, window_days)
+    transcribers = [card.transcriber for card in results.cards]
+    leader = results.leader
+    return ResultsScreen(
+        results=results,
+        entity=entity_headlines([t.pk for t in transcribers]),
+        language_wer=bank_language_wer(bank, results.window_days, leader.transcriber.pk) if leader else None,
+        trends=bank_trends(bank, results.window_days, transcribers),
+        tags=bank_tags(bank, results.window_days, transcribers),
+        queue=jobs.queue_status(bank.organization_id),
+    )

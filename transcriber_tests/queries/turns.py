@@ -7,11 +7,13 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import NamedTuple
 
+from django.core.paginator import Paginator
 from django.db.models import F, Q
 
 from ..models import Bank, Flag, JudgePick, Score, Transcription
 from ..picks import picks_by_item
 from . import cells, totals
+from .board import candidates_of
 from .window import clamp_window, window_start
 
 
@@ -218,3 +220,19 @@ def all_turn_rows(bank: Bank, window_days: int, transcribers):
         }
         yield from _rows(item_values, _candidate_scores(flag_ids, transcribers), picks, transcribers)
         after = keys[-1]
+
+
+@dataclass(frozen=True)
+class TurnScreen:
+    page: object  # a Paginator page of item ids
+    rows: list  # TurnRow
+    candidates: list  # the bank's candidates, in order
+
+
+def turn_screen(bank: Bank, window_days: int, number=None, *, size: int, kind="", tag="", disagree=False):
+    """Page `number` (of `size` items) of the bank's turn table with the filters, as the page shows it."""
+    candidates = list(candidates_of(bank))
+    page = Paginator(turn_items(bank, window_days, kind=kind, tag=tag, disagree=disagree), size).get_page(
+        number
+    )
+    return TurnScreen(page, turn_rows(bank, page.object_list, candidates), candidates)

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from oncore import audio, llm
 from oncore.calls.models import Call, Line
+from oncore.config import config
 from oncore.templatetags.oncore_tags import dollars
 from oncore.transcribers.engines.base import cost_for
 
@@ -179,7 +180,7 @@ def _estimate(bank, candidate, calls, lines) -> RunEstimate:
     price = Decimal(str(candidate.price_per_minute))
     # Calibration: the sample is drawn at start, so estimate with the average line of these calls.
     live_price = {c.pk: Decimal(str(live_transcriber_of(c).price_per_minute)) for c in calls}
-    n_cal = min(pipeline.calibration_size(), len(lines))
+    n_cal = min(config().run_calibration_lines, len(lines))
     per_line_s = sum(clip_seconds(ln) for ln in lines) / len(lines) if lines else 0.0
     per_line_cost = (
         sum(cost_for(clip_seconds(ln), live_price[ln.call_id]) for ln in lines) / len(lines)
@@ -292,7 +293,7 @@ def do_start_run(
     jobs.check_capacity(bank.organization_id)
     rng = rng or random.SystemRandom()
     seed = rng.randrange(2**62)
-    size = pipeline.calibration_size()
+    size = config().run_calibration_lines
     sampled = set(random.Random(seed).sample(range(len(lines)), min(size, len(lines))))
     live = {c.pk: live_transcriber_of(c) for c in calls}
     try:
@@ -304,7 +305,7 @@ def do_start_run(
                 candidate=candidate,
                 seed=seed,
                 calibration_size=size,
-                review_size=pipeline.review_size(),
+                review_size=config().run_review_lines,
                 estimate=estimate.as_dict(),
                 created_by=user if user is not None and user.is_authenticated else None,
             )

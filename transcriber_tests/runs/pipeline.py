@@ -44,18 +44,6 @@ ADVANCE_TASK = queue.Task("does a full-call run's next step", group=jobs.GROUP)
 # ---------------------------------------------------------------- settings (calibration, review, the judge's budget)
 
 
-def calibration_size() -> int:
-    return settings.ONCORE["RUN_CALIBRATION_LINES"]
-
-
-def review_size() -> int:
-    return settings.ONCORE["RUN_REVIEW_LINES"]
-
-
-def calibration_warn_below() -> float:
-    return settings.ONCORE["RUN_CALIBRATION_WARN"]
-
-
 def judge_budget_s() -> float:
     """Seconds one judge task labels before it hands the rest to the next task: half the queue's timeout."""
     return int(settings.Q_CLUSTER["timeout"]) / 2

@@ -9,12 +9,12 @@ from django.db.models import Count, Exists, F, OuterRef, Q
 
 from oncore import llm
 from oncore.calls.models import Call
+from oncore.config import config
 
 from .. import jobs
 from ..agreement import Agreement, agreement
 from ..models import Bank, Flag, Run, RunLine, Transcription
 from ..queries import bank_results
-from . import pipeline
 
 CALL_CHOICES = 30
 
@@ -189,7 +189,7 @@ def run_summary(run: Run) -> RunSummary:
         judge_requests=run.judge_label_requests,
         transcriptions=t["n"],
         transcriptions_finished=t["done"],
-        warn_below=pipeline.calibration_warn_below(),
+        warn_below=config().run_calibration_warn,
         labels=labelling(run, c["compared"], c["differing"], c["unlabelled"], c["judge_gave_up"]),
     )
 
@@ -297,12 +297,23 @@ def counts_for_runs(run_list) -> dict[int, dict]:
     for row in map(_named, rows):
         n = row["calibration_compared"]
         row["audio_path_agreement"] = agreement = row["calibration_matched"] / n if n else None
-        row["calibration_low"] = agreement is not None and agreement < pipeline.calibration_warn_below()
+        row["calibration_low"] = agreement is not None and agreement < config().run_calibration_warn
         row["labels"] = labelling(
             runs[row["run_id"]], row["compared"], row["differing"], row["unlabelled"], row["judge_gave_up"]
         )
         out[row["run_id"]] = row
     return out
+
+
+def banks_for_call(organization, call) -> list[Bank]:
+    """The banks a run from this call may go to: those its flags are in, else every bank of the organization."""
+    flagged = Bank.objects.filter(organization=organization, flags__line__call=call).distinct()
+    return list(flagged) or list(Bank.objects.filter(organization=organization))
+
+
+def run_calls(run: Run) -> list[Call]:
+    """The run's calls, in the order it was given them."""
+    return list(run.calls.order_by("run_calls__position"))
 
 
 def call_choices(organization, bank: Bank, selected) -> list[Call]:

@@ -17,7 +17,7 @@ from oncore.http import ids_in, query_without_page
 from .. import exports, lookups
 from ..errors import ActionError, EstimateNotConfirmed, RunInProgress
 from ..forms import RunForm
-from ..models import Bank, RunLine
+from ..models import RunLine
 from . import actions, queries
 
 PAGE_SIZE = 50
@@ -110,8 +110,7 @@ def run_new(request, pk):
 def run_from_call(request, pk):
     """Start a run from a call: straight to the new-run page of the bank its flags are in, or choose a bank."""
     call = lookups.call(request.org, pk)
-    flagged = Bank.objects.filter(organization=request.org, flags__line__call=call).distinct()
-    banks = list(flagged) or list(Bank.objects.filter(organization=request.org))
+    banks = queries.banks_for_call(request.org, call)
     if len(banks) == 1:
         return redirect(reverse("runs:new", args=[banks[0].pk]) + f"?call={call.pk}")
     return render(request, "transcriber_tests/runs/choose_bank.html", {"call": call, "banks": banks})
@@ -129,7 +128,7 @@ def _run_context(request, run):
         "run": run,
         "s": queries.run_summary(run),
         "patterns": queries.patterns_with_examples(run),
-        "calls": list(run.calls.order_by("run_calls__position")),
+        "calls": queries.run_calls(run),
         "page": page,
         "which": which,
         "filters": [(key, label) for key, (label, _) in queries.LINE_FILTERS.items()],

