@@ -1,4 +1,5 @@
-"""What the product reads from the benchmark: the one module transcriber_tests imports benchmark figures through.
+"""The product's one door to the benchmark: what transcriber_tests reads of it (each candidate's entity figure, the
+code-switching tagger on a bank's lines) and the demo's benchmark part (load_packaged_fixtures).
 
     headlines = entity_headlines([t.pk for t in transcribers])   # {transcriber id: EntityHeadline}, 2 queries
     detect_languages(texts), language_wer(languages, pairs)      # the code-switching tagger, on a bank's lines
@@ -12,13 +13,14 @@ benchmark), so a candidate card never shows a five-clip figure as the benchmark'
 from dataclasses import dataclass
 
 from .codeswitch.langtag import detect_languages, language_wer
+from .demo import load_packaged_fixtures
 from .entity import reports, scoring
 from .packaged import LABEL as FIXTURE_LABEL
 from .packaged import is_entity_fixture
 
 # The code-switching tagger and per-language WER a bank's results read, named here so the product imports
 # the benchmark from this one module.
-__all__ = ["EntityHeadline", "detect_languages", "entity_headlines", "language_wer"]
+__all__ = ["EntityHeadline", "detect_languages", "entity_headlines", "language_wer", "load_packaged_fixtures"]
 
 
 @dataclass(frozen=True)

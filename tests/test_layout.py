@@ -1,6 +1,9 @@
-"""The import rules of the layout (DESIGN.md), read from the source: the platform (`oncore/`) depends on no
-product app, the benchmark takes only the pure scoring core from transcriber testing, and the pure modules
-import no Django. A new import that breaks a rule fails here with the file and the line."""
+"""The rules of the layout, read from the source (every import statement, those inside functions included): the
+platform (`oncore/`) depends on no product app; the benchmark takes only the pure scoring core from transcriber
+testing, and the product reaches the benchmark through benchmark.selectors alone (and its pure cores); the pure
+modules import no Django; no module imports itself back through others (no circle), and none imports the
+project's own modules inside a function except an app's ready(); no module is over 600 lines. A change that
+breaks a rule fails here with the file and the line."""
 
 import ast
 from pathlib import Path
@@ -94,6 +97,136 @@ def test_it_keeps_the_pure_modules_free_of_django_and_of_the_database():
             ):
                 broken.append(f"{relative}:{line} imports {module}")
     assert not broken, "pure modules import no Django and no impure project module:\n" + "\n".join(broken)
+
+
+def test_it_lets_the_product_reach_the_benchmark_only_through_its_selectors():
+    pure_modules = {_module_name(ROOT / p) for p in PURE}
+    broken = [
+        f"{path.relative_to(ROOT)}:{line} imports {module}"
+        for path in sources("transcriber_tests")
+        for line, module in imports_of(path)
+        if _names(module, "benchmark")
+        and module != "benchmark"
+        and not _names(module, "benchmark.selectors")
+        and not any(_names(module, pure) for pure in pure_modules)
+    ]
+    assert not broken, "transcriber_tests/ reads the benchmark through benchmark.selectors:\n" + "\n".join(
+        broken
+    )
+
+
+def _project_modules() -> dict[str, Path]:
+    return {_module_name(path): path for app in APPS for path in sources(app)}
+
+
+def _graph() -> dict[str, set[str]]:
+    """Module -> the project's modules it imports (a name imported from a module counts as that module)."""
+    modules = _project_modules()
+    graph = {}
+    for name, path in modules.items():
+        edges = set()
+        for _, module in imports_of(path):
+            while module and module not in modules:
+                module = module.rpartition(".")[0]
+            if module and module != name:
+                edges.add(module)
+        graph[name] = edges
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of a graph: its strongly connected parts of more than one module (Tarjan's)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(graph.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            part = []
+            while True:
+                other = stack.pop()
+                on_stack.discard(other)
+                part.append(other)
+                if other == node:
+                    break
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def _package_faces(graph):
+    """A package's __init__ that only hands its modules' names on is no room of its own: an import of the package
+    is an import of the modules it names, so `from . import x` inside a package does not close a circle."""
+    faces = {name for name, path in _project_modules().items() if path.name == "__init__.py"}
+    return {
+        name: {e for e in edges if not e.startswith(name + ".")} if name in faces else edges
+        for name, edges in graph.items()
+    }
+
+
+def test_it_has_no_import_circle_counting_imports_inside_functions():
+    found = circles(_package_faces(_graph()))
+    assert not found, "import circles:\n" + "\n".join(" -> ".join(c) for c in found)
+
+
+def test_it_finds_a_circle_through_an_import_inside_a_function():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert circles(graph) == [["a", "b", "c"]]
+
+
+def _imports_inside_functions(path: Path) -> list[tuple[int, str, str]]:
+    tree = ast.parse(path.read_text(), str(path))
+    package = _module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    found = []
+    for func in ast.walk(tree):
+        if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for node in ast.walk(func):
+            if isinstance(node, ast.ImportFrom):
+                base = package[: len(package) - node.level + 1] if node.level else []
+                found.append(
+                    (node.lineno, func.name, ".".join([*base, node.module] if node.module else base))
+                )
+            elif isinstance(node, ast.Import):
+                found += [(node.lineno, func.name, alias.name) for alias in node.names]
+    return found
+
+
+def test_it_imports_the_projects_own_modules_at_the_top_except_in_an_apps_ready():
+    broken = [
+        f"{path.relative_to(ROOT)}:{line} imports {module} inside {func}()"
+        for app in APPS
+        for path in sources(app)
+        for line, func, module in _imports_inside_functions(path)
+        if any(_names(module, a) for a in APPS) and not (path.name == "apps.py" and func == "ready")
+    ]
+    assert not broken, "import the project's modules at the top of the module:\n" + "\n".join(broken)
+
+
+MAX_LINES = 600
+
+
+def test_it_keeps_every_module_under_600_lines():
+    long = [
+        f"{path.relative_to(ROOT)}: {n} lines"
+        for app in APPS
+        for path in sources(app)
+        if (n := len(path.read_text().splitlines())) > MAX_LINES
+    ]
+    assert not long, f"split these along their seams (at most {MAX_LINES} lines):\n" + "\n".join(long)
 
 
 def test_it_reads_relative_imports_as_the_modules_they_name():

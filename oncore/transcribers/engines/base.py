@@ -10,6 +10,8 @@ import os
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
+from oncore.audio import AudioError, wav_info
+
 COST_PLACES = Decimal("0.000001")
 
 
@@ -44,8 +46,6 @@ def cost_for(audio_seconds: float, price_per_minute) -> Decimal:
 
 def audio_seconds_of(wav: bytes) -> float:
     """Duration of a WAV clip; unreadable audio is a non-retryable TranscriptionError."""
-    from oncore.audio import AudioError, wav_info
-
     try:
         return wav_info(wav).duration_s
     except AudioError as exc:

@@ -27,6 +27,7 @@ import time
 from importlib import resources
 from pathlib import Path
 
+from oncore.audio import AudioError, decode_wav_mono
 from oncore.config import config
 
 from .base import EngineResult, TranscriptionError, base_language, cost_for
@@ -161,8 +162,6 @@ class FasterWhisperEngine:
             )
 
     def transcribe(self, wav: bytes, language: str | None = None):
-        from oncore.audio import AudioError, decode_wav_mono
-
         options = self.transcriber.options or {}
         started = time.perf_counter()
         try:

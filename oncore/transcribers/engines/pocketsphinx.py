@@ -9,6 +9,8 @@ import time
 
 import numpy as np
 
+from oncore.audio import AudioError, decode_wav_mono
+
 from .base import EngineResult, TranscriptionError, cost_for
 
 SAMPLE_RATE = 16000
@@ -38,8 +40,6 @@ class PocketSphinxEngine:
         self.transcriber = transcriber
 
     def transcribe(self, wav: bytes, language: str | None = None):
-        from oncore.audio import AudioError, decode_wav_mono
-
         started = time.perf_counter()
         try:
             audio = decode_wav_mono(wav, target_rate=SAMPLE_RATE)

@@ -9,10 +9,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
-from benchmark.codeswitch import importer as cs_importer
-from benchmark.codeswitch import runs as cs_runs
-from benchmark.entity import importer as entity_importer
-from benchmark.entity import runs as entity_runs
+from benchmark import selectors as benchmark
 from oncore import audio
 from oncore.accounts.models import Membership, Organization
 from oncore.calls.importer import do_import_calls
@@ -26,8 +23,6 @@ from transcriber_tests.runs import actions as run_actions
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 DEMO_FILE = FIXTURES / "demo" / "calls.json"
 FLAGS_FILE = FIXTURES / "demo" / "flags.json"
-ENTITY_FIXTURE = FIXTURES / "entity_benchmark"
-CODESWITCH_FIXTURE = FIXTURES / "codeswitch" / "fixture.jsonl"
 LOGINS = [
     ("demo-admin", "demo-admin-pass", Membership.ADMIN),
     ("demo-member", "demo-member-pass", Membership.MEMBER),
@@ -180,14 +175,4 @@ class Command(BaseCommand):
 
     def _benchmarks(self) -> None:
         """The packaged entity-benchmark and code-switching fixtures, and runs of the local engines on them."""
-        entity = entity_importer.import_dataset(ENTITY_FIXTURE, out=lambda message: None).dataset
-        for slug in LOCAL_ENGINES:
-            entity_runs.start_run(entity, Transcriber.objects.get(slug=slug))
-        codeswitch = cs_importer.import_codeswitch(CODESWITCH_FIXTURE, name="codeswitch-fixture").dataset
-        for slug, hint in CODESWITCH_RUNS:
-            cs_runs.start_run(codeswitch, Transcriber.objects.get(slug=slug), language_hint=hint)
-        self.stdout.write(
-            f"Imported the entity benchmark fixture ({entity.clip_count} clips) and the code-switching fixture "
-            f"({codeswitch.utterance_count} clips); queued {len(LOCAL_ENGINES)} entity runs and "
-            f"{len(CODESWITCH_RUNS)} code-switching runs of the local engines."
-        )
+        self.stdout.write(benchmark.load_packaged_fixtures(LOCAL_ENGINES, CODESWITCH_RUNS))
