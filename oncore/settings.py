@@ -1,5 +1,8 @@
 """Settings for OnCore transcriber testing. Every value that changes between deployments comes from an
-environment variable through the helpers in oncore.env, which fail loudly on bad values."""
+environment variable through the helpers in oncore.env, which fail loudly on bad values; OnCore's own settings
+(ONCORE) are read through oncore.config. Two kinds of value are read from the environment when they are used, not
+here: vendor keys (each catalogue entry names its variable; oncore.transcribers.engines.base.read_key) and the
+judge's (oncore.llm), so a key set or changed is seen without a restart and never sits in the settings."""
 
 from pathlib import Path
 

@@ -87,7 +87,7 @@ def test_it_keeps_the_pure_modules_free_of_django_and_of_the_database():
     broken = []
     for relative in PURE:
         path = ROOT / relative
-        assert path.exists(), f"{relative} is named pure in DESIGN.md: keep it there"
+        assert path.exists(), f"{relative} is named pure here: keep it there, or move its name with it"
         for line, module in imports_of(path):
             project = any(_names(module, app) for app in APPS)
             if _names(module, "django") or (

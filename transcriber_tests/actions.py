@@ -2,9 +2,11 @@
 finished transcriptions cause (write_score, score_transcription). The HTML views and the API call the do_*
 functions; no view or router writes these tables itself.
 
-The other writers, each the only one for its rows: the queue's claims and outcomes of transcriptions (jobs), the
-judge's picks (picks: the actions ask for them and drop them through it), and full-call runs (runs.actions for
-what a person asks, runs.pipeline for the steps)."""
+The other writers, each the only one for its rows: the queue's claims and outcomes of transcriptions (jobs, and
+replay for the work of a claimed one), the judge's picks (picks: the actions ask for them and drop them through
+it), the per-day totals (aggregates, in the transaction of each write here), full-call runs (runs.actions for
+what a person asks, runs.pipeline for the steps), and the benches' synthetic banks (synthetic.py bulk-writes
+these rows directly, for measuring only)."""
 
 import random
 from dataclasses import dataclass

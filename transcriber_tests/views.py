@@ -1,4 +1,5 @@
-"""Dashboard views: parse, authorize through one helper per model, call one action or query, render."""
+"""Dashboard views: parse (a form), find the object through its organization-scoped lookup (lookups.py), call
+the action a person asked for or the screen's one read (queries), render. No view reads or writes a table itself."""
 
 from django.contrib import messages
 from django.core.paginator import Paginator

@@ -2,7 +2,8 @@
 authentication and the error shape), and its error codes (errors.py). Every write goes through an action:
 transcriber_tests.actions (flags, banks, candidates), transcriber_tests.runs.actions (full-call runs) or
 oncore.calls.importer (call import). Every read the dashboard also shows goes through the same queries
-(transcriber_tests.queries, transcriber_tests.runs.queries)."""
+(transcriber_tests.queries, transcriber_tests.runs.queries; the benchmark's figures through benchmark.selectors),
+and every payload is built by transcriber_tests.shapes, as the webhook events' and the CSV files' are."""
 
 from ninja import NinjaAPI
 
