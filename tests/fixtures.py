@@ -479,6 +479,21 @@ def run_setup(org, world):
     return build_run_setup(org, world)
 
 
+@pytest.fixture
+def done_run(run_setup, llm_server):
+    """A finished run over both calls of run_setup, labelled by the scripted judge."""
+    from tests.transcriber_tests.runs.support import scripted_judge
+    from transcriber_tests.models import Run
+    from transcriber_tests.runs import actions as run_actions
+    from transcriber_tests.runs import tasks as run_tasks
+
+    bank, cand, call_a, call_b = run_setup
+    llm_server.responder = scripted_judge
+    run = run_actions.do_start_run(bank, [call_a.pk, call_b.pk], confirmed=True)
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    return run
+
+
 # ---------------------------------------------------------------------------------------- object storage
 
 S3_ENV = {

@@ -16,18 +16,9 @@ from transcriber_tests.models import Run, RunLine
 from transcriber_tests.runs import actions as run_actions
 from transcriber_tests.runs import tasks as run_tasks
 
-from .support import Say, read, scripted_judge
+from .support import Say, read
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def done_run(run_setup, llm_server):
-    bank, cand, call_a, call_b = run_setup
-    llm_server.responder = scripted_judge
-    run = run_actions.do_start_run(bank, [call_a.pk, call_b.pk], confirmed=True)
-    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
-    return run
 
 
 def test_it_says_the_same_about_the_review_sample_in_the_verdict_and_the_review_section(

@@ -17,18 +17,9 @@ from transcriber_tests.runs import pipeline
 from transcriber_tests.runs import queries as run_queries
 from transcriber_tests.runs import tasks as run_tasks
 
-from .support import Say, scripted_judge
+from .support import Say
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def done_run(run_setup, llm_server):
-    bank, cand, call_a, call_b = run_setup
-    llm_server.responder = scripted_judge
-    run = run_actions.do_start_run(bank, [call_a.pk, call_b.pk], confirmed=True)
-    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
-    return run
 
 
 def test_it_starts_a_run_from_a_call_after_showing_the_estimate(admin_client, run_setup, no_judge):
