@@ -118,9 +118,7 @@ def _turn_csv_lines(bank, window_days):
     for row in queries.all_turn_rows(bank, window_days, candidates):
         item = csv_line(turns.row_cells(row))[:-2]
         pick = csv_line(turns.pick_cells(row.pick))  # with its line end
-        by_id = {t.pk: cell for t, cell in row.cells}
-        for transcriber in candidates:
-            cell = by_id.get(transcriber.pk)
+        for transcriber, cell in row.cells:  # in the order asked for: by transcriber id
             if cell is not None and not cell.waiting:
                 yield f"{item},{csv_line([names[transcriber.pk], *turns.score_cells('candidate', cell)])[:-2]},{pick}"
         live = row.production

@@ -344,7 +344,7 @@ def test_the_turn_export_holds_every_item_in_order_across_batches(admin_client, 
     from transcriber_tests.queries import turns
     from transcriber_tests.synthetic import fill_bank
 
-    monkeypatch.setattr(turns, "FLAGS_PER_CHUNK", 3)  # 8 flags: several chunks of flags read in turn
+    monkeypatch.setattr(turns, "FETCH_ROWS", 3)  # 42 rows: many rounds of fetches from each stream
     bank = fill_bank(org, flags=8, candidates=3, name="Batched")
     removed = bank.candidates.get(position=2).transcriber
     actions.do_remove_candidate(bank, removed)

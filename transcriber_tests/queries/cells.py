@@ -2,7 +2,7 @@
 table, a flag's results on the call page, the API and its webhook events, the CSV files. One type, read from the
 Score rows' values (a page has hundreds of cells, a CSV file millions: no model is built for them)."""
 
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from ..models import Score
 
@@ -21,11 +21,11 @@ COLUMNS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ScoreCell:
+class ScoreCell(NamedTuple):
     """`state`: waiting (no score yet: its transcription is queued or running), scored (`match`, `wer`), or failed
     (`failure`: "error", no text came back, or "no text", a text with no words; `reason` says why where it is
-    known: the engine's error). `text` is the transcriber's text as it came back ("" after an error)."""
+    known: the engine's error). `text` is the transcriber's text as it came back ("" after an error). A tuple:
+    the turn-table CSV builds millions."""
 
     transcriber_id: int
     state: str
@@ -73,4 +73,4 @@ def of_score(score: Score) -> ScoreCell:
 
 def with_reason(found: ScoreCell, reason: str) -> ScoreCell:
     """A failed cell with the engine's error as its reason (where the score alone cannot say why)."""
-    return replace(found, reason=reason) if found.failed and reason else found
+    return found._replace(reason=reason) if found.failed and reason else found

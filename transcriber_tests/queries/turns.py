@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from django.core.paginator import Paginator
-from django.db.models import F, Q
+from django.db.models import F
 
 from ..models import Bank, Flag, JudgePick, Score, Transcription
 from ..picks import picks_by_item
@@ -119,40 +119,27 @@ class _Item(NamedTuple):
     control_id: int | None
 
 
-def _rows(item_values, score_values, picks, candidates) -> list[TurnRow]:
-    """Turn rows from the items' values (ITEM, in the table's order), the candidates' score values (cells.KEYS +
-    cells.COLUMNS) and the picks by (flag, control)."""
-    by_key = {tuple(v[:3]): cells.cell(v[2], *v[3:]) for v in score_values}
-    rows = []
-    for v in item_values:
-        flag_id, control_id, call_id, tenant_id, slug, name, started_at, flagged_at, tags = v[:9]
-        expected, line_id, live_text, control_line_id, control_expected, control_live_text = v[9:15]
-        if control_id is not None:
-            line_id, expected, live_text = control_line_id, control_expected, control_live_text
-        rows.append(
-            TurnRow(
-                flag_id,
-                control_id,
-                line_id,
-                call_id,
-                Tenant(tenant_id, slug, name),
-                started_at,
-                flagged_at,
-                [] if control_id is not None else Flag.decode_tags(tags),
-                expected,
-                live_text,
-                cells.cell(v[15], *v[16:]),
-                [(t, by_key.get((flag_id, control_id, t.pk))) for t in candidates],
-                picks.get((flag_id, control_id)),
-            )
-        )
-    return rows
-
-
-def _candidate_scores(flag_ids, candidates):
-    return Score.objects.filter(
-        source=Score.CANDIDATE, flag_id__in=flag_ids, transcriber__in=candidates
-    ).values_list(*cells.KEYS, *cells.COLUMNS)
+def _row(v, candidate_cells, pick) -> TurnRow:
+    """A turn row from an item's values (ITEM), its candidates' cells [(transcriber, cell or None)] and its pick."""
+    flag_id, control_id, call_id, tenant_id, slug, name, started_at, flagged_at, tags = v[:9]
+    expected, line_id, live_text, control_line_id, control_expected, control_live_text = v[9:15]
+    if control_id is not None:
+        line_id, expected, live_text = control_line_id, control_expected, control_live_text
+    return TurnRow(
+        flag_id,
+        control_id,
+        line_id,
+        call_id,
+        Tenant(tenant_id, slug, name),
+        started_at,
+        flagged_at,
+        [] if control_id is not None else Flag.decode_tags(tags),
+        expected,
+        live_text,
+        cells.cell(v[15], *v[16:]),
+        candidate_cells,
+        pick,
+    )
 
 
 def turn_rows(bank: Bank, item_ids, candidates) -> list[TurnRow]:
@@ -162,9 +149,16 @@ def turn_rows(bank: Bank, item_ids, candidates) -> list[TurnRow]:
     item_ids = list(item_ids)
     found = {v[0]: v[1:] for v in Score.objects.filter(pk__in=item_ids).values_list("pk", *ITEM)}
     item_values = [found[pk] for pk in item_ids if pk in found]
-    flag_ids = {v[0] for v in item_values}
+    scores = Score.objects.filter(
+        source=Score.CANDIDATE, flag_id__in={v[0] for v in item_values}, transcriber__in=candidates
+    ).values_list(*cells.KEYS, *cells.COLUMNS)
+    by_key = {(v[0], v[1], v[2]): cells.cell(v[2], *v[3:]) for v in scores}
     picks = picks_by_item(_Item(v[0], v[1]) for v in item_values)
-    return _with_reasons(_rows(item_values, _candidate_scores(flag_ids, candidates), picks, candidates))
+    rows = [
+        _row(v, [(t, by_key.get((v[0], v[1], t.pk))) for t in candidates], picks.get((v[0], v[1])))
+        for v in item_values
+    ]
+    return _with_reasons(rows)
 
 
 def _with_reasons(rows: list[TurnRow]) -> list[TurnRow]:
@@ -194,32 +188,34 @@ def _with_reasons(rows: list[TurnRow]) -> list[TurnRow]:
     ]
 
 
-FLAGS_PER_CHUNK = 2000  # flags read at once by all_turn_rows: their items, scores and picks in three queries
+FETCH_ROWS = 5000  # rows all_turn_rows fetches from each of its two streams per round trip
 
 
 def all_turn_rows(bank: Bank, window_days: int, transcribers):
-    """Every row of the bank's turn table in the window, in its order, with the cells of these transcribers, read
-    FLAGS_PER_CHUNK flags at a time (a keyset on the flags' newest-first index), so a bank of any size streams
-    with flat memory."""
+    """Every row of the bank's turn table in the window, in its order, with the cells of these transcribers (in
+    the order given). Two streams read side by side in the table's order, FETCH_ROWS rows at a time (server-side
+    cursors on PostgreSQL): the items (their live scores) and the candidates' scores, each item's scores following
+    one another; memory stays flat at any bank size (the judge's picks, few, are read first)."""
     since = window_start(clamp_window(window_days))
-    flags = Flag.objects.filter(bank=bank, created_at__gte=since).order_by("-created_at", "-id")
-    after = None
-    while True:
-        chunk = flags
-        if after is not None:
-            chunk = chunk.filter(Q(created_at__lt=after[0]) | Q(created_at=after[0], pk__lt=after[1]))
-        keys = list(chunk.values_list("created_at", "pk")[:FLAGS_PER_CHUNK])
-        if not keys:
-            return
-        flag_ids = [pk for _, pk in keys]
-        item_values = Score.objects.filter(source=Score.LIVE, flag_id__in=flag_ids).order_by(*NEWEST)
-        item_values = list(item_values.values_list(*ITEM))
-        picks = {
-            (p.flag_id, p.control_id): p
-            for p in JudgePick.objects.filter(flag_id__in=flag_ids).select_related("chosen")
-        }
-        yield from _rows(item_values, _candidate_scores(flag_ids, transcribers), picks, transcribers)
-        after = keys[-1]
+    in_window = {"flag__bank": bank, "flag__created_at__gte": since}
+    items = Score.objects.filter(source=Score.LIVE, **in_window).order_by(*NEWEST).values_list(*ITEM)
+    scores = (
+        Score.objects.filter(source=Score.CANDIDATE, transcriber__in=transcribers, **in_window)
+        .order_by(*NEWEST, "transcriber_id")
+        .values_list(*cells.KEYS, *cells.COLUMNS)
+        .iterator(chunk_size=FETCH_ROWS)
+    )
+    picks = {
+        (p.flag_id, p.control_id): p for p in JudgePick.objects.filter(**in_window).select_related("chosen")
+    }
+    waiting = next(scores, None)
+    for v in items.iterator(chunk_size=FETCH_ROWS):
+        key = (v[0], v[1])
+        found = {}
+        while waiting is not None and (waiting[0], waiting[1]) == key:
+            found[waiting[2]] = cells.cell(waiting[2], *waiting[3:])
+            waiting = next(scores, None)
+        yield _row(v, [(t, found.get(t.pk)) for t in transcribers], picks.get(key))
 
 
 @dataclass(frozen=True)
