@@ -129,9 +129,13 @@ def test_it_cancels_a_run_and_keeps_it_readable_after_its_bank_is_deleted(api, r
     cancelled = api.post(f"/runs/{run_id}/cancel").json()
     assert cancelled["status"] == "cancelled" and cancelled["finished_at"]
     assert _start(api, bank, [call_b], confirm=True).status_code == 201
+    assert run_id in [r["id"] for r in api.get("/runs").json()["items"]]
     api.delete(f"/banks/{bank.pk}")
     run = api.get(f"/runs/{run_id}").json()
     assert run["bank_id"] is None and run["bank_name"] == "English"
+    # Deleting the bank took its runs out of every list; each still reads by its id.
+    assert api.get("/runs").json() == {"count": 0, "limit": 50, "offset": 0, "has_more": False, "items": []}
+    assert api.get("/runs", {"status": "cancelled"}).json()["count"] == 0
 
 
 def test_it_hides_another_organizations_runs(api, other_api, run_setup, no_judge):

@@ -113,7 +113,8 @@ def _run_page(qs, q: PageIn) -> dict:
 
 @router.get("/runs", **doc(200, RunPage, "The organization's runs, newest first."))
 def list_all_runs(request, q: Query[RunFilters]):
-    """Every run of the organization, those of deleted banks included (their `bank_id` is null)."""
+    """Every run of the organization's banks, newest first. Deleting a bank takes its runs out of every list; a run
+    still reads by its id (GET /runs/{id})."""
     return _run_page(queries.runs_list(request.org.pk, bank=q.bank, status=q.status), q)
 
 

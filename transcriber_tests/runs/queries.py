@@ -274,9 +274,9 @@ def runs_for_bank(bank: Bank):
 
 
 def runs_list(organization_id: int, *, bank=None, status=None):
-    """The organization's runs, newest first, those of deleted banks included, each with its number of calls;
-    filtered by a bank id or a status when given."""
-    qs = Run.objects.filter(organization_id=organization_id)
+    """The organization's runs of its banks, newest first, each with its number of calls; filtered by a bank id or
+    a status when given. Deleting a bank takes its runs out of every list (a run still reads by its id)."""
+    qs = Run.objects.filter(organization_id=organization_id, bank__isnull=False)
     if bank is not None:
         qs = qs.filter(bank_id=bank)
     if status:
