@@ -215,7 +215,7 @@ def _retire_controls(line, rng=None) -> None:
 
 def retire_flagged_controls() -> int:
     """Retire every control line that has become a flag since it was drawn (flagging retires them now; banks
-    from before kept them): migration 0010 runs it. Returns how many lines were retired."""
+    from before kept them): migration 0011 runs it. Returns how many lines were retired."""
     lines = Line.objects.filter(flag__isnull=False, control_uses__isnull=False).distinct()
     retired = 0
     for line in lines.select_related("call").order_by("pk"):
@@ -316,7 +316,8 @@ def do_move_flag(flag: Flag, bank: Bank | None, rng=None) -> Flag:
         flag.controls.all().delete()  # with their scores and picks
         picks.drop(flag)  # asked again over the new bank's candidates
         flag.bank = bank
-        flag.save(update_fields=["bank", "updated_at"])
+        flag.joined_at = timezone.now()  # it counts in the new bank from today
+        flag.save(update_fields=["bank", "joined_at", "updated_at"])
         if bank is not None:
             _enter_bank(flag, bank, rng)
     return flag
@@ -424,6 +425,18 @@ def _name_taken(organization, name) -> errors.BankNameTaken:
     return errors.BankNameTaken(
         f"A bank named {name!r} already exists (bank {bank_id}); choose another name.", {"bank": bank_id}
     )
+
+
+def do_set_timezone(organization, zone: str) -> int:
+    """Count the organization's days in this timezone (an IANA name, checked by the caller) from now on: its banks'
+    per-day totals are recounted in the new days, in the same transaction. Returns how many banks."""
+    bank_ids = list(Bank.objects.filter(organization=organization).values_list("pk", flat=True))
+    with transaction.atomic():
+        type(organization).objects.filter(pk=organization.pk).update(timezone=zone)
+        organization.timezone = zone
+        aggregates.rebuild(bank_ids)
+        results_changed(*bank_ids)
+    return len(bank_ids)
 
 
 def do_delete_bank(bank: Bank) -> None:

@@ -66,7 +66,7 @@ def _summary_cells(transcriber, summary, interval):
 def results_rows(bank, window_days):
     r = queries.bank_results(bank, window_days)
     threshold = float(bank.threshold)
-    period = [bank.name, r.window_days, *queries.window_days_covered(r.window_days)]
+    period = [bank.name, r.window_days, *queries.window_days_covered(r.window_days, bank.organization.zone)]
     for card in r.cards:
         yield [
             *period,

@@ -28,7 +28,8 @@ def flag(organization, pk: int) -> Flag:
 
 
 def bank(organization, pk: int) -> Bank:
-    return find(Bank.objects.filter(organization=organization), pk, "bank")
+    """A bank with its organization (whose timezone its days are counted in)."""
+    return find(Bank.objects.filter(organization=organization).select_related("organization"), pk, "bank")
 
 
 def candidate(bank: Bank, transcriber_pk: int) -> Transcriber:

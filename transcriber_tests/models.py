@@ -84,12 +84,15 @@ class Flag(models.Model):
     note = models.TextField(blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    # When it joined its bank (made in it, or moved in; for a flag in no bank, when it was made or left): a flag
+    # counts in its bank's window, and its scores in the per-day totals, from that day.
+    joined_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        # A bank's flags newest first, ties by id: the turn table walks it in order and stops after one page.
-        indexes = [models.Index(fields=["bank", "-created_at", "-id"], name="flag_bank_newest")]
+        # A bank's flags newest in the bank first, ties by id: the turn table walks it in order, a page at a time.
+        indexes = [models.Index(fields=["bank", "-joined_at", "-id"], name="flag_bank_newest")]
 
     def __str__(self):
         return f"Flag {self.pk} on line {self.line_id}"
@@ -257,9 +260,10 @@ class Score(models.Model):
 
 
 # ---------------------------------------------------------------- per-day aggregates of a bank's scores
-# Kept by aggregates.py in the transaction of every score write and removal, so a bank's results read a few rows
-# per candidate and day instead of every score. The day is the flag's (created_at, UTC): a score counts on the day
-# its flag was made. `manage.py rebuild_results` recomputes them from the scores and reports any drift.
+# Kept by the aggregates package in the transaction of every score write and removal, so a bank's results read a
+# few rows per candidate and day instead of every score. The day is the one its flag joined the bank on
+# (Flag.joined_at, in the organization's timezone). `manage.py rebuild_results` recomputes them from the scores and
+# reports any drift.
 
 
 class ScoreTotal(models.Model):

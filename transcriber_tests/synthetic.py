@@ -114,7 +114,9 @@ def fill_bank(organization, *, flags: int, candidates: int = 8, name="Synthetic"
             range(first, min(flags, first + CHUNK)),
             lines_per_call,
         )
-    Flag.objects.filter(bank=bank).update(created_at=now - timedelta(hours=1))
+    Flag.objects.filter(bank=bank).update(
+        created_at=now - timedelta(hours=1), joined_at=now - timedelta(hours=1)
+    )
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:  # after a bulk load, give the planner real statistics
             cursor.execute("ANALYZE")

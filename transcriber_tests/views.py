@@ -273,6 +273,7 @@ def banks(request):
         {
             "board": queries.leaderboard(request.org, window),
             "window": window,
+            "days": queries.window_days_covered(window, request.org.zone),
             "windows": WINDOWS,
             "trust_rule": scoring.TRUST_RULE,
         },
@@ -444,6 +445,7 @@ def turn_table(request, pk):
             "page": screen.page,
             "rows": screen.rows,
             "candidates": screen.candidates,
+            "screen": screen,
             "window": window,
             "kind": kind,
             "tag": tag,

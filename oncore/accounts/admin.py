@@ -5,9 +5,11 @@ from .models import ApiKey, LoginFailure, Membership, Organization, Tenant
 
 @admin.register(Organization)
 class OrganizationAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "created_at"]
+    list_display = ["name", "slug", "timezone", "created_at"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
+    # Changing it recounts every per-day total of the organization's banks: `manage.py set_timezone` does both.
+    readonly_fields = ["timezone"]
 
 
 @admin.register(Tenant)

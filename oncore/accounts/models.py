@@ -1,6 +1,7 @@
 import hashlib
 import hmac
 import secrets
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db import models
@@ -10,6 +11,9 @@ from django.db.models import Q
 class Organization(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=100, unique=True)
+    # The days its figures are counted in ("last 30 days" is today and the 29 days before it there): an IANA name.
+    # Change it with `manage.py set_timezone`, which recounts the per-day totals in the new days.
+    timezone = models.CharField(max_length=64, default="UTC")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -17,6 +21,10 @@ class Organization(models.Model):
 
     def __str__(self):
         return self.name
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
 
 
 class Tenant(models.Model):

@@ -4,6 +4,7 @@
 commands) calls `percent` below."""
 
 from decimal import ROUND_HALF_UP, Decimal
+from zoneinfo import ZoneInfo
 
 from django import template
 
@@ -58,6 +59,14 @@ def dollars(amount) -> str:
     if 0 < amount < Decimal("0.01"):
         return "under $0.01"
     return f"${amount.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP):,.2f}"
+
+
+@register.filter
+def day_in(moment, zone_name):
+    """A moment's date in a timezone (an organization's): `{{ flag.joined_at|day_in:tz|date:"j M" }}`."""
+    if moment is None:
+        return None
+    return moment.astimezone(ZoneInfo(zone_name or "UTC")).date()
 
 
 @register.filter

@@ -234,13 +234,14 @@ def test_the_command_reports_drift_and_rebuilds_the_totals(flag, bank):
 
 
 def test_it_counts_a_window_in_whole_days(bank, flag):
-    """A flag made just after midnight 30 days ago is in the 30-day window; one made the evening before is not."""
+    """The 30-day window is today and the 29 days before it: a flag that joined just after midnight 29 days ago
+    is in it; one that joined the evening before is not."""
     from datetime import UTC, datetime, time, timedelta
 
     from django.utils import timezone
 
     today = timezone.now().astimezone(UTC).date()
-    inside = datetime.combine(today - timedelta(days=30), time(0, 1), UTC)
+    inside = datetime.combine(today - timedelta(days=29), time(0, 1), UTC)
     assert queries.window_start(30) <= inside
     assert queries.window_start(30) > inside - timedelta(minutes=2)
 
@@ -260,11 +261,12 @@ def test_the_turn_csv_reads_one_snapshot_while_flags_come_and_go(org, tenant, mo
     from django.db import connection
 
     from transcriber_tests import exports
+    from transcriber_tests.queries import turns
     from transcriber_tests.synthetic import fill_bank
 
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL: another connection writes while the export reads (CI runs it)")
-    monkeypatch.setattr(exports, "FETCH_ROWS", 2)
+    monkeypatch.setattr(turns, "FETCH_ROWS", 2)
     bank = fill_bank(org, flags=6, candidates=2, name="Snapshot")
     rows = exports.turn_csv_rows(bank, 30)
     first = next(rows)

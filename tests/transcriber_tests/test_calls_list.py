@@ -97,11 +97,11 @@ def test_a_cursor_reads_back_to_the_same_call(many_calls):
 def test_it_counts_exactly_up_to_a_bound_and_estimates_beyond(org, many_calls, monkeypatch):
     from django.db import connection
 
-    monkeypatch.setattr(queries, "EXACT_COUNT_UP_TO", 5)
+    monkeypatch.setattr(queries.calls, "EXACT_COUNT_UP_TO", 5)
     total, exact = queries.count_about(queries.calls_list(org))
     if connection.vendor == "postgresql":
         assert not exact and total >= 6  # the planner's estimate, never below what was counted
     else:
         assert (total, exact) == (7, True)  # SQLite (local only) counts
-    monkeypatch.setattr(queries, "EXACT_COUNT_UP_TO", 10)
+    monkeypatch.setattr(queries.calls, "EXACT_COUNT_UP_TO", 10)
     assert queries.count_about(queries.calls_list(org)) == (7, True)

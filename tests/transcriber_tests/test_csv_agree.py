@@ -153,7 +153,7 @@ def test_the_csvs_count_as_the_screens_do_and_say_which_days_the_window_covered(
     results = rows_of(api.get(f"/banks/{bank.pk}/results.csv", {"window": 7}))
     today = timezone.now().date()
     assert {(r["first_day"], r["last_day"]) for r in results} == {
-        (str(today - timedelta(days=7)), str(today))
+        (str(today - timedelta(days=6)), str(today))  # the last 7 days: today and the 6 before it
     }
     assert results[0]["order"] == "1" and results[0]["clears_threshold"] in ("yes", "no")
     run = run_actions.do_start_run(bank, [call_a.pk], candidate=cand, confirmed=True)

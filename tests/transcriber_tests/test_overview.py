@@ -19,14 +19,14 @@ TRUTH = "Siobhan, table for four at eight thirty"
 
 
 def flag_lines(bank, call, *, days_ago=0, tags=()):
-    """Flag every other caller line of the call (the others are left for controls), made `days_ago` days ago."""
+    """Flag every other caller line of the call (the others are left for controls), made into the bank `days_ago`
+    days ago."""
     flags = []
     for line in call.lines.filter(speaker="caller", flag__isnull=True).order_by("position")[::2]:
         flags.append(actions.do_flag_line(line, TRUTH, bank=bank, tags=tags))
-    Flag.objects.filter(pk__in=[f.pk for f in flags]).update(
-        created_at=timezone.now() - timedelta(days=days_ago)
-    )
-    aggregates.rebuild([bank.pk])  # the per-day totals count each flag on the day it was made
+    then = timezone.now() - timedelta(days=days_ago)
+    Flag.objects.filter(pk__in=[f.pk for f in flags]).update(created_at=then, joined_at=then)
+    aggregates.rebuild([bank.pk])  # the per-day totals count each flag on the day it joined the bank
     actions.results_changed(bank.pk)
     return flags
 

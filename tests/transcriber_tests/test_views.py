@@ -349,19 +349,17 @@ def test_the_turn_export_holds_every_item_in_order_across_batches(admin_client, 
     removed = bank.candidates.get(position=2).transcriber
     actions.do_remove_candidate(bank, removed)
     old = Flag.objects.filter(bank=bank).order_by("id").first()
-    Flag.objects.filter(pk=old.pk).update(
-        created_at=timezone.now() - timedelta(days=40)
-    )  # outside the window
+    Flag.objects.filter(pk=old.pk).update(joined_at=timezone.now() - timedelta(days=40))  # outside the window
     newest = Flag.objects.filter(bank=bank).order_by("id")[1]
     Flag.objects.filter(pk=newest.pk).update(
-        created_at=timezone.now()
-    )  # an early id flagged last: listed first
+        joined_at=timezone.now()
+    )  # an early id joined last: listed first
 
     turns = read_csv(admin_client.get(reverse("tt:export_turns", args=[bank.pk]) + "?window=30"))
 
     expected = []
-    for flag in Flag.objects.filter(bank=bank, created_at__gte=timezone.now() - timedelta(days=30)).order_by(
-        "-created_at", "-id"
+    for flag in Flag.objects.filter(bank=bank, joined_at__gte=timezone.now() - timedelta(days=29)).order_by(
+        "-joined_at", "-id"
     ):
         for control in [None, *flag.controls.order_by("id")]:
             scores = Score.objects.filter(flag=flag, control=control).exclude(transcriber=removed)

@@ -7,7 +7,8 @@ its controls: a score written, see `item_change`) locks the item's flag, reads t
 and adds the difference of what the item contributes (`contributions`): one upsert per table, whatever the bank's
 size. A flag entering a bank adds everything it contributes (`flag_entered`), one leaving it or deleted subtracts
 it (`flag_leaving`); a change of the bank's candidates recomputes its disagree marks (`candidates_changed`). The
-actions call these; nothing else writes the tables. A score counts on its flag's day (created_at, in UTC).
+actions call these; nothing else writes the tables. A score counts on the day its flag joined the bank
+(Flag.joined_at, in the organization's timezone).
 
 A change of candidates, and `rebuild` (`manage.py rebuild_results`), recompute from the scores: rebuild.py. The
 reads of the totals are queries.totals."""
@@ -17,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date
 from decimal import Decimal
+from zoneinfo import ZoneInfo
 
 from django.db import connection
 
@@ -53,9 +55,10 @@ class ItemScore:
     disagree: bool  # the item's mark, on its live score
 
 
-def day_of(moment) -> date:
-    """The day a flag's scores count on: its creation time's date in UTC."""
-    return moment.astimezone(UTC).date()
+def day_of(moment, zone=UTC) -> date:
+    """The day a moment falls on in a timezone: a flag's scores count on the day it joined its bank, in its
+    organization's timezone."""
+    return moment.astimezone(zone).date()
 
 
 def _micros(cost) -> int:
@@ -158,13 +161,13 @@ def _lock_flag(flag_id: int):
     found = (
         Flag.objects.select_for_update()
         .filter(pk=flag_id)
-        .values_list("bank_id", "created_at", "tags")
+        .values_list("bank_id", "joined_at", "tags", "organization__timezone")
         .first()
     )
     if found is None or found[0] is None:
         return None, None, ()
     list(Bank.objects.select_for_update().filter(pk=found[0]).values_list("pk"))
-    return found[0], day_of(found[1]), Flag.decode_tags(found[2])
+    return found[0], day_of(found[1], ZoneInfo(found[3])), Flag.decode_tags(found[2])
 
 
 def _scores(flag_id: int, control_id=None, *, whole_flag: bool = False) -> list[ItemScore]:

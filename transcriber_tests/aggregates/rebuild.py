@@ -4,7 +4,7 @@ of total), which reports what differed from the stored totals."""
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import UTC
+from zoneinfo import ZoneInfo
 
 from django.db import connection, transaction
 from django.db.models import (
@@ -31,7 +31,8 @@ def candidates_changed(bank_id: int) -> None:
     again (one pass over its items in the database; the score and pair totals do not depend on candidates)."""
     _marks(bank_id, fix=True)
     FlagTotal.objects.filter(bank_id=bank_id).delete()
-    FlagTotal.objects.bulk_create(FlagTotal(**row) for row in _flag_rows([bank_id]))
+    zone = ZoneInfo(Bank.objects.values_list("organization__timezone", flat=True).get(pk=bank_id))
+    FlagTotal.objects.bulk_create(FlagTotal(**row) for row in _flag_rows([bank_id], zone))
 
 
 def _marks(bank_id: int, *, fix: bool) -> int:
@@ -62,8 +63,9 @@ def _marks(bank_id: int, *, fix: bool) -> int:
     return wrong
 
 
-def _flag_rows(bank_ids) -> list[dict]:
-    """FlagTotal rows of these banks computed from their flags, controls and marks."""
+def _flag_rows(bank_ids, zone) -> list[dict]:
+    """FlagTotal rows of these banks (of organizations in the timezone `zone`) computed from their flags, controls
+    and marks."""
 
     def count(qs):
         return Coalesce(Subquery(qs.order_by().values("flag_id").annotate(n=Count("id")).values("n")), 0)
@@ -75,7 +77,7 @@ def _flag_rows(bank_ids) -> list[dict]:
             n_controls=count(ControlLine.objects.filter(flag_id=OuterRef("pk"))),
             flag_marked=count(live.filter(control__isnull=True)),
             controls_marked=count(live.filter(control__isnull=False)),
-            on=TruncDate("created_at", tzinfo=UTC),
+            on=TruncDate("joined_at", tzinfo=zone),
         )
         .order_by()
         .values("bank_id", "on", "n_controls")
@@ -94,12 +96,12 @@ def _flag_rows(bank_ids) -> list[dict]:
     ]
 
 
-def _score_rows(bank_ids) -> list[dict]:
-    """ScoreTotal rows of these banks computed from their scores."""
+def _score_rows(bank_ids, zone) -> list[dict]:
+    """ScoreTotal rows of these banks (in the timezone `zone`) computed from their scores."""
     ok = Q(failed=False)
     rows = (
         Score.objects.filter(flag__bank_id__in=bank_ids)
-        .annotate(bank=F("flag__bank_id"), on=TruncDate("flag__created_at", tzinfo=UTC))
+        .annotate(bank=F("flag__bank_id"), on=TruncDate("flag__joined_at", tzinfo=zone))
         .order_by()
         .values("bank", "on", "source", "transcriber_id")
         .annotate(
@@ -126,7 +128,7 @@ def _score_rows(bank_ids) -> list[dict]:
     ]
 
 
-def _tag_rows(bank_ids) -> list[dict]:
+def _tag_rows(bank_ids, zone) -> list[dict]:
     """TagTotal rows of these banks computed from their flagged lines' scores, grouped in the database by each
     flag's set of tags, then counted under each tag."""
     ok = Q(failed=False)
@@ -134,7 +136,7 @@ def _tag_rows(bank_ids) -> list[dict]:
         Score.objects.filter(flag__bank_id__in=bank_ids, control__isnull=True)
         .exclude(flag__tags="")
         .annotate(
-            bank=F("flag__bank_id"), on=TruncDate("flag__created_at", tzinfo=UTC), tag_set=F("flag__tags")
+            bank=F("flag__bank_id"), on=TruncDate("flag__joined_at", tzinfo=zone), tag_set=F("flag__tags")
         )
         .order_by()
         .values("bank", "on", "tag_set", "source", "transcriber_id")
@@ -179,9 +181,9 @@ GROUP BY 1, 2, 3, 4
 """
 
 
-def _pair_rows(bank_ids) -> list[dict]:
+def _pair_rows(bank_ids, zone) -> list[dict]:
     """PairTotal rows of these banks computed from their scores (one self-join, grouped in the database)."""
-    day_sql, day_params = connection.ops.datetime_cast_date_sql("f.created_at", (), "UTC")
+    day_sql, day_params = connection.ops.datetime_cast_date_sql("f.joined_at", (), str(zone))
     sql = PAIRS_SQL.format(day=day_sql, banks=", ".join(["%s"] * len(bank_ids)))
     with connection.cursor() as cursor:
         cursor.execute(sql, [*day_params, *bank_ids])
@@ -242,9 +244,12 @@ def _rebuild(bank_ids, *, fix: bool) -> Drift:
     )  # score writes wait (see _lock_flag)
     marks = sum(_marks(bank_id, fix=fix) for bank_id in bank_ids)
     rows, examples = {}, []
+    zones = defaultdict(list)  # the banks by their organization's timezone: their days are counted there
+    for bank_id, name in Bank.objects.filter(pk__in=bank_ids).values_list("pk", "organization__timezone"):
+        zones[name].append(bank_id)
     for table, compute in COMPUTE.items():
         model, key_columns, summed = TABLES[table]
-        fresh = compute(bank_ids) if bank_ids else []
+        fresh = [row for name, ids in zones.items() for row in compute(ids, ZoneInfo(name))]
         stored = _keyed(
             table, model.objects.filter(bank_id__in=bank_ids).values("bank_id", "day", *key_columns, *summed)
         )

@@ -1,19 +1,9 @@
-"""Per-day totals per tag (TagTotal), for the results page's table per error tag; then every total (0008's and
-this one's), each item's disagree mark and each call's counters, computed from the scores, flags and lines with
-the app's own code (aggregates.rebuild, as `manage.py rebuild_results` does). A later migration that adds a kind
-of total builds them again in its turn, rather than this one."""
+"""Per-day totals per tag (TagTotal), for the results page's table per error tag. Every total (0008's and this
+one's) is built from the scores by the latest migration (0011_recount), which runs the app's own code once the
+tables are as that code expects them; this one built them itself when it was the latest."""
 
 import django.db.models.deletion
 from django.db import migrations, models
-
-
-def build_totals(apps, schema_editor):
-    """Every total from the scores (nothing to do on a new database)."""
-    if not apps.get_model("transcriber_tests", "Flag").objects.exists():
-        return
-    from transcriber_tests import aggregates
-
-    aggregates.rebuild()
 
 
 class Migration(migrations.Migration):
@@ -67,5 +57,4 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
-        migrations.RunPython(build_totals, migrations.RunPython.noop),
     ]

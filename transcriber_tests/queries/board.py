@@ -91,12 +91,12 @@ def _lead(pairs: dict, bank_id: int, leader: int, runner_up: int) -> scoring.Lea
 def leaderboard(organization, window_days: int) -> list[BoardRow]:
     """Every bank of the organization by name with its leader over the window, in five queries: the banks (with
     their flag counts), their candidates, the window's score totals, its pair totals and the waiting work."""
-    since = window_start(clamp_window(window_days))
+    since = window_start(clamp_window(window_days), organization.zone)
     banks = list(banks_list(organization).annotate(n_window=totals.flags_in(OuterRef("pk"), since=since)))
     candidates: dict[int, list] = {}
     for c in Candidate.objects.filter(bank__in=banks).select_related("transcriber").order_by("position"):
         candidates.setdefault(c.bank_id, []).append(c.transcriber)
-    window = {"bank__in": banks, "day__gte": totals.day_of(since)}
+    window = {"bank__in": banks, "day__gte": since.date()}
     counts = {
         (r["bank_id"], r["transcriber_id"]): (int(r["s"]), int(r["m"]), int(r["f"]), int(r["u"]))
         for r in ScoreTotal.objects.filter(source=Score.CANDIDATE, **window)

@@ -7,13 +7,12 @@ are cached until the bank's results change; the waiting count is always fresh.""
 import math
 from collections import Counter
 from dataclasses import dataclass, replace
-from datetime import UTC, date, timedelta
+from datetime import date, timedelta
 from decimal import Decimal
 
 from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, Subquery
 from django.db.models.functions import Coalesce
-from django.utils import timezone
 
 from benchmark.selectors import detect_languages, entity_headlines, language_wer
 from oncore.transcribers.models import Transcriber
@@ -23,7 +22,7 @@ from ..charts import Chart, chart
 from ..models import STANDARD_TAGS, Bank, ControlLine, Flag, Score, ScoreTotal, Transcription
 from . import totals
 from .board import candidates_of
-from .window import DEFAULT_WINDOW_DAYS, clamp_window, period_bounds, window_start
+from .window import DEFAULT_WINDOW_DAYS, EPOCH, clamp_window, period_bounds, today, window_start
 
 LIVE_REASON = (
     "Reference only, not a fair rival: flags are mostly lines the live transcriber got wrong and control lines "
@@ -73,6 +72,9 @@ class BankResults:
     control_mix: tuple = ()  # (controls per flag, flags), most flags first, over the window's flags
     date_from: date | None = None  # a fixed period instead of the window (either may be open)
     date_to: date | None = None
+    first_day: date | None = None  # the days counted, first and last (None: from the first flag)
+    last_day: date | None = None
+    timezone: str = "UTC"  # the organization's, whose days these are
 
     @property
     def provisional(self) -> bool:
@@ -137,7 +139,8 @@ def bank_results(
 def _compute_bank_results(bank: Bank, window_days: int, date_from=None, date_to=None) -> BankResults:
     candidates = list(candidates_of(bank))
     ids = [c.transcriber_id for c in candidates]
-    since, until = period_bounds(window_days, date_from, date_to)
+    zone = bank.organization.zone
+    since, until = period_bounds(window_days, date_from, date_to, zone)
     summaries, costs = totals.summaries(bank.pk, since, until)
     candidate = {t: summaries.get((Score.CANDIDATE, t), _empty(t)) for t in ids}
     failing = [t for t in ids if candidate[t].failed]
@@ -185,6 +188,9 @@ def _compute_bank_results(bank: Bank, window_days: int, date_from=None, date_to=
         control_mix=totals.control_mix(bank.pk, since, until),
         date_from=date_from,
         date_to=date_to,
+        first_day=None if since == EPOCH else since.date(),
+        last_day=(until - timedelta(days=1)).date() if until else today(zone),
+        timezone=bank.organization.timezone,
     )
 
 
@@ -200,13 +206,13 @@ def failure_reasons(bank: Bank, transcriber_ids, since, until=None) -> dict[int,
     this server: ..."), or that its text had no words. One query, grouped in the database."""
     failed = Score.objects.filter(
         flag__bank=bank,
-        flag__created_at__gte=since,
+        flag__joined_at__gte=since,
         source=Score.CANDIDATE,
         failed=True,
         transcriber_id__in=transcriber_ids,
     )
     if until is not None:
-        failed = failed.filter(flag__created_at__lt=until)
+        failed = failed.filter(flag__joined_at__lt=until)
     error = Transcription.objects.filter(
         line_id=OuterRef("item_line"),
         transcriber_id=OuterRef("transcriber_id"),
@@ -240,8 +246,8 @@ def bank_languages(bank: Bank, window_days: int) -> list[str]:
     leaves the window or the newest one changes (not on every score, as the results are: detecting takes tens of
     milliseconds), or for LANGUAGE_CACHE_SECONDS."""
     window_days = clamp_window(window_days)
-    since = window_start(window_days)
-    flags = Flag.objects.filter(bank=bank, created_at__gte=since).order_by("-created_at", "-id")
+    since = window_start(window_days, bank.organization.zone)
+    flags = Flag.objects.filter(bank=bank, joined_at__gte=since).order_by("-joined_at", "-id")
     newest_id, newest_at = flags.values_list("pk", "updated_at").first() or (0, None)
     count = totals.item_count(bank.pk, since, kind="flags")
     stamp = newest_at.timestamp() if newest_at else 0
@@ -283,7 +289,7 @@ def _language_wer(bank: Bank, window_days: int, transcriber_id: int | None) -> d
         return {}
     scores = Score.objects.filter(
         flag__bank=bank,
-        flag__created_at__gte=window_start(window_days),
+        flag__joined_at__gte=window_start(window_days, bank.organization.zone),
         control__isnull=True,
         source=Score.CANDIDATE,
         transcriber_id=transcriber_id,
@@ -317,21 +323,22 @@ class Trend:
 
 def bank_trends(bank: Bank, window_days: int, candidates) -> list[Trend]:
     """Each candidate's (transcribers, in the bank's order) accuracy per week over the window, in weeks of
-    seven days ending today (UTC, the totals' days), from the per-day totals: one query."""
+    seven days ending today (in the organization's days, as the totals count them), from the per-day totals: one
+    query."""
     window_days = clamp_window(window_days)
 
     def compute():
-        today = timezone.now().astimezone(UTC).date()
-        first = today - timedelta(days=window_days)  # the window's first whole day (queries.window_start)
+        last = today(bank.organization.zone)
+        first = last - timedelta(days=window_days - 1)  # the window's first day (queries.window_start)
         days: dict[int, list] = {}
         for tid, day, n, m in ScoreTotal.objects.filter(
             bank=bank, source=Score.CANDIDATE, transcriber__in=candidates, day__gte=first
         ).values_list("transcriber_id", "day", "scored", "matches"):
             days.setdefault(tid, []).append((day, n, m))
-        weeks = math.ceil((window_days + 1) / 7)
+        weeks = math.ceil(window_days / 7)
         trends = []
         for t in candidates:
-            points = scoring.weekly(days.get(t.pk, []), today, weeks)
+            points = scoring.weekly(days.get(t.pk, []), last, weeks)
             trends.append(Trend(t, points, chart(points, bank.threshold)))
         return trends
 
@@ -363,7 +370,7 @@ def bank_tags(bank: Bank, window_days: int, candidates) -> TagTable:
     window_days = clamp_window(window_days)
 
     def compute():
-        since = window_start(window_days)
+        since = window_start(window_days, bank.organization.zone)
         # Per-tag totals per day (aggregates): the live rows count each tag's flags, the candidate rows score them.
         live = totals.tag_summaries(bank.pk, since, source=Score.LIVE)
         used = {tag: sum(s.scored + s.failed for s in rows.values()) for tag, rows in live.items()}

@@ -3,26 +3,34 @@ bank's summaries per transcriber, the pair counts of the lead test, the control 
 summaries, each a few rows per candidate and day whatever the bank's size."""
 
 from collections import defaultdict
+from datetime import date
 from decimal import Decimal
 
 from django.db.models import F, IntegerField, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
 
 from .. import scoring
-from ..aggregates import MICROS, day_of
+from ..aggregates import MICROS
 from ..models import FlagTotal, PairTotal, Score, ScoreTotal, TagTotal
 
 
+def _day(moment) -> date:
+    """The day a window's bound starts: its bounds are midnights in the organization's timezone (queries.window),
+    the days the totals count in."""
+    return moment.date()
+
+
 def _days(qs, since, until):
-    """Rows of the days from `since` (a midnight, UTC) up to `until` (exclusive; None: no end)."""
-    qs = qs.filter(day__gte=day_of(since))
-    return qs.filter(day__lt=day_of(until)) if until else qs
+    """Rows of the days from `since` (a midnight in the organization's timezone) up to `until` (exclusive; None:
+    no end)."""
+    qs = qs.filter(day__gte=_day(since))
+    return qs.filter(day__lt=_day(until)) if until else qs
 
 
 def summaries(bank_id: int, since, until=None) -> tuple[dict, dict]:
     """({(source, transcriber id): scoring.CandidateSummary} of the bank's items of those days, {candidate's
     transcriber id: its audio cost so far on the bank's items, any day}), in one query."""
-    days = Q(day__gte=day_of(since)) & (Q(day__lt=day_of(until)) if until else Q())
+    days = Q(day__gte=_day(since)) & (Q(day__lt=_day(until)) if until else Q())
     rows = (
         ScoreTotal.objects.filter(bank_id=bank_id)
         .values("source", "transcriber_id")

@@ -4,7 +4,7 @@ versions. One reader for the page and the API (`turn_items` then `turn_rows`, a 
 (`all_turn_rows`, the whole window in chunks of flags, memory flat): the same rows in the same order."""
 
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import date, datetime
 from typing import NamedTuple
 
 from django.core.paginator import Paginator
@@ -14,7 +14,7 @@ from ..models import Bank, Flag, JudgePick, Score, Transcription
 from ..picks import picks_by_item
 from . import cells, totals
 from .board import candidates_of
-from .window import clamp_window, window_start
+from .window import clamp_window, window_days_covered, window_start
 
 
 class KnownCount:
@@ -44,8 +44,8 @@ def turn_items(bank: Bank, window_days: int, *, kind: str = "", tag: str = "", d
     double as the item list; each carries whether the bank's candidates disagree on the item (aggregates).
     Pages are read along the bank's flags newest first (an index); the count comes from the per-day totals,
     except with a tag (counted in the database)."""
-    since = window_start(clamp_window(window_days))
-    items = Score.objects.filter(source=Score.LIVE, flag__bank=bank, flag__created_at__gte=since)
+    since = window_start(clamp_window(window_days), bank.organization.zone)
+    items = Score.objects.filter(source=Score.LIVE, flag__bank=bank, flag__joined_at__gte=since)
     if kind == "flags":
         items = items.filter(control__isnull=True)
     elif kind == "controls":
@@ -55,7 +55,7 @@ def turn_items(bank: Bank, window_days: int, *, kind: str = "", tag: str = "", d
     if disagree:
         items = items.filter(disagree=True)
     ordered = items.order_by(
-        "-flag__created_at", "-flag_id", F("control_id").asc(nulls_first=True)
+        "-flag__joined_at", "-flag_id", F("control_id").asc(nulls_first=True)
     ).values_list("id", flat=True)
     if tag:
         return ordered
@@ -79,6 +79,7 @@ class TurnRow:
     tenant: Tenant
     call_started_at: datetime
     flagged_at: datetime
+    joined_at: datetime  # when the flag joined the bank (made in it, or moved in): the day it counts on
     tags: list  # the flag's error tags; a control line carries none
     expected_text: str  # what was said (a control's: its live text)
     live_text: str  # the line's live transcript
@@ -101,6 +102,7 @@ ITEM = (
     "flag__line__call__tenant__name",
     "flag__line__call__started_at",
     "flag__created_at",
+    "flag__joined_at",
     "flag__tags",
     "flag__expected_text",
     "flag__line_id",
@@ -111,7 +113,7 @@ ITEM = (
     "transcriber_id",
     *cells.COLUMNS,
 )
-NEWEST = ("-flag__created_at", "-flag_id", F("control_id").asc(nulls_first=True))
+NEWEST = ("-flag__joined_at", "-flag_id", F("control_id").asc(nulls_first=True))
 
 
 class _Item(NamedTuple):
@@ -121,8 +123,8 @@ class _Item(NamedTuple):
 
 def _row(v, candidate_cells, pick) -> TurnRow:
     """A turn row from an item's values (ITEM), its candidates' cells [(transcriber, cell or None)] and its pick."""
-    flag_id, control_id, call_id, tenant_id, slug, name, started_at, flagged_at, tags = v[:9]
-    expected, line_id, live_text, control_line_id, control_expected, control_live_text = v[9:15]
+    flag_id, control_id, call_id, tenant_id, slug, name, started_at, flagged_at, joined_at, tags = v[:10]
+    expected, line_id, live_text, control_line_id, control_expected, control_live_text = v[10:16]
     if control_id is not None:
         line_id, expected, live_text = control_line_id, control_expected, control_live_text
     return TurnRow(
@@ -133,10 +135,11 @@ def _row(v, candidate_cells, pick) -> TurnRow:
         Tenant(tenant_id, slug, name),
         started_at,
         flagged_at,
+        joined_at,
         [] if control_id is not None else Flag.decode_tags(tags),
         expected,
         live_text,
-        cells.cell(v[15], *v[16:]),
+        cells.cell(v[16], *v[17:]),
         candidate_cells,
         pick,
     )
@@ -196,8 +199,8 @@ def all_turn_rows(bank: Bank, window_days: int, transcribers):
     the order given). Two streams read side by side in the table's order, FETCH_ROWS rows at a time (server-side
     cursors on PostgreSQL): the items (their live scores) and the candidates' scores, each item's scores following
     one another; memory stays flat at any bank size (the judge's picks, few, are read first)."""
-    since = window_start(clamp_window(window_days))
-    in_window = {"flag__bank": bank, "flag__created_at__gte": since}
+    since = window_start(clamp_window(window_days), bank.organization.zone)
+    in_window = {"flag__bank": bank, "flag__joined_at__gte": since}
     items = Score.objects.filter(source=Score.LIVE, **in_window).order_by(*NEWEST).values_list(*ITEM)
     scores = (
         Score.objects.filter(source=Score.CANDIDATE, transcriber__in=transcribers, **in_window)
@@ -223,6 +226,9 @@ class TurnScreen:
     page: object  # a Paginator page of item ids
     rows: list  # TurnRow
     candidates: list  # the bank's candidates, in order
+    first_day: date  # the window's days (in `timezone`, the organization's)
+    last_day: date
+    timezone: str
 
 
 def turn_screen(bank: Bank, window_days: int, number=None, *, size: int, kind="", tag="", disagree=False):
@@ -231,4 +237,6 @@ def turn_screen(bank: Bank, window_days: int, number=None, *, size: int, kind=""
     page = Paginator(turn_items(bank, window_days, kind=kind, tag=tag, disagree=disagree), size).get_page(
         number
     )
-    return TurnScreen(page, turn_rows(bank, page.object_list, candidates), candidates)
+    first, last = window_days_covered(clamp_window(window_days), bank.organization.zone)
+    rows = turn_rows(bank, page.object_list, candidates)
+    return TurnScreen(page, rows, candidates, first, last, bank.organization.timezone)

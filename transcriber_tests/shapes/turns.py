@@ -46,6 +46,9 @@ class TurnOut(Schema):
     tenant: str
     call_started_at: datetime
     flagged_at: datetime
+    joined_at: datetime = Field(
+        description="When the flag joined the bank (made in it, or moved in): it counts in the window from that day."
+    )
     tags: list[str] = Field(description="The flag's error tags; empty on a control line, which carries none.")
     expected_text: str
     production: Cell = Field(description="The production transcript (the live one), scored as stored.")
@@ -102,6 +105,7 @@ def turn_out(row: TurnRow) -> dict:
         "tenant": row.tenant.name,
         "call_started_at": row.call_started_at,
         "flagged_at": row.flagged_at,
+        "joined_at": row.joined_at,
         "tags": row.tags,
         "expected_text": row.expected_text,
         "production": cell_out(row.production.transcriber_id, row.production),
@@ -121,6 +125,7 @@ TURN_COLUMNS = [
     "tenant",
     "call_started_at",
     "flagged_at",
+    "joined_bank_at",
     "tags",
     "expected_text",
     "live_text",
@@ -154,6 +159,7 @@ def row_cells(row: TurnRow) -> list:
         safe_cell(row.tenant.name),
         iso_time(row.call_started_at),
         iso_time(row.flagged_at),
+        iso_time(row.joined_at),
         safe_cell(" ".join(row.tags)),
         safe_cell(row.expected_text),
         safe_cell(row.live_text),

@@ -157,7 +157,7 @@ class Command(BaseCommand):
                 )
                 continue
             made_at = min(line.call.started_at + timedelta(hours=spec["flagged_after_h"]), now)
-            type(flag).objects.filter(pk=flag.pk).update(created_at=made_at)
+            type(flag).objects.filter(pk=flag.pk).update(created_at=made_at, joined_at=made_at)
             made += 1
         aggregates.rebuild([bank.pk])  # the per-day totals count each flag on the day it was made
         return made
