@@ -1,6 +1,6 @@
-"""Every write of flags, banks and candidates (the do_* functions), and the scores those writes and the queue's
-finished transcriptions cause (write_score, score_transcription). The HTML views and the API call the do_*
-functions; no view or router writes these tables itself.
+"""Every write of flags, banks and candidates (the do_* functions). The HTML views and the API call them; no view
+or router writes these tables itself. The scores those writes and the queue's finished transcriptions cause are
+written by scores.py, control lines drawn, retired and drawn again by controls.py.
 
 The other writers, each the only one for its rows: the queue's claims and outcomes of transcriptions (jobs, and
 replay for the work of a claimed one), the judge's picks (picks: the actions ask for them and drop them through
@@ -8,7 +8,6 @@ it), the per-day totals (aggregates, in the transaction of each write here), ful
 what a person asks, runs.pipeline for the steps), and the benches' synthetic banks (synthetic.py bulk-writes
 these rows directly, for measuring only)."""
 
-import random
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -21,9 +20,9 @@ from oncore.formats import money
 from oncore.transcribers.engines.base import cost_for, key_problem
 from oncore.transcribers.models import Transcriber
 
-from . import aggregates, errors, events, jobs, picks, scoring
-from .lines import bank_lines, live_transcriber_of, replayable, untranscribed, why_not_flaggable
-from .models import MAX_CANDIDATES, Bank, Candidate, ControlLine, Flag, Score, Transcription
+from . import aggregates, controls, errors, events, jobs, picks, scores, scoring
+from .lines import bank_lines, untranscribed, why_not_flaggable
+from .models import MAX_CANDIDATES, Bank, Candidate, Flag, Score
 
 
 def _clean_expected(text: str) -> str:
@@ -37,201 +36,13 @@ def _clean_expected(text: str) -> str:
     return text
 
 
-def _items_on_line(line_id):
-    """Flags and control lines whose audio is this line: (flag, control or None, expected text)."""
-    items = [(f, None, f.expected_text) for f in Flag.objects.filter(line_id=line_id)]
-    items += [
-        (c.flag, c, c.expected_text)
-        for c in ControlLine.objects.filter(line_id=line_id).select_related("flag")
-    ]
-    return items
-
-
-def score_values(expected: str, hypothesis: str | None) -> dict:
-    """The Score fields of one transcriber's text on one item: scored against the expected text, or failed
-    ("error" when no text came back, hypothesis None; "no text" when it has no words after normalization)."""
-    failure = scoring.failure_of(hypothesis)
-    values = {"normalizer_version": scoring.NORMALIZER_VERSION, "failure": failure, "failed": bool(failure)}
-    if failure:
-        values.update(
-            hypothesis=hypothesis or "",
-            match=False,
-            wer=None,
-            wer_units=None,
-            case_or_punctuation_only=False,
-            substitutions=0,
-            deletions=0,
-            insertions=0,
-            reference_words=0,
-        )
-        return values
-    s = scoring.score_line(expected, hypothesis)
-    values.update(
-        hypothesis=hypothesis,
-        match=s.match,
-        wer=s.wer,
-        wer_units=s.wer_units,
-        case_or_punctuation_only=s.case_or_punctuation_only,
-        substitutions=s.substitutions,
-        deletions=s.deletions,
-        insertions=s.insertions,
-        reference_words=s.reference_words,
-    )
-    return values
-
-
-def write_score(
-    flag, control, transcriber_id, source, hypothesis: str | None, expected: str, cost=None
-) -> Score:
-    """Score one item for one transcriber; `hypothesis=None` means it produced no text (failed). `cost` is the
-    audio cost of the transcription scored. The bank's totals (aggregates) follow in the same transaction."""
-    values = {**score_values(expected, hypothesis), "cost": cost}
-    with transaction.atomic(), aggregates.item_change(flag.pk, control.pk if control else None):
-        score, created = Score.objects.select_for_update().get_or_create(
-            flag=flag, control=control, transcriber_id=transcriber_id, source=source, defaults=values
-        )
-        if not created:
-            for field, value in values.items():
-                setattr(score, field, value)
-            score.save(update_fields=[*values, "scored_at"])
-    results_changed(flag.bank_id)
-    return score
-
-
-def results_changed(*bank_ids) -> None:
-    """Mark banks' results as changed, so the cached results page is recomputed on its next view."""
-    ids = [pk for pk in bank_ids if pk is not None]
-    if ids:
-        Bank.objects.filter(pk__in=ids).update(results_changed_at=timezone.now())
-
-
-def score_transcription(transcription: Transcription) -> int:
-    """Write the candidate score of every item on the transcription's line. Returns how many."""
-    items = _items_on_line(transcription.line_id)
-    done = transcription.status == Transcription.DONE
-    text, cost = (transcription.text, transcription.cost) if done else (None, None)
-    # Every flag involved is locked up front, in id order, so two lines scored at once never wait on each other.
-    list(
-        Flag.objects.select_for_update()
-        .filter(pk__in={f.pk for f, _, _ in items})
-        .order_by("pk")
-        .values_list("pk")
-    )
-    for flag, control, expected in items:
-        write_score(flag, control, transcription.transcriber_id, Score.CANDIDATE, text, expected, cost)
-    return len(items)
-
-
-def _score_live(flag: Flag) -> None:
-    """The live transcript is scored as stored, straight away, never transcribed again."""
-    live = live_transcriber_of(flag.line.call)
-    write_score(flag, None, live.pk, Score.LIVE, flag.line.text, flag.expected_text)
-    for control in flag.controls.select_related("line"):
-        write_score(flag, control, live.pk, Score.LIVE, control.line.text, control.expected_text)
-
-
-def _sample_controls(
-    flag: Flag, bank: Bank, rng: random.Random | None = None, count: int | None = None
-) -> list[ControlLine]:
-    """Draw the bank's number of control lines for a flag entering it, at random among the other caller lines
-    of its call that have audio timing (replayable: not longer than ONCORE_MAX_LINE_S) and whose live text has
-    words (it is their expected text). Never a
-    flagged line (its live text is known to be wrong), and never a line already serving as a control in this
-    bank, so two flags on one call never count one line twice. A call with fewer such lines gives fewer.
-    The call's row is locked while drawing, so two flags on one call draw one after the other. `count`: how many
-    to draw (default: the bank's setting as it is now; a settings change applies to the flags that enter the
-    bank after it)."""
-    if count is None:
-        count = Bank.objects.values_list("controls_per_flag", flat=True).get(pk=bank.pk)
-    if count <= 0:
-        return []
-    call_id = flag.line.call_id
-    Call.objects.select_for_update().filter(pk=call_id).first()
-    in_bank = ControlLine.objects.filter(flag__bank=bank, line__call_id=call_id).values("line_id")
-    pool = [
-        line
-        for line in replayable(Line.objects.filter(call_id=call_id, speaker=Line.CALLER))
-        .exclude(pk=flag.line_id)
-        .filter(flag__isnull=True)
-        .exclude(pk__in=in_bank)
-        .order_by("position")
-        if scoring.has_words(line.text)
-    ]
-    chosen = (rng or random.SystemRandom()).sample(pool, min(count, len(pool)))
-    return [ControlLine.objects.create(flag=flag, line=line, expected_text=line.text) for line in chosen]
-
-
-def _queue_lines(organization_id: int, lines, transcriber_ids) -> int:
-    """Make sure each (line, transcriber) has a transcription; score items at once where one already exists.
-    Returns how many transcriptions were newly queued."""
-    lines = list(lines)
-    existing = {
-        (t.line_id, t.transcriber_id): t
-        for t in Transcription.objects.filter(line__in=lines, transcriber_id__in=transcriber_ids)
-    }
-    new, reused = [], set()
-    for line in lines:
-        for tid in transcriber_ids:
-            found = existing.get((line.pk, tid))
-            if found is None:
-                new.append(Transcription(organization_id=organization_id, line=line, transcriber_id=tid))
-            elif found.status in jobs.FINISHED:
-                score_transcription(found)
-                reused.add(line.pk)
-    Transcription.objects.bulk_create(new, ignore_conflicts=True)
-    if new:
-        transaction.on_commit(lambda: jobs.pump(organization_id))
-    # Scores from reused transcriptions may complete an item: the judge is asked as when a transcription ends.
-    picks.ask_later(reused)
-    events.scores_written(organization_id, reused)
-    return len(new)
-
-
-def _retire_controls(line, rng=None) -> None:
-    """A line that becomes a flag stops being a control everywhere: its live text is now known to be wrong, so
-    it can no longer stand as its own expected text. Each flag it served leaves its bank's totals, loses that
-    control (with its scores and picks), draws a replacement from the same call when one is left (scored as
-    any control: the live transcript at once, the bank's candidates queued) and comes back into the totals.
-    The call's row is locked first, as drawing controls does, so flagging two lines of one call waits in turn."""
-    controls = ControlLine.objects.filter(line_id=line.pk).select_related(
-        "flag__bank", "flag__line__call__live_transcriber"
-    )
-    if not controls.exists():
-        return
-    Call.objects.select_for_update().filter(pk=line.call_id).first()
-    for control in controls:  # a control is always of a flag in a bank: its controls leave with the bank
-        flag, bank = control.flag, control.flag.bank
-        aggregates.flag_leaving(flag.pk)
-        control.delete()  # with its scores and picks
-        replacements = _sample_controls(flag, bank, rng, count=1)
-        aggregates.flag_entered(flag.pk)
-        live = live_transcriber_of(flag.line.call)
-        for new in replacements:
-            write_score(flag, new, live.pk, Score.LIVE, new.line.text, new.expected_text)
-        candidate_ids = list(bank.candidates.values_list("transcriber_id", flat=True))
-        _queue_lines(flag.organization_id, [c.line for c in replacements], candidate_ids)
-        results_changed(bank.pk)
-
-
-def retire_flagged_controls() -> int:
-    """Retire every control line that has become a flag since it was drawn (flagging retires them now; banks
-    from before kept them): migration 0011 runs it. Returns how many lines were retired."""
-    lines = Line.objects.filter(flag__isnull=False, control_uses__isnull=False).distinct()
-    retired = 0
-    for line in lines.select_related("call").order_by("pk"):
-        with transaction.atomic():
-            _retire_controls(line)
-        retired += 1
-    return retired
-
-
 def _enter_bank(flag: Flag, bank: Bank, rng=None) -> None:
     """A flag joins a bank: its controls are drawn, the live transcript scored, every candidate queued."""
-    controls = _sample_controls(flag, bank, rng)
+    drawn = controls.draw(flag, bank, rng)
     aggregates.flag_entered(flag.pk)
-    _score_live(flag)
+    scores.score_live(flag)
     candidate_ids = list(bank.candidates.values_list("transcriber_id", flat=True))
-    _queue_lines(flag.organization_id, [flag.line] + [c.line for c in controls], candidate_ids)
+    scores.queue_lines(flag.organization_id, [flag.line] + [c.line for c in drawn], candidate_ids)
 
 
 # ---------------------------------------------------------------- flags
@@ -284,7 +95,7 @@ def do_flag_line(
                 created_by=user,
             )
             Call.objects.filter(pk=line.call_id).update(n_flags=F("n_flags") + 1)
-            _retire_controls(line, rng)
+            controls.retire(line, rng)
             if bank is not None:
                 _enter_bank(flag, bank, rng)
     except IntegrityError:
@@ -311,7 +122,7 @@ def do_move_flag(flag: Flag, bank: Bank | None, rng=None) -> Flag:
         flag = Flag.objects.select_for_update().select_related("line__call").get(pk=flag.pk)
         if flag.bank_id == (bank.pk if bank else None):
             return flag
-        results_changed(flag.bank_id)
+        scores.results_changed(flag.bank_id)
         aggregates.flag_leaving(flag.pk)
         flag.controls.all().delete()  # with their scores and picks
         picks.drop(flag)  # asked again over the new bank's candidates
@@ -356,10 +167,10 @@ def do_edit_flag(
         flag.save(update_fields=fields)
         if retag:
             aggregates.flag_entered(flag.pk)
-            results_changed(flag.bank_id)
+            scores.results_changed(flag.bank_id)
         if rescore:
             for score in flag.scores.filter(control__isnull=True):
-                write_score(
+                scores.write_score(
                     flag,
                     None,
                     score.transcriber_id,
@@ -383,7 +194,7 @@ def do_delete_flag(flag: Flag) -> None:
         call_id = Line.objects.filter(pk=flag.line_id).values_list("call_id", flat=True).first()
         if flag.delete()[0]:
             Call.objects.filter(pk=call_id).update(n_flags=F("n_flags") - 1)
-        results_changed(flag.bank_id)
+        scores.results_changed(flag.bank_id)
 
 
 # ---------------------------------------------------------------- banks and candidates
@@ -435,7 +246,7 @@ def do_set_timezone(organization, zone: str) -> int:
         type(organization).objects.filter(pk=organization.pk).update(timezone=zone)
         organization.timezone = zone
         aggregates.rebuild(bank_ids)
-        results_changed(*bank_ids)
+        scores.results_changed(*bank_ids)
     return len(bank_ids)
 
 
@@ -521,8 +332,8 @@ def do_add_candidate(bank: Bank, transcriber: Transcriber, *, confirmed: bool = 
             )
             candidate = Candidate.objects.create(bank=bank, transcriber=transcriber, position=position)
             aggregates.candidates_changed(bank.pk)
-            results_changed(bank.pk)
-            _queue_lines(bank.organization_id, bank_lines(bank), [transcriber.pk])
+            scores.results_changed(bank.pk)
+            scores.queue_lines(bank.organization_id, bank_lines(bank), [transcriber.pk])
     except IntegrityError:
         raise errors.BankFull(f"{bank} already has {MAX_CANDIDATES} candidates; remove one first.") from None
     return candidate
@@ -534,7 +345,7 @@ def do_remove_candidate(bank: Bank, transcriber: Transcriber) -> None:
         Bank.objects.select_for_update().get(pk=bank.pk)
         bank.candidates.filter(transcriber=transcriber).delete()
         aggregates.candidates_changed(bank.pk)
-        results_changed(bank.pk)
+        scores.results_changed(bank.pk)
         for position, candidate in enumerate(bank.candidates.order_by("position")):
             if candidate.position != position:
                 candidate.position = position
@@ -563,7 +374,7 @@ def do_reorder_candidates(bank: Bank, transcriber_ids) -> list[Candidate]:
                 {"current": sorted(current), "given": transcriber_ids},
             )
         bank.candidates.all().delete()
-        results_changed(bank.pk)
+        scores.results_changed(bank.pk)
         return Candidate.objects.bulk_create(
             [Candidate(bank=bank, transcriber_id=t, position=i) for i, t in enumerate(transcriber_ids)]
         )

@@ -9,7 +9,7 @@ import logging
 from oncore import audio, queue
 from oncore.transcribers.engines import TranscriptionError, get_engine
 
-from . import actions, events, jobs, picks
+from . import events, jobs, picks, scores
 from .lines import too_long
 from .models import Run, Transcription
 
@@ -66,7 +66,7 @@ def transcribe_claimed(t: Transcription) -> str:
 
 def _finish(t: Transcription, **fields) -> bool:
     """A final outcome, written with the scores of every item on the line in one transaction."""
-    return jobs.finish(t, on_final=actions.score_transcription, **fields)
+    return jobs.finish(t, on_final=scores.score_transcription, **fields)
 
 
 def _after_final(t: Transcription) -> None:

@@ -12,8 +12,8 @@ from oncore.calls.models import Assistant, Call, Line
 from oncore.transcribers.models import Transcriber
 
 from . import aggregates
-from .actions import score_values
 from .models import Bank, Candidate, ControlLine, Flag, Score, Transcription
+from .scores import score_values
 
 WORDS = (
     "table for four at eight thirty siobhan niamh saoirse booking tuesday account number ticket "

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from oncore.calls.models import Call
 from oncore.transcribers.models import Transcriber
 from tests.fixtures import make_call
-from transcriber_tests import actions, aggregates, queries, scoring
+from transcriber_tests import actions, aggregates, queries, scores, scoring
 from transcriber_tests.models import ControlLine, Flag, Score, ScoreTotal, Transcription
 
 WORDS = ["table", "for", "four", "at", "eight", "thirty"]
@@ -113,7 +113,7 @@ def _finish(transcription, text):
         cost="0.001200" if done else None,
     )
     transcription.refresh_from_db()
-    actions.score_transcription(transcription)
+    scores.score_transcription(transcription)
 
 
 def run(org, tenant, live, transcribers, steps):

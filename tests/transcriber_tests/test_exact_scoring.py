@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from tests.fixtures import make_call
-from transcriber_tests import actions, queries, scoring, tasks
+from transcriber_tests import actions, queries, scores, scoring, tasks
 from transcriber_tests.models import Bank, Candidate, Flag, Score
 from transcriber_tests.shapes.turns import TURN_COLUMNS
 
@@ -131,8 +131,8 @@ def test_it_gives_the_same_leader_from_the_database_on_an_exact_tie(org, tenant,
     Candidate.objects.bulk_create([Candidate(bank=bank, transcriber=b, position=1)])
     for line, (na, nb) in zip(caller_lines(call), [(2, 3), (4, 3)], strict=True):
         flag = Flag.objects.create(organization=org, line=line, bank=bank, expected_text=expected)
-        actions.write_score(flag, None, a.pk, Score.CANDIDATE, wrong[na], expected)
-        actions.write_score(flag, None, b.pk, Score.CANDIDATE, wrong[nb], expected)
+        scores.write_score(flag, None, a.pk, Score.CANDIDATE, wrong[na], expected)
+        scores.write_score(flag, None, b.pk, Score.CANDIDATE, wrong[nb], expected)
     results = queries.bank_results(bank)
     assert results.leader.transcriber == a
     assert results.cards[0].summary.mean_wer == results.cards[1].summary.mean_wer == 0.15
@@ -171,7 +171,7 @@ def test_it_agrees_with_the_pure_summary_on_random_banks(org, tenant, live_trans
                         said[rng.randrange(len(said))] = rng.choice(words + ["tables"])
                     hypothesis = " ".join(said)
                 source = Score.LIVE if t == live_transcriber else Score.CANDIDATE
-                actions.write_score(flag, None, t.pk, source, hypothesis, expected)
+                scores.write_score(flag, None, t.pk, source, hypothesis, expected)
                 (live if t == live_transcriber else outcomes).append(
                     scoring.outcome(t.pk, line.pk, expected, hypothesis)
                 )

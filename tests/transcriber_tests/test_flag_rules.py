@@ -12,7 +12,7 @@ from django.urls import reverse
 from oncore.calls.importer import do_import_calls
 from oncore.calls.models import Line
 from tests.fixtures import make_call
-from transcriber_tests import actions, aggregates, errors, scoring, tasks
+from transcriber_tests import actions, aggregates, controls, errors, scoring, tasks
 from transcriber_tests.lines import why_not_flaggable
 from transcriber_tests.models import ControlLine, Flag, Score
 
@@ -209,11 +209,11 @@ def test_the_repair_retires_controls_that_were_flagged_before_the_rule(org, tena
     call.n_flags = 2
     call.save(update_fields=["n_flags"])
 
-    assert actions.retire_flagged_controls() == 1
+    assert controls.retire_flagged_controls() == 1
     assert not ControlLine.objects.filter(line__flag__isnull=False).exists()
     assert a.controls.get().line_id not in (first.pk, control.line_id)
     assert not aggregates.rebuild(fix=False).any
-    assert actions.retire_flagged_controls() == 0
+    assert controls.retire_flagged_controls() == 0
 
 
 def turn_rows_of(bank):

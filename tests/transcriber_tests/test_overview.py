@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from tests.fixtures import make_call
-from transcriber_tests import actions, aggregates, queries, tasks
+from transcriber_tests import actions, aggregates, queries, scores, tasks
 from transcriber_tests.models import Flag
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +27,7 @@ def flag_lines(bank, call, *, days_ago=0, tags=()):
     then = timezone.now() - timedelta(days=days_ago)
     Flag.objects.filter(pk__in=[f.pk for f in flags]).update(created_at=then, joined_at=then)
     aggregates.rebuild([bank.pk])  # the per-day totals count each flag on the day it joined the bank
-    actions.results_changed(bank.pk)
+    scores.results_changed(bank.pk)
     return flags
 
 

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from tests.transcriber_tests.runs.support import read
-from transcriber_tests import actions, aggregates, queries, tasks
+from transcriber_tests import actions, aggregates, queries, scores, tasks
 from transcriber_tests.models import Flag
 
 pytestmark = pytest.mark.django_db
@@ -51,7 +51,7 @@ def test_the_last_n_days_are_today_and_the_n_minus_1_days_before_it(bank, flag):
         moment = datetime.combine(joined, time(0, 1), UTC)
         Flag.objects.filter(pk=flag.pk).update(joined_at=moment)
         aggregates.rebuild([bank.pk])
-        actions.results_changed(bank.pk)
+        scores.results_changed(bank.pk)
         bank.refresh_from_db()
         counted = queries.bank_results(bank, 30).cards[0].summary.scored
         assert (counted > 0) == in_window, (joined, counted)

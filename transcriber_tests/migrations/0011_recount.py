@@ -1,7 +1,7 @@
 """Recount with the app's own code, as it is now, once the tables are as it expects them (the latest migration
 is the one place that runs the app's code: an earlier one would run today's code against yesterday's tables):
 
-- a control line that became a flag stops being a control (flagging now retires it, actions._retire_controls):
+- a control line that became a flag stops being a control (flagging now retires it, controls.retire):
   banks made before kept such lines as controls scored against their wrong live text; each is retired, with its
   scores, and a replacement drawn from the same call when one is left;
 - every per-day total, disagree mark and call counter is built from the scores (aggregates.rebuild), in the days
@@ -15,9 +15,9 @@ from django.db import migrations
 def recount(apps, schema_editor):
     if not apps.get_model("transcriber_tests", "Flag").objects.exists():
         return  # nothing to recount on a new database
-    from transcriber_tests import actions, aggregates
+    from transcriber_tests import aggregates, controls
 
-    actions.retire_flagged_controls()
+    controls.retire_flagged_controls()
     aggregates.rebuild()
 
 

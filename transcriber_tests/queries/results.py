@@ -123,7 +123,7 @@ def bank_results(
 ) -> BankResults:
     """The results of a bank over a window, or over the days from `date_from` to `date_to` (period_bounds).
     Cached per bank and period until the next write that changes the bank's results
-    (actions.results_changed moves bank.results_changed_at) or for a minute at most, so the window's start
+    (scores.results_changed moves bank.results_changed_at) or for a minute at most, so the window's start
     moves on; the waiting count is always fresh."""
     window_days = clamp_window(window_days)
     changed = bank.results_changed_at.isoformat()

@@ -1,0 +1,138 @@
+"""The scores of transcriber testing, written here and nowhere else: one transcriber's text on one item (a flagged
+line or one of its control lines) scored against the expected text (write_score), the live transcript scored as
+stored when an item enters a bank, every item on a line scored when its transcription is final, and the lines
+queued for a bank's candidates. The per-day totals follow in the transaction of each write (aggregates); a write
+marks its bank's results changed, so the cached results are recomputed."""
+
+from django.db import transaction
+from django.utils import timezone
+
+from . import aggregates, events, jobs, picks, scoring
+from .lines import live_transcriber_of
+from .models import Bank, ControlLine, Flag, Score, Transcription
+
+
+def _items_on_line(line_id):
+    """Flags and control lines whose audio is this line: (flag, control or None, expected text)."""
+    items = [(f, None, f.expected_text) for f in Flag.objects.filter(line_id=line_id)]
+    items += [
+        (c.flag, c, c.expected_text)
+        for c in ControlLine.objects.filter(line_id=line_id).select_related("flag")
+    ]
+    return items
+
+
+def score_values(expected: str, hypothesis: str | None) -> dict:
+    """The Score fields of one transcriber's text on one item: scored against the expected text, or failed
+    ("error" when no text came back, hypothesis None; "no text" when it has no words after normalization)."""
+    failure = scoring.failure_of(hypothesis)
+    values = {"normalizer_version": scoring.NORMALIZER_VERSION, "failure": failure, "failed": bool(failure)}
+    if failure:
+        values.update(
+            hypothesis=hypothesis or "",
+            match=False,
+            wer=None,
+            wer_units=None,
+            case_or_punctuation_only=False,
+            substitutions=0,
+            deletions=0,
+            insertions=0,
+            reference_words=0,
+        )
+        return values
+    s = scoring.score_line(expected, hypothesis)
+    values.update(
+        hypothesis=hypothesis,
+        match=s.match,
+        wer=s.wer,
+        wer_units=s.wer_units,
+        case_or_punctuation_only=s.case_or_punctuation_only,
+        substitutions=s.substitutions,
+        deletions=s.deletions,
+        insertions=s.insertions,
+        reference_words=s.reference_words,
+    )
+    return values
+
+
+def write_score(
+    flag, control, transcriber_id, source, hypothesis: str | None, expected: str, cost=None
+) -> Score:
+    """Score one item for one transcriber; `hypothesis=None` means it produced no text (failed). `cost` is the
+    audio cost of the transcription scored. The bank's totals (aggregates) follow in the same transaction."""
+    values = {**score_values(expected, hypothesis), "cost": cost}
+    with transaction.atomic(), aggregates.item_change(flag.pk, control.pk if control else None):
+        score, created = Score.objects.select_for_update().get_or_create(
+            flag=flag, control=control, transcriber_id=transcriber_id, source=source, defaults=values
+        )
+        if not created:
+            for field, value in values.items():
+                setattr(score, field, value)
+            score.save(update_fields=[*values, "scored_at"])
+    results_changed(flag.bank_id)
+    return score
+
+
+def results_changed(*bank_ids) -> None:
+    """Mark banks' results as changed, so the cached results page is recomputed on its next view."""
+    ids = [pk for pk in bank_ids if pk is not None]
+    if ids:
+        Bank.objects.filter(pk__in=ids).update(results_changed_at=timezone.now())
+
+
+def score_transcription(transcription: Transcription) -> int:
+    """Write the candidate score of every item on the transcription's line. Returns how many."""
+    items = _items_on_line(transcription.line_id)
+    done = transcription.status == Transcription.DONE
+    text, cost = (transcription.text, transcription.cost) if done else (None, None)
+    # Every flag involved is locked up front, in id order, so two lines scored at once never wait on each other.
+    list(
+        Flag.objects.select_for_update()
+        .filter(pk__in={f.pk for f, _, _ in items})
+        .order_by("pk")
+        .values_list("pk")
+    )
+    for flag, control, expected in items:
+        write_score(flag, control, transcription.transcriber_id, Score.CANDIDATE, text, expected, cost)
+    return len(items)
+
+
+def score_live(flag: Flag) -> None:
+    """The live transcript of a flag entering a bank, on its line and its control lines, is scored as stored,
+    straight away, never transcribed again."""
+    live = live_transcriber_of(flag.line.call)
+    write_score(flag, None, live.pk, Score.LIVE, flag.line.text, flag.expected_text)
+    score_live_controls(flag, flag.controls.select_related("line"), live)
+
+
+def score_live_controls(flag: Flag, controls, live=None) -> None:
+    """The live transcript of some of a flag's control lines (new ones), scored as stored."""
+    live = live or live_transcriber_of(flag.line.call)
+    for control in controls:
+        write_score(flag, control, live.pk, Score.LIVE, control.line.text, control.expected_text)
+
+
+def queue_lines(organization_id: int, lines, transcriber_ids) -> int:
+    """Make sure each (line, transcriber) has a transcription; score items at once where one already exists.
+    Returns how many transcriptions were newly queued."""
+    lines = list(lines)
+    existing = {
+        (t.line_id, t.transcriber_id): t
+        for t in Transcription.objects.filter(line__in=lines, transcriber_id__in=transcriber_ids)
+    }
+    new, reused = [], set()
+    for line in lines:
+        for tid in transcriber_ids:
+            found = existing.get((line.pk, tid))
+            if found is None:
+                new.append(Transcription(organization_id=organization_id, line=line, transcriber_id=tid))
+            elif found.status in jobs.FINISHED:
+                score_transcription(found)
+                reused.add(line.pk)
+    Transcription.objects.bulk_create(new, ignore_conflicts=True)
+    if new:
+        transaction.on_commit(lambda: jobs.pump(organization_id))
+    # Scores from reused transcriptions may complete an item: the judge is asked as when a transcription ends.
+    picks.ask_later(reused)
+    events.scores_written(organization_id, reused)
+    return len(new)
