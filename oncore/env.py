@@ -27,7 +27,7 @@ def env_bool(name: str, default: bool) -> bool:
     )
 
 
-def env_int(name: str, default: int, minimum: int | None = None) -> int:
+def env_int(name: str, default: int, minimum: int | None = None, maximum: int | None = None) -> int:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -35,12 +35,11 @@ def env_int(name: str, default: int, minimum: int | None = None) -> int:
         value = int(raw)
     except ValueError:
         raise ImproperlyConfigured(f"{name}={raw!r} is not a whole number.") from None
-    if minimum is not None and value < minimum:
-        raise ImproperlyConfigured(f"{name}={value} must be at least {minimum}.")
+    _check_range(name, value, minimum, maximum)
     return value
 
 
-def env_float(name: str, default: float, minimum: float | None = None) -> float:
+def env_float(name: str, default: float, minimum: float | None = None, maximum: float | None = None) -> float:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -48,9 +47,15 @@ def env_float(name: str, default: float, minimum: float | None = None) -> float:
         value = float(raw)
     except ValueError:
         raise ImproperlyConfigured(f"{name}={raw!r} is not a number.") from None
+    _check_range(name, value, minimum, maximum)
+    return value
+
+
+def _check_range(name: str, value, minimum, maximum) -> None:
     if minimum is not None and value < minimum:
         raise ImproperlyConfigured(f"{name}={value} must be at least {minimum}.")
-    return value
+    if maximum is not None and value > maximum:
+        raise ImproperlyConfigured(f"{name}={value} must be at most {maximum}.")
 
 
 def env_list(name: str, default: list[str]) -> list[str]:

@@ -244,7 +244,8 @@ ONCORE = {
     # run page warns, and the size of the sample set aside for a person to review.
     "RUN_CALIBRATION_LINES": env_int("ONCORE_RUN_CALIBRATION_LINES", 20, minimum=0),
     "RUN_CALIBRATION_WARN": env_float("ONCORE_RUN_CALIBRATION_WARN", 0.8, minimum=0.0),
-    "RUN_REVIEW_LINES": env_int("ONCORE_RUN_REVIEW_LINES", 120, minimum=0),
+    # The sample is at most 120 lines, as the product promises: a larger value fails here, at start-up.
+    "RUN_REVIEW_LINES": env_int("ONCORE_RUN_REVIEW_LINES", 120, minimum=0, maximum=120),
     # Limits that keep one organization's input from exhausting the server (docs/deploy.md says why each).
     # A recording longer than this, or sampled faster, is refused at import, naming the call.
     "MAX_RECORDING_S": env_float("ONCORE_MAX_RECORDING_S", 4 * 3600.0, minimum=1.0),

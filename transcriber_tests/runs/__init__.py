@@ -35,5 +35,5 @@ it, and a second start gets RunInProgress naming the run in progress.
 Settings (settings.ONCORE, which oncore/settings.py reads from these environment variables):
     RUN_CALIBRATION_LINES   ONCORE_RUN_CALIBRATION_LINES   lines replayed through the live transcriber (20)
     RUN_CALIBRATION_WARN    ONCORE_RUN_CALIBRATION_WARN    audio path agreement below this warns (0.8)
-    RUN_REVIEW_LINES        ONCORE_RUN_REVIEW_LINES        judge-labelled lines set aside for review (120)
+    RUN_REVIEW_LINES        ONCORE_RUN_REVIEW_LINES        judge-labelled lines set aside for review (120, at most 120)
 """

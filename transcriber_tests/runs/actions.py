@@ -305,7 +305,7 @@ def do_start_run(
                 candidate=candidate,
                 seed=seed,
                 calibration_size=size,
-                review_size=config().run_review_lines,
+                review_size=pipeline.review_size(config().run_review_lines),
                 estimate=estimate.as_dict(),
                 created_by=user if user is not None and user.is_authenticated else None,
             )

@@ -494,6 +494,14 @@ def _verdict(run: Run) -> None:
 
 
 REVIEWED_SOURCES = (RunLine.BY_JUDGE, RunLine.BY_RULE)
+# The review sample is at most 120 lines, as the product promises: ONCORE_RUN_REVIEW_LINES cannot be set higher
+# (settings.py refuses it at start-up), and a run's review_size is held to it whatever it says.
+MAX_REVIEW_LINES = 120
+
+
+def review_size(wanted: int) -> int:
+    """The review sample's size for a run that asks for `wanted` lines: never more than MAX_REVIEW_LINES."""
+    return max(0, min(wanted, MAX_REVIEW_LINES))
 
 
 def stratified_sample(pool: dict, room: int, rng: random.Random) -> list:
@@ -509,11 +517,12 @@ def stratified_sample(pool: dict, room: int, rng: random.Random) -> list:
 
 
 def _review_sample(run: Run) -> int:
-    """Set aside up to `run.review_size` lines labelled by the judge or by rule, stratified by label (every label
-    as evenly represented as the run allows), at random within each (seeded by the run). Safe to repeat: lines
-    already in the sample stay, and the sample only grows up to its size."""
+    """Set aside up to `run.review_size` lines (never more than MAX_REVIEW_LINES) labelled by the judge or by
+    rule, stratified by label (every label as evenly represented as the run allows), at random within each
+    (seeded by the run). Safe to repeat: lines already in the sample stay, and the sample only grows up to its
+    size."""
     have = set(run.lines.filter(in_review=True).values_list("pk", flat=True))
-    room = run.review_size - len(have)
+    room = review_size(run.review_size) - len(have)
     if room <= 0:
         return 0
     pool: dict[str, set] = {}

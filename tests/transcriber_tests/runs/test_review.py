@@ -4,13 +4,19 @@ the same view after a plain post."""
 
 # ruff: noqa: F811 (tests take the imported fixtures as parameters)
 
+import os
 import re
+import subprocess
+import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.test import override_settings
 from django.urls import reverse
 
+from oncore.calls.models import Call, Line
 from transcriber_tests import actions
 from transcriber_tests.models import Run, RunLine
 from transcriber_tests.runs import actions as run_actions
@@ -111,3 +117,80 @@ def test_it_comes_back_to_the_same_view_after_a_plain_answer(admin_client, done_
     assert answer["Location"] == reverse("runs:review", args=[done_run.pk]) + f"?show=todo#rl-{rl.pk}"
     after = read(admin_client.get(answer["Location"]).content)
     assert "1 of 4 lines reviewed" in after
+
+
+# ---------------------------------------------------------------- at most 120 lines
+
+
+def test_it_refuses_to_start_with_a_review_sample_over_120_lines():
+    """ONCORE_RUN_REVIEW_LINES cannot promise more than the description's 120: the server does not start, and the
+    message names the variable."""
+    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "oncore.settings", "DEBUG": "1"}
+    environment.pop("DATABASE_URL", None)
+    code = "import django; django.setup(); from django.conf import settings; print(settings.ONCORE['RUN_REVIEW_LINES'])"
+    started = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=settings.BASE_DIR,
+        env={**environment, "ONCORE_RUN_REVIEW_LINES": "121"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert started.returncode != 0
+    assert "ONCORE_RUN_REVIEW_LINES=121 must be at most 120." in started.stderr
+    allowed = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=settings.BASE_DIR,
+        env={**environment, "ONCORE_RUN_REVIEW_LINES": "120"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert allowed.returncode == 0, allowed.stderr
+    assert allowed.stdout.strip() == "120"
+
+
+def test_it_sets_aside_at_most_120_lines_for_review_whatever_the_run_asks(api, org, tenant, world, no_judge):
+    cand = world.candidate("cand")
+    bank = actions.do_create_bank(org, name="Large", controls_per_flag=0)
+    # A setting forced past the limit (as a test or a shell could) does not raise it: the run asks for 120.
+    with override_settings(ONCORE={**settings.ONCORE, "RUN_REVIEW_LINES": 500}):
+        call = world.call([Say("hello")])
+        started = run_actions.do_start_run(bank, [call.pk], candidate=cand, confirmed=True)
+    assert started.review_size == 120
+    run_actions.do_cancel_run(started)
+
+    # A run whose row says more (an older run, an edit) still sets aside 120 of its 130 judge-labelled lines.
+    call = Call.objects.create(
+        tenant=tenant, started_at=datetime.now(UTC), recorded=True, live_transcriber=world.live
+    )
+    lines = Line.objects.bulk_create(
+        Line(call=call, position=i, speaker="caller", text=f"line {i}", start_s=i, end_s=i + 0.5)
+        for i in range(130)
+    )
+    run = Run.objects.create(
+        organization=org,
+        bank=bank,
+        bank_name=bank.name,
+        candidate=cand,
+        seed=7,
+        review_size=500,
+        status=Run.JUDGING,
+    )
+    RunLine.objects.bulk_create(
+        RunLine(
+            run=run,
+            line=line,
+            position=i,
+            compared=True,
+            differs=True,
+            live_text=line.text,
+            candidate_text="something else",
+            label=(RunLine.SAME_MEANING, RunLine.BOTH_WRONG)[i % 2],
+            label_source=RunLine.BY_JUDGE,
+        )
+        for i, line in enumerate(lines)
+    )
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    assert api.get(f"/runs/{run.pk}").json()["review"]["sample"] == 120
+    assert api.get(f"/runs/{run.pk}/review").json()["count"] == 120
