@@ -58,6 +58,7 @@ DASHBOARD = {
     "tt:bank": ("get", lambda o: {"pk": o["bank"].pk}),
     "tt:bank_edit": ("get", lambda o: {"pk": o["bank"].pk}),
     "tt:bank_delete": ("post", lambda o: {"pk": o["bank"].pk}),
+    "tt:bank_redraw_controls": ("post", lambda o: {"pk": o["bank"].pk}),
     "tt:bank_candidates": ("get", lambda o: {"pk": o["bank"].pk}),
     "tt:candidate_move": ("post", lambda o: {"pk": o["bank"].pk, "transcriber_pk": o["candidate"].pk}),
     "tt:candidate_remove": ("post", lambda o: {"pk": o["bank"].pk, "transcriber_pk": o["candidate"].pk}),

@@ -4,43 +4,52 @@ a flag (retire: its live text is known to be wrong now), and drawn again to a ba
 (redraw, after its setting changed; estimate_redraw says what that would cost first)."""
 
 import random
+from dataclasses import dataclass
+from decimal import Decimal
 
 from django.db import transaction
+from django.db.models import Count
 
 from oncore.calls.models import Call, Line
+from oncore.formats import money
+from oncore.templatetags.oncore_tags import dollars
+from oncore.transcribers.engines.base import cost_for
 
-from . import aggregates, scores, scoring
-from .lines import replayable
-from .models import Bank, ControlLine, Flag
+from . import aggregates, errors, jobs, scores, scoring
+from .lines import clip_seconds, replayable
+from .models import Bank, ControlLine, Flag, Transcription
 
 
-def draw(
-    flag: Flag, bank: Bank, rng: random.Random | None = None, count: int | None = None
-) -> list[ControlLine]:
-    """Draw the bank's number of control lines for a flag entering it, at random among the other caller lines
-    of its call that have audio timing (replayable: not longer than ONCORE_MAX_LINE_S) and whose live text has
-    words (it is their expected text). Never a
-    flagged line (its live text is known to be wrong), and never a line already serving as a control in this
-    bank, so two flags on one call never count one line twice. A call with fewer such lines gives fewer.
-    The call's row is locked while drawing, so two flags on one call draw one after the other. `count`: how many
-    to draw (default: the bank's setting as it is now; a settings change applies to the flags that enter the
-    bank after it)."""
-    if count is None:
-        count = Bank.objects.values_list("controls_per_flag", flat=True).get(pk=bank.pk)
-    if count <= 0:
-        return []
-    call_id = flag.line.call_id
-    Call.objects.select_for_update().filter(pk=call_id).first()
-    in_bank = ControlLine.objects.filter(flag__bank=bank, line__call_id=call_id).values("line_id")
-    pool = [
+def _pool(flag: Flag, bank: Bank) -> list[Line]:
+    """The lines a flag may draw as controls: the other caller lines of its call that have audio timing
+    (replayable: not longer than ONCORE_MAX_LINE_S) and whose live text has words (it is their expected text);
+    never a flagged line (its live text is known to be wrong), and never a line already serving as a control in
+    this bank, so two flags on one call never count one line twice."""
+    in_bank = ControlLine.objects.filter(flag__bank=bank, line__call_id=flag.line.call_id).values("line_id")
+    return [
         line
-        for line in replayable(Line.objects.filter(call_id=call_id, speaker=Line.CALLER))
+        for line in replayable(Line.objects.filter(call_id=flag.line.call_id, speaker=Line.CALLER))
         .exclude(pk=flag.line_id)
         .filter(flag__isnull=True)
         .exclude(pk__in=in_bank)
         .order_by("position")
         if scoring.has_words(line.text)
     ]
+
+
+def draw(
+    flag: Flag, bank: Bank, rng: random.Random | None = None, count: int | None = None
+) -> list[ControlLine]:
+    """Draw the bank's number of control lines for a flag entering it, at random among the lines its call has
+    left for it (_pool). A call with fewer such lines gives fewer. The call's row is locked while drawing, so two
+    flags on one call draw one after the other. `count`: how many to draw (default: the bank's setting as it is
+    now)."""
+    if count is None:
+        count = Bank.objects.values_list("controls_per_flag", flat=True).get(pk=bank.pk)
+    if count <= 0:
+        return []
+    Call.objects.select_for_update().filter(pk=flag.line.call_id).first()
+    pool = _pool(flag, bank)
     chosen = (rng or random.SystemRandom()).sample(pool, min(count, len(pool)))
     return [ControlLine.objects.create(flag=flag, line=line, expected_text=line.text) for line in chosen]
 
@@ -79,3 +88,102 @@ def retire_flagged_controls() -> int:
             retire(line)
         retired += 1
     return retired
+
+
+# ---------------------------------------------------------------- drawing again to a bank's new number
+
+
+@dataclass(frozen=True)
+class RedrawEstimate:
+    """What drawing a bank's flags' controls again to its setting would do: `flags` whose number differs,
+    `removed` controls over the number (with their scores), `added` lines to draw (as many as their calls have
+    left), `to_transcribe` of those × candidates not yet transcribed, and what that costs (the candidates'
+    prices on those lines' clips, an average over the lines each flag could draw, since the draw is random)."""
+
+    controls_per_flag: int
+    flags: int
+    removed: int
+    added: int
+    to_transcribe: int
+    already_transcribed: int
+    cost: Decimal
+
+    def as_dict(self) -> dict:
+        return {
+            "controls_per_flag": self.controls_per_flag,
+            "flags": self.flags,
+            "removed": self.removed,
+            "added": self.added,
+            "to_transcribe": self.to_transcribe,
+            "already_transcribed": self.already_transcribed,
+            "cost": money(self.cost),
+        }
+
+
+def _differing(bank: Bank):
+    """The bank's flags whose number of controls is not its setting, with that number."""
+    return (
+        Flag.objects.filter(bank=bank)
+        .annotate(n_controls=Count("controls"))
+        .exclude(n_controls=bank.controls_per_flag)
+        .select_related("line")
+        .order_by("joined_at", "id")
+    )
+
+
+def estimate_redraw(bank: Bank) -> RedrawEstimate:
+    """What do_redraw would do and cost now."""
+    want = bank.controls_per_flag
+    candidates = list(bank.candidates.select_related("transcriber"))
+    flags = removed = added = to_transcribe = reused = 0
+    cost = Decimal(0)
+    for flag in _differing(bank):
+        flags += 1
+        if flag.n_controls > want:
+            removed += flag.n_controls - want
+            continue
+        pool = _pool(flag, bank)
+        n = min(want - flag.n_controls, len(pool))
+        added += n
+        if not pool or not n:
+            continue
+        done = Transcription.objects.filter(line__in=pool).values_list("line_id", "transcriber_id")
+        done = set(done)
+        for c in candidates:
+            share = sum(1 for line in pool if (line.pk, c.transcriber_id) not in done) / len(pool)
+            to_transcribe += round(n * share)
+            reused += n - round(n * share)
+            seconds = sum(clip_seconds(line) for line in pool) / len(pool) * n * share
+            cost += cost_for(seconds, c.transcriber.price_per_minute)
+    return RedrawEstimate(want, flags, removed, added, to_transcribe, reused, cost)
+
+
+def do_redraw(bank: Bank, *, confirmed: bool = False, rng=None) -> RedrawEstimate:
+    """Bring every flag of the bank to its number of control lines: controls over the number leave (the newest
+    drawn first, with their scores and picks), and the missing ones are drawn from the same call (as many as it
+    has left), scored live at once and queued for every candidate. The estimate must be confirmed."""
+    estimate = estimate_redraw(bank)
+    if not confirmed:
+        raise errors.EstimateNotConfirmed(
+            f"Drawing the controls of {estimate.flags} flags again removes {estimate.removed} and draws "
+            f"{estimate.added} control lines: {estimate.to_transcribe} transcriptions by the bank's candidates, "
+            f"about {dollars(estimate.cost)}. Confirm the estimate to draw them.",
+            estimate,
+        )
+    if estimate.added:
+        jobs.check_capacity(bank.organization_id)
+    rng = rng or random.SystemRandom()
+    candidate_ids = list(bank.candidates.values_list("transcriber_id", flat=True))
+    with transaction.atomic():
+        Bank.objects.select_for_update().get(pk=bank.pk)
+        for flag in _differing(bank):
+            Call.objects.select_for_update().filter(pk=flag.line.call_id).first()
+            aggregates.flag_leaving(flag.pk)
+            extra = list(flag.controls.order_by("-id")[: max(0, flag.n_controls - bank.controls_per_flag)])
+            ControlLine.objects.filter(pk__in=[c.pk for c in extra]).delete()  # with their scores and picks
+            drawn = draw(flag, bank, rng, count=max(0, bank.controls_per_flag - flag.n_controls))
+            aggregates.flag_entered(flag.pk)
+            scores.score_live_controls(flag, drawn)
+            scores.queue_lines(flag.organization_id, [c.line for c in drawn], candidate_ids)
+        scores.results_changed(bank.pk)
+    return estimate

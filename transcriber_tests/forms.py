@@ -103,8 +103,9 @@ class BankForm(forms.Form):
         initial=1,
         label="Control lines per flag",
         help_text="Unflagged caller lines of the same call scored with each flag. A change applies to flags "
-        "made or moved into the bank from now on; flags already in it keep their controls, and the results "
-        "page shows the mix. Compare banks only when they use the same setting.",
+        "made or moved into the bank from now on; after saving you are offered to draw the controls of the "
+        "flags already in it again (with the cost), or to keep the mix, which the results page shows. Compare "
+        "banks only when they use the same setting.",
     )
 
     def action_kwargs(self) -> dict:

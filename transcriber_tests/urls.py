@@ -19,6 +19,7 @@ tt_patterns = [
     path("banks/<int:pk>/", views.bank_results, name="bank"),
     path("banks/<int:pk>/edit/", views.bank_edit, name="bank_edit"),
     path("banks/<int:pk>/delete/", views.bank_delete, name="bank_delete"),
+    path("banks/<int:pk>/controls/redraw/", views.bank_redraw_controls, name="bank_redraw_controls"),
     path("banks/<int:pk>/candidates/", views.bank_candidates, name="bank_candidates"),
     path("banks/<int:pk>/candidates/<int:transcriber_pk>/move/", views.candidate_move, name="candidate_move"),
     path(

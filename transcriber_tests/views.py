@@ -12,7 +12,7 @@ from django_htmx.http import HTMX_STOP_POLLING
 from oncore.accounts.access import admin_required, admins_of, current_membership
 from oncore.http import clip_response, id_in, query_without_page, redirect_next
 
-from . import actions, exports, lookups, queries, scoring
+from . import actions, controls, exports, lookups, queries, scoring
 from .errors import ActionError, EstimateNotConfirmed
 from .forms import AddCandidateForm, BankForm, CallFilterForm, FlagForm, MoveFlagForm
 from .lines import bank_lines
@@ -303,19 +303,44 @@ def bank_edit(request, pk):
     bank = lookups.bank(request.org, pk)
     form = BankForm(request.POST or None, initial=BankForm.initial_for(bank))
     if request.method == "POST" and form.is_valid():
+        before = bank.controls_per_flag
         try:
             actions.do_update_bank(bank, **form.action_kwargs())
         except ActionError as exc:
             form.add_error("name", exc.message)
         else:
+            if bank.controls_per_flag != before and controls.estimate_redraw(bank).flags:
+                # The flags already in it keep their controls unless the admin draws them again: offer it here.
+                messages.success(
+                    request, "Bank saved. Flags already in it keep their controls unless you draw them again."
+                )
+                return redirect("tt:bank_edit", bank.pk)
             messages.success(request, "Bank saved.")
             return redirect("tt:bank", bank.pk)
     return render(
         request,
         "transcriber_tests/bank_form.html",
-        {"form": form, "bank": bank},
+        {"form": form, "bank": bank, "redraw": controls.estimate_redraw(bank)},
         status=422 if form.errors else 200,
     )
+
+
+@require_POST
+@admin_required
+def bank_redraw_controls(request, pk):
+    """Draw the controls of the bank's flags again to its setting (the estimate was shown on the settings page)."""
+    bank = lookups.bank(request.org, pk)
+    try:
+        done = controls.do_redraw(bank, confirmed=request.POST.get("confirmed") == "on")
+    except ActionError as exc:
+        messages.error(request, exc.message)
+        return redirect("tt:bank_edit", bank.pk)
+    messages.success(
+        request,
+        f"Controls drawn again for {done.flags} flag{'s' if done.flags != 1 else ''}: {done.added} added, "
+        f"{done.removed} removed; the candidates are transcribing the new ones.",
+    )
+    return redirect("tt:bank", bank.pk)
 
 
 @require_POST

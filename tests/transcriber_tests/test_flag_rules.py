@@ -12,6 +12,7 @@ from django.urls import reverse
 from oncore.calls.importer import do_import_calls
 from oncore.calls.models import Line
 from tests.fixtures import make_call
+from tests.transcriber_tests.runs.support import read
 from transcriber_tests import actions, aggregates, controls, errors, scoring, tasks
 from transcriber_tests.lines import why_not_flaggable
 from transcriber_tests.models import ControlLine, Flag, Score
@@ -252,3 +253,66 @@ def test_the_flag_form_says_the_live_transcript_already_says_it_and_asks_to_conf
 
     response = admin_client.post(url, {**form, "confirm_matches_live": "on"}, HTTP_HX_REQUEST="true")
     assert response.status_code == 200 and Flag.objects.filter(line=line).exists()
+
+
+# ---------------------------------------------------------------- drawing controls again after the setting changed
+
+
+def test_it_offers_to_draw_the_flags_controls_again_when_the_setting_changes_and_does_on_request(
+    org, tenant, live_transcriber, make_transcriber, admin_client
+):
+    bank = actions.do_create_bank(org, name="B", controls_per_flag=1)
+    actions.do_add_candidate(bank, make_transcriber("x", "hello", price="0.006"), confirmed=True)
+    flags = []
+    for _ in range(3):
+        call = make_call(tenant, live_transcriber, caller_texts=["one two", "three four", "five six", "seven"])
+        flags.append(actions.do_flag_line(caller_lines(call)[0], "one too", bank=bank))
+    tasks.drain()
+    edit = reverse("tt:bank_edit", args=[bank.pk])
+    saved = admin_client.post(edit, {"name": "B", "threshold_pct": "60", "controls_per_flag": "2"}, follow=True)
+    offer = read(saved.content, "Controls of the flags already in this bank")
+    assert "3 flags carry another number of control lines than the bank's 2 per flag" in offer
+    assert "removes 0 control lines and draws 3 from the same calls" in offer
+    assert "3 transcriptions by the bank's candidates, about under $0.01" in offer
+    call = make_call(tenant, live_transcriber, caller_texts=["one two", "three four", "five six", "seven"])
+    flags.append(actions.do_flag_line(caller_lines(call)[0], "one too", bank=bank))  # drawn with 2: a mix
+    tasks.drain()
+    bank.refresh_from_db()
+    assert "Control lines per flag differ" in admin_client.get(reverse("tt:bank", args=[bank.pk])).content.decode()
+
+    admin_client.post(reverse("tt:bank_redraw_controls", args=[bank.pk]), {"confirmed": "on"})
+    tasks.drain()
+    assert [f.controls.count() for f in flags] == [2, 2, 2, 2]
+    assert not aggregates.rebuild(fix=False).any
+    bank.refresh_from_db()
+    page = admin_client.get(reverse("tt:bank", args=[bank.pk])).content.decode()
+    assert "Control lines per flag differ" not in page  # no mix left
+    assert_controls_sound()
+    assert "Controls of the flags already in this bank" not in admin_client.get(edit).content.decode()
+
+
+def test_declining_keeps_the_mix_and_the_warning(org, tenant, live_transcriber, admin_client):
+    bank = actions.do_create_bank(org, name="B", controls_per_flag=2)
+    calls = [make_call(tenant, live_transcriber, caller_texts=["one two", "three four", "five six"]) for _ in "ab"]
+    flag = actions.do_flag_line(caller_lines(calls[0])[0], "one too", bank=bank)
+    actions.do_update_bank(bank, controls_per_flag=0)
+    actions.do_flag_line(caller_lines(calls[1])[0], "one too", bank=bank)
+    refused = admin_client.post(reverse("tt:bank_redraw_controls", args=[bank.pk]))  # not confirmed
+    assert refused.status_code == 302 and flag.controls.count() == 2
+    bank.refresh_from_db()
+    page = admin_client.get(reverse("tt:bank", args=[bank.pk])).content.decode()
+    assert "Control lines per flag differ in this window: 1 flag with 0 controls, 1 with 2" in page
+
+
+def test_the_api_estimates_and_draws_the_controls_again(api, org, tenant, live_transcriber):
+    bank = actions.do_create_bank(org, name="B", controls_per_flag=2)
+    call = make_call(tenant, live_transcriber, caller_texts=["one two", "three four", "five six"])
+    flag = actions.do_flag_line(caller_lines(call)[0], "one too", bank=bank)
+    actions.do_update_bank(bank, controls_per_flag=1)
+    estimate = api.get(f"/banks/{bank.pk}/controls/estimate").json()
+    assert (estimate["flags"], estimate["removed"], estimate["added"]) == (1, 1, 0)
+    refused = api.post(f"/banks/{bank.pk}/controls/redraw", {})
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "estimate_not_confirmed"
+    assert refused.json()["error"]["detail"] == estimate and flag.controls.count() == 2
+    assert api.post(f"/banks/{bank.pk}/controls/redraw", {"confirm": True}).json()["removed"] == 1
+    assert flag.controls.count() == 1 and not aggregates.rebuild(fix=False).any

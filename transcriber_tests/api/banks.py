@@ -13,13 +13,14 @@ from pydantic import field_validator, model_validator
 from benchmark import selectors as benchmark
 from oncore.api import created
 from oncore.transcribers.models import Transcriber
-from transcriber_tests import actions, exports, jobs, lookups, queries
+from transcriber_tests import actions, controls, exports, jobs, lookups, queries
 from transcriber_tests.models import Bank, Candidate
 
 from ..shapes.banks import (
     BankOut,
     CandidateOut,
     EstimateOut,
+    RedrawEstimateOut,
     ResultsOut,
     bank_out,
     banks_of,
@@ -120,6 +121,31 @@ def edit_bank(request, bank_id: int, body: BankEdit):
         bank, **{k: v for k, v in body.model_dump(exclude_unset=True).items() if v is not None}
     )
     return bank_out(banks_of(request.org).get(pk=bank.pk))
+
+
+class ConfirmIn(BodyIn):
+    confirm: bool = Field(False, description="Must be true: send the request once the estimate was accepted.")
+
+
+@banks.get(
+    "/banks/{int:bank_id}/controls/estimate",
+    **doc(200, RedrawEstimateOut, "What drawing the controls again would do and cost.", "not_found"),
+)
+def estimate_controls(request, bank_id: int):
+    """After the bank's `controls_per_flag` changed, its flags keep the controls they were drawn with (the results'
+    `control_mix` shows the mix). This says what drawing them again to the new number would do and cost."""
+    return controls.estimate_redraw(_bank(request, bank_id)).as_dict()
+
+
+@banks.post(
+    "/banks/{int:bank_id}/controls/redraw",
+    **doc(200, RedrawEstimateOut, "Drawn again.", "not_found", "estimate_not_confirmed", "queue_full"),
+)
+def redraw_controls(request, bank_id: int, body: ConfirmIn):
+    """Bring every flag of the bank to its number of control lines: the extra ones leave with their scores, the
+    missing ones are drawn from the same calls and queued for every candidate. Without `"confirm": true` nothing
+    changes and the answer is 409 estimate_not_confirmed with the estimate in `detail`."""
+    return controls.do_redraw(_bank(request, bank_id), confirmed=body.confirm).as_dict()
 
 
 @banks.delete("/banks/{int:bank_id}", **doc(204, None, "Deleted.", "not_found"))

@@ -71,6 +71,23 @@ class EstimateOut(Schema):
     )
 
 
+class RedrawEstimateOut(Schema):
+    """What drawing a bank's flags' controls again to its setting does: GET .../controls/estimate, the answer of
+    POST .../controls/redraw and `detail` of its estimate_not_confirmed."""
+
+    controls_per_flag: int = Field(description="The bank's setting the flags are brought to.")
+    flags: int = Field(description="Flags whose number of control lines differs from it.")
+    removed: int = Field(description="Control lines over the number, taken out with their scores.")
+    added: int = Field(description="Control lines to draw from the same calls (as many as they have left).")
+    to_transcribe: int = Field(
+        description="Transcriptions the bank's candidates would make (an average: the draw is random)."
+    )
+    already_transcribed: int = Field(
+        description="Of the new lines' transcriptions, those already made: free."
+    )
+    cost: Money = Field(description="About what the new transcriptions cost, USD.")
+
+
 class Interval(Schema):
     low: float
     high: float
