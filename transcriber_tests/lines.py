@@ -6,6 +6,7 @@ from django.db.models import F, Q
 
 from oncore import audio
 from oncore.calls.models import Line
+from oncore.calls.recording import why_not_recorded
 from oncore.config import config
 from oncore.transcribers.models import Transcriber
 
@@ -57,11 +58,8 @@ def why_not_flaggable(line, *, check_audio: bool = True) -> errors.ActionError |
     call = line.call
     if line.speaker != Line.CALLER:
         return errors.LineNotCaller("Only caller lines can be flagged; this is an assistant line.")
-    if not call.recorded or not call.recording:
-        return errors.LineNotRecorded(
-            f"Call {call.pk} was not recorded, so its lines cannot be replayed. "
-            "Turn recording on for the assistant; it covers calls from then on."
-        )
+    if not_recorded := why_not_recorded(call):  # what the assistant's recording setting says of the call
+        return errors.LineNotRecorded(not_recorded)
     if live_transcriber_of(call) is None:
         return errors.LiveTranscriberUnknown(
             f"The transcriber call {call.pk} ran on is unknown"

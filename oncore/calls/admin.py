@@ -5,8 +5,10 @@ from .models import Assistant, Call, Line
 
 @admin.register(Assistant)
 class AssistantAdmin(admin.ModelAdmin):
-    list_display = ["name", "tenant", "transcriber"]
+    list_display = ["name", "tenant", "transcriber", "records_from", "records_until"]
     list_filter = ["tenant"]
+    # Turning recording on sets records_from (and clears records_until); turning it off sets records_until. Calls
+    # already imported keep what they were: the setting covers calls imported from then on without their own word.
 
 
 class LineInline(admin.TabularInline):

@@ -92,6 +92,10 @@ class AssistantIn(_Loose):
     name: str
     instructions: str = ""
     transcriber: str | TranscriberRefIn | None = None
+    # The recording setting (ISO 8601 with a time zone; both checked by _recording_setting): from when the
+    # assistant records calls (null: none) and until when (null: it still records).
+    records_from: str | None = None
+    records_until: str | None = None
 
 
 class TenantIn(_Loose):
@@ -164,11 +168,34 @@ def _transcriber(ref, where):
     raise ImportFormatError(f"{where}: a transcriber is {{'slug': ...}}, {{'id': ...}} or {{'name': ...}}.")
 
 
-def _parse_time(value, where) -> datetime:
-    parsed = parse_datetime(str(value))
+def _parse_time(value, where, field: str = "started_at") -> datetime:
+    try:
+        parsed = parse_datetime(str(value))
+    except ValueError:  # well formed but not a date ("2026-02-30T10:00:00+00:00")
+        parsed = None
     if parsed is None or parsed.tzinfo is None:
-        raise ImportFormatError(f"{where}: started_at {value!r} must be ISO 8601 with a time zone.")
+        raise ImportFormatError(f"{where}: {field} {value!r} must be ISO 8601 with a time zone.")
     return parsed
+
+
+def _recording_setting(spec: AssistantIn, where: str, shift: timedelta) -> dict | None:
+    """The assistant's recording setting as the file states it ({"records_from", "records_until"}), or None when
+    the file says nothing of it (an assistant that exists keeps its own; a new one records no calls)."""
+    if not {"records_from", "records_until"} & spec.model_fields_set:
+        return None
+    start, until = (
+        None if value is None else _parse_time(value, where, field) + shift
+        for value, field in ((spec.records_from, "records_from"), (spec.records_until, "records_until"))
+    )
+    if until is not None and start is None:
+        raise ImportFormatError(
+            f"{where}: records_until needs records_from (when recording was turned on before it was turned off)."
+        )
+    if until is not None and until <= start:
+        raise ImportFormatError(
+            f"{where}: records_until {spec.records_until!r} must be after records_from {spec.records_from!r}."
+        )
+    return {"records_from": start, "records_until": until}
 
 
 def _not_json(constant):
@@ -236,6 +263,14 @@ def _timing(ln: LineIn, lwhere: str, duration_s: float | None):
     return float(start), float(end)
 
 
+def _recorded(spec: CallIn, assistant, started_at) -> bool:
+    """What a call's `recorded` says; without it, whether it was: it carries its recording, or its assistant was
+    recording calls when it started."""
+    if spec.recorded is not None:
+        return spec.recorded
+    return bool(spec.recording) or (assistant is not None and assistant.records_at(started_at))
+
+
 def do_import_calls(path, organization, *, shift_to=None, name: str | None = None) -> dict:
     """Load a calls file into an organization, its recordings read from the file's folder. Calls already imported
     (same tenant and external_id) are skipped, so importing twice changes nothing. `shift_to` moves every date so
@@ -253,7 +288,7 @@ def do_import_calls(path, organization, *, shift_to=None, name: str | None = Non
     data = validate(parse_json(text, name), name)
     shift = timedelta(0)
     if shift_to is not None and data.reference_date:
-        shift = shift_to - _parse_time(data.reference_date, "reference_date")
+        shift = shift_to - _parse_time(data.reference_date, name, "reference_date")
 
     counts = {"tenants": 0, "assistants": 0, "calls": 0, "lines": 0, "skipped": 0}
     with transaction.atomic():
@@ -271,11 +306,17 @@ def do_import_calls(path, organization, *, shift_to=None, name: str | None = Non
             if tenant is None:
                 raise ImportFormatError(f"{where}: tenant {spec.tenant!r} is not listed under 'tenants'.")
             transcriber, _ = _transcriber(spec.transcriber, where)
+            setting = _recording_setting(spec, where, shift)
             assistant, created = Assistant.objects.get_or_create(
                 tenant=tenant,
                 name=spec.name,
-                defaults={"instructions": spec.instructions, "transcriber": transcriber},
+                defaults={"instructions": spec.instructions, "transcriber": transcriber, **(setting or {})},
             )
+            if not created and setting is not None:
+                # The file is the newer word on the setting (the assistant's other fields are kept as they are).
+                for field, value in setting.items():
+                    setattr(assistant, field, value)
+                assistant.save(update_fields=list(setting))
             assistants[(tenant.slug, assistant.name)] = assistant
             counts["assistants"] += created
 
@@ -297,12 +338,13 @@ def do_import_calls(path, organization, *, shift_to=None, name: str | None = Non
                 if assistant is None:
                     raise ImportFormatError(f"{where}: assistant {spec.assistant!r} is not listed.")
             live, live_name = _transcriber(spec.live_transcriber, where)
+            started_at = _parse_time(spec.started_at, where) + shift
             call = Call(
                 tenant=tenant,
                 assistant=assistant,
                 external_id=external_id,
-                started_at=_parse_time(spec.started_at, where) + shift,
-                recorded=bool(spec.recording) if spec.recorded is None else spec.recorded,
+                started_at=started_at,
+                recorded=_recorded(spec, assistant, started_at),
                 live_transcriber=live,
                 live_transcriber_name=live_name,
             )

@@ -1,6 +1,8 @@
 from django.db import models
 from django.db.models import Q
 
+from .recording import recording_setting, why_not_recorded
+
 
 class Assistant(models.Model):
     tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="assistants")
@@ -9,12 +11,39 @@ class Assistant(models.Model):
     transcriber = models.ForeignKey(
         "transcribers.Transcriber", on_delete=models.PROTECT, null=True, blank=True, related_name="assistants"
     )
+    # Recording: the assistant records its calls from `records_from` on (null: it records none), until
+    # `records_until` when recording was turned off again (null: it still records). One period, the latest:
+    # turning recording on again starts a new one. A call keeps what it was (Call.recorded, set at import);
+    # the setting decides it only for calls imported without their own, and says why a call was not recorded.
+    records_from = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Recording was turned on then; empty: the assistant records no calls.",
+    )
+    records_until = models.DateTimeField(
+        null=True, blank=True, help_text="Recording was turned off again then; empty: it still records."
+    )
 
     class Meta:
         ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(records_until__isnull=True)
+                | Q(records_from__isnull=False, records_until__gt=models.F("records_from")),
+                name="assistant_records_until_after_from",
+            )
+        ]
 
     def __str__(self):
         return self.name
+
+    def records_at(self, moment) -> bool:
+        """Whether the assistant was recording calls at that moment."""
+        return (
+            self.records_from is not None
+            and self.records_from <= moment
+            and (self.records_until is None or moment < self.records_until)
+        )
 
 
 class Call(models.Model):
@@ -67,6 +96,18 @@ class Call(models.Model):
 
     def __str__(self):
         return f"Call {self.pk} ({self.started_at:%Y-%m-%d %H:%M})"
+
+    @property
+    def not_recorded_reason(self) -> str | None:
+        """Why the call has no recording to replay (its assistant's recording setting), or None."""
+        return why_not_recorded(self)
+
+    @property
+    def assistant_recording(self) -> str:
+        """Its assistant's recording setting in words ("it records calls from 14 March 2026 on"), or ""."""
+        if self.assistant is None:
+            return ""
+        return recording_setting(self.assistant, self.tenant.organization.zone, near=self.started_at)
 
     @property
     def live_transcriber_label(self) -> str:

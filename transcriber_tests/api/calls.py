@@ -115,6 +115,13 @@ class AssistantOut(Schema):
     name: str
     tenant: TenantRef
     transcriber: TranscriberRef | None = Field(description="The transcriber the assistant is set to now.")
+    records_from: datetime | None = Field(
+        description="Recording: the assistant records calls that start from then on; null when it records none."
+    )
+    records_until: datetime | None = Field(
+        description="When recording was turned off again (calls from then on are not recorded); null while it "
+        "still records. A call imported without `recorded` is recorded when it started in this period."
+    )
 
 
 class AssistantFilters(PageIn):
@@ -142,6 +149,8 @@ def list_assistants(request, q: Query[AssistantFilters]):
             "name": a.name,
             "tenant": tenant_ref(a.tenant),
             "transcriber": transcriber_ref(a.transcriber),
+            "records_from": a.records_from,
+            "records_until": a.records_until,
         },
     )
 
@@ -155,7 +164,14 @@ class CallOut(Schema):
     tenant: TenantRef
     assistant: AssistantRef | None
     started_at: datetime
-    recorded: bool
+    recorded: bool = Field(
+        description="Whether the call was recorded: as its calls file said, or else whether it came with its "
+        "recording or its assistant was recording calls when it started (`records_from`, `records_until`)."
+    )
+    has_recording: bool = Field(
+        description="Whether its recording is here to replay: a call's lines can be tested only when it is "
+        "(the lines' `not_flaggable` says why not)."
+    )
     live_transcriber: TranscriberRef | None = Field(
         description="The transcriber the call ran on; null when only its name is known or nothing is."
     )
@@ -197,6 +213,7 @@ def _call_out(call, n_lines, n_flags) -> dict:
         "assistant": {"id": call.assistant.pk, "name": call.assistant.name} if call.assistant_id else None,
         "started_at": call.started_at,
         "recorded": call.recorded,
+        "has_recording": call.recorded and bool(call.recording),
         "live_transcriber": transcriber_ref(call.live_transcriber),
         "live_transcriber_name": call.live_transcriber_name,
         "lines": n_lines,
@@ -236,7 +253,10 @@ class LineOut(Schema):
     start_s: float | None
     end_s: float | None
     flaggable: bool = Field(description="Whether POST /flags would accept this line now.")
-    not_flaggable: Reason | None = Field(description="Why not, with the error code flagging would give.")
+    not_flaggable: Reason | None = Field(
+        description="Why not, with the error code flagging would give; on a call without its recording "
+        "(`line_not_recorded`) the message says what its assistant's recording setting was then."
+    )
     flag: FlagBrief | None
     audio_url: str | None = Field(description="The line's audio (WAV); null when there is none to play.")
 

@@ -22,9 +22,10 @@ from .window import EPOCH, _midnight
 
 
 def calls_of(organization):
-    """The organization's calls, with their tenant, assistant and live transcriber."""
+    """The organization's calls, with their tenant (and its organization: the timezone a call's days are in),
+    assistant and live transcriber."""
     return Call.objects.filter(tenant__organization=organization).select_related(
-        "tenant", "assistant", "live_transcriber"
+        "tenant__organization", "assistant", "live_transcriber"
     )
 
 
@@ -230,7 +231,9 @@ def call_screen(call: Call, number=None, line_id: int | None = None) -> CallScre
 
 def line_screen(line: Line) -> CallScreen:
     """One line of its call, as the call page shows it (after a flag change, or with a form open)."""
-    line = Line.objects.select_related("call__tenant", "call__live_transcriber", "flag__bank").get(pk=line.pk)
+    line = Line.objects.select_related(
+        "call__tenant__organization", "call__assistant", "call__live_transcriber", "flag__bank"
+    ).get(pk=line.pk)
     rows = line_rows(line.call, [line])
     results = flag_results(row.flag for row in rows if row.flag)
     return CallScreen(line.call, None, rows, results, live_transcriber_of(line.call))
