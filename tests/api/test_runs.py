@@ -81,7 +81,7 @@ def test_it_reads_a_finished_run_its_lines_and_review_and_takes_a_review(api, ru
     assert lines["count"] == 7 and [ln["position"] for ln in lines["items"]] == list(range(7))
     first = lines["items"][0]
     assert first["label"] == "candidate_right" and first["label_source"] == "flag" and first["flag_id"]
-    breaks = api.get(f"/runs/{run_id}/lines", {"label": "live_right"}).json()
+    breaks = api.get(f"/runs/{run_id}/lines", {"label": "production_right"}).json()
     assert breaks["count"] == 2 and all(ln["reasoning"] for ln in breaks["items"])
     by_pattern = api.get(f"/runs/{run_id}/lines", {"pattern": run["patterns"][0]["id"]}).json()
     assert by_pattern["count"] == 2
@@ -92,7 +92,8 @@ def test_it_reads_a_finished_run_its_lines_and_review_and_takes_a_review(api, ru
     # Blind: the sample shows the two texts, not the label they got, until the reviewer gives theirs.
     assert {(i["label"], i["label_source"], i["reasoning"]) for i in sample["items"]} == {(None, None, "")}
     item = sample["items"][0]
-    given = RunLine.objects.get(pk=item["id"]).label
+    stored = RunLine.objects.get(pk=item["id"]).label
+    given = "production_right" if stored == RunLine.LIVE_RIGHT else stored  # a break, in the API's words
     other = next(label for label in ("both_wrong", "same_meaning") if label != given)
     reviewed = api.post(f"/runs/{run_id}/review/{item['id']}", {"label": other}).json()
     assert reviewed["human_label"] == other and reviewed["label"] == given
@@ -184,3 +185,40 @@ def test_it_lists_runs_in_fixed_queries(api, run_setup, no_judge, django_assert_
         body = api.get(f"/banks/{bank.pk}/runs").json()
     assert body["count"] == 3 and [r["status"] for r in body["items"]] == ["cancelled"] * 3
     assert [r["calls"] for r in body["items"]] == [2, 1, 1]
+
+
+def test_it_answers_labels_in_the_apis_words_and_still_reads_the_old_one(api, client, done_run):
+    lines = api.get(f"/runs/{done_run.pk}/lines").json()["items"]
+    by_text = {ln["production_text"]: ln for ln in lines}
+    assert by_text["my number is 0 8 7 1 2"]["label"] == "production_right"  # a break, in the API's words
+    assert "live_right" not in {ln["label"] for ln in lines}
+    breaks = api.get(f"/runs/{done_run.pk}/lines", {"label": "production_right"}).json()
+    assert {ln["production_text"] for ln in breaks["items"]} == {"my number is 0 8 7 1 2", "under Fitzgerald"}
+    # A client written before December 2026 still filters with the old word and gets the same lines.
+    old = api.get(f"/runs/{done_run.pk}/lines", {"label": "live_right"}).json()
+    assert old["count"] == 2 and {ln["label"] for ln in old["items"]} == {"production_right"}
+
+    first, second = api.get(f"/runs/{done_run.pk}/review").json()["items"][:2]
+    reviewed = api.post(f"/runs/{done_run.pk}/review/{first['id']}", {"label": "production_right"}).json()
+    assert reviewed["human_label"] == "production_right"
+    assert (
+        RunLine.objects.get(pk=first["id"]).human_label == RunLine.LIVE_RIGHT
+    )  # the dashboard's word, stored
+    again = api.post(f"/runs/{done_run.pk}/review/{second['id']}", {"label": "live_right"}).json()
+    assert again["human_label"] == "production_right"
+    assert again["review_agrees"] == (again["label"] == "production_right")
+
+    # The schema offers the API's words only.
+    schema = client.get("/api/v1/openapi.json").json()["components"]["schemas"]
+    assert schema["RunLineOut"]["properties"]["label"]["anyOf"][0]["enum"] == [
+        "candidate_right",
+        "production_right",
+        "same_meaning",
+        "both_wrong",
+    ]
+    assert schema["ReviewIn"]["properties"]["label"]["enum"] == [
+        "candidate_right",
+        "production_right",
+        "same_meaning",
+        "both_wrong",
+    ]

@@ -1,10 +1,11 @@
 """Full-call runs: estimate, start, cancel, retry the judge, list per bank, detail (calibration, counts,
 patterns, verdict), lines with labels, the review sample and submitting a review, and the lines CSV."""
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from django.urls import reverse
 from ninja import Field, Query, Router
+from pydantic import BeforeValidator
 
 from oncore.api import created
 from transcriber_tests import exports, lookups
@@ -12,15 +13,18 @@ from transcriber_tests.models import Bank, Run
 from transcriber_tests.runs import actions, queries
 
 from ..shapes.runs import (
-    LABELS,
+    API_LABEL,
     STATUSES,
+    LabelIn,
     RunBrief,
     RunEstimateOut,
     RunLineOut,
     RunOut,
+    new_word,
     run_brief,
     run_line_out,
     run_out,
+    stored_label,
 )
 from .errors import CSV_CONTENT, doc
 from .schemas import (
@@ -69,11 +73,19 @@ class RunLinePage(Page):
     items: list[RunLineOut]
 
 
-LineFilter = Literal[tuple(key or "all" for key in queries.LINE_FILTERS)]
+# The lines filters in the API's words (production_right, not live_right); the old word is still read.
+LineFilter = Annotated[
+    Literal[tuple(API_LABEL.get(key, key) or "all" for key in queries.LINE_FILTERS)],
+    BeforeValidator(new_word),
+]
 
 
 class RunLineFilters(PageIn):
-    label: LineFilter = Field("all", description="Which lines: a label, differing, identical, flagged, ...")
+    label: LineFilter = Field(
+        "all",
+        description="Which lines: a label (candidate_right, production_right, same_meaning, both_wrong; the old "
+        "live_right is read as production_right), differing, identical, flagged, ...",
+    )
     pattern: Id | None = Field(None, description="Only the lines of this pattern (pattern id).")
 
 
@@ -87,7 +99,10 @@ class RunFilters(PageIn):
 
 
 class ReviewIn(BodyIn):
-    label: LABELS = Field(description="The label you give the line, before seeing the label it got.")
+    label: LabelIn = Field(
+        description="The label you give the line, before seeing the label it got (the old live_right is read as "
+        "production_right)."
+    )
 
 
 def _bank(request, bank_id) -> Bank:
@@ -189,7 +204,7 @@ def run_lines(request, run_id: int, q: Query[RunLineFilters]):
     """Every caller line of the run: the candidate's text beside the production transcript, its label and who
     gave it (a flag's score, the judge or the rule), the judge's reasoning, its pattern, calibration and review."""
     run = _run(request, run_id)
-    qs = queries.run_line_rows(run, "" if q.label == "all" else q.label, pattern=q.pattern)
+    qs = queries.run_line_rows(run, "" if q.label == "all" else stored_label(q.label), pattern=q.pattern)
     return page(qs, q, run_line_out)
 
 
@@ -218,7 +233,7 @@ def review_line(request, run_id: int, run_line_id: int, body: ReviewIn):
     Sending again replaces yours."""
     run = _run(request, run_id)
     run_line = lookups.run_line(run, run_line_id)
-    return run_line_out(actions.do_review_line(run_line, body.label))
+    return run_line_out(actions.do_review_line(run_line, stored_label(body.label)))
 
 
 @router.get(

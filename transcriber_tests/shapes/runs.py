@@ -4,13 +4,15 @@ in lists, its detail (counts, calibration, review, judge, patterns, verdict) and
 from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from decimal import Decimal
-from typing import Literal
+from typing import Annotated, Literal
 
 from ninja import Field, Schema
+from pydantic import BeforeValidator
 
 from oncore.api import Money
 from oncore.formats import money
 
+from ..models import RunLine
 from ..runs import queries
 from .refs import TranscriberRef, transcriber_ref
 
@@ -20,7 +22,34 @@ STATUSES = Literal["queued", "transcribing", "judging", "done", "cancelled", "fa
 JUDGE_STATUSES = Literal["pending", "done", "not_configured", "failed", "skipped"]
 
 
-LABELS = Literal["candidate_right", "live_right", "same_meaning", "both_wrong"]
+# A run line's label in the API's words: the live transcript is "production" in the API, so the dashboard's
+# live_right (a break: the live transcript was right, the candidate wrong) is production_right here. The rows, the
+# dashboard and the CSV keep live_right.
+LABELS = Literal["candidate_right", "production_right", "same_meaning", "both_wrong"]
+API_LABEL = {RunLine.LIVE_RIGHT: "production_right"}
+STORED_LABEL = {api: stored for stored, api in API_LABEL.items()}
+# Words a request may still send, read as the API's own (the API said live_right before December 2026).
+OLD_WORDS = {"live_right": "production_right"}
+
+
+def api_label(stored: str) -> str | None:
+    """A stored label in the API's words; None for no label."""
+    return API_LABEL.get(stored, stored) or None
+
+
+def stored_label(label: str) -> str:
+    """A label (or a lines filter) of a request, in the API's words, as the rows store it."""
+    return STORED_LABEL.get(label, label)
+
+
+def new_word(value):
+    """A request's old word for a label (live_right) read as the API's (production_right)."""
+    return OLD_WORDS.get(value, value) if isinstance(value, str) else value
+
+
+# A label in a request: the API's words, and the old live_right read as production_right (the schema lists the
+# API's words only).
+LabelIn = Annotated[LABELS, BeforeValidator(new_word)]
 
 
 @dataclass(frozen=True)
@@ -292,8 +321,9 @@ class RunLineOut(Schema):
     candidate_wer: float | None
     production_wer: float | None
     label: LABELS | None = Field(
-        description="live_right: the production transcript was right and the candidate wrong (a break); null "
-        "while unlabelled, and in the review sample until the line is reviewed (the review is blind)."
+        description="candidate_right: the candidate was right and the production transcript wrong (a fix); "
+        "production_right: the production transcript was right and the candidate wrong (a break); null while "
+        "unlabelled, and in the review sample until the line is reviewed (the review is blind)."
     )
     label_source: Literal["flag", "judge", "rule"] | None
     reasoning: str
@@ -305,7 +335,9 @@ class RunLineOut(Schema):
     replay_failed: bool
     replay_matches: bool | None
     in_review: bool
-    human_label: LABELS | None
+    human_label: LABELS | None = Field(
+        description="The label the reviewer gave, in the same words as `label`."
+    )
     review_agrees: bool | None
     reviewed_at: datetime | None
 
@@ -406,7 +438,7 @@ def run_line_out(rl) -> dict:
         "production_match": rl.live_match,
         "candidate_wer": rl.candidate_wer,
         "production_wer": rl.live_wer,
-        "label": rl.label or None,
+        "label": api_label(rl.label),
         "label_source": rl.label_source or None,
         "reasoning": rl.reasoning,
         "label_prompt_version": rl.label_prompt_version,
@@ -417,7 +449,7 @@ def run_line_out(rl) -> dict:
         "replay_failed": rl.replay_failed,
         "replay_matches": rl.replay_matches,
         "in_review": rl.in_review,
-        "human_label": rl.human_label or None,
+        "human_label": api_label(rl.human_label),
         "review_agrees": rl.review_agrees,
         "reviewed_at": rl.reviewed_at,
     }
