@@ -105,7 +105,7 @@ def test_it_reads_a_finished_run_its_lines_and_review_and_takes_a_review(api, ru
         "reviewed": 1,
         "agrees": 0,
         "judge_human_agreement": 0.0,
-        "by_prompt_version": [{"prompt_version": "judge-2", "reviewed": 1, "agrees": 0, "kappa": 0.0}],
+        "by_prompt_version": [{"prompt_version": "judge-3", "reviewed": 1, "agrees": 0, "kappa": 0.0}],
     }
     assert_error(api.post(f"/runs/{run_id}/review/{item['id']}", {"label": "yes"}), 422, "validation_error")
     assert_error(

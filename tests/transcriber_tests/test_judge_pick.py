@@ -53,14 +53,16 @@ def test_it_picks_among_matching_versions_with_the_assistants_instructions_and_n
     tasks.drain()
     before = scores_of(flag)
     llm_server.responder = lambda body: {
-        "reasoning": "The booking system stores names in lower case.",
+        "reasoning": "The booking system stores names in lower case. It also drops the hyphen, as staff type it.",
         "candidate": next(k for k, text in shown(body).items() if text == "mary kate table for two"),
     }
 
     pick = picks.maybe_pick(flag.pk)
 
     assert pick.chosen.slug == "test-lower" and pick.chosen_text == "mary kate table for two"
-    assert pick.reasoning == "The booking system stores names in lower case."
+    assert pick.reasoning == "The booking system stores names in lower case."  # one sentence, as the pick records
+    tool = llm_server.bodies[0]["tools"][0]
+    assert "One sentence" in tool["input_schema"]["properties"]["reasoning"]["description"]
     assert pick.versions == {
         str(bank.candidates.get(position=0).transcriber_id): "Mary-Kate, table for two",
         str(bank.candidates.get(position=1).transcriber_id): "mary kate table for two",

@@ -60,7 +60,7 @@ def test_it_reports_full_agreement_for_a_judge_that_answers_like_the_person(llm_
     assert len(llm_server.requests) == 2 * len(items)  # each line in both orders
     report = out.getvalue()
     assert "accuracy against the person: 100.0%" in report and "Cohen's kappa: 1.000" in report
-    assert "order-swap consistency: 100.0%" in report and "judge prompts judge-2" in report
+    assert "order-swap consistency: 100.0%" in report and "judge prompts judge-3" in report
 
 
 def test_it_measures_disagreement_and_order_swap_inconsistency(llm_server):

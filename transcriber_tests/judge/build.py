@@ -5,6 +5,7 @@ run's judging is expected to use, and the fingerprint of every prompt the judge 
 
 import json
 import random
+import re
 from dataclasses import dataclass
 from string import ascii_uppercase
 
@@ -14,8 +15,8 @@ from oncore.llm import ToolCall
 from .prompts import (
     _LABEL_TASK,
     _PATTERNS_TASK,
+    _PICK_REASONING,
     _PICK_TASK,
-    _REASONING,
     _ROLE,
     _VERDICT_TASK,
     FIRST_RIGHT,
@@ -106,7 +107,7 @@ def build_pick(*, instructions: str, context_lines, expected: str, versions: dic
         "input_schema": {
             "type": "object",
             "properties": {
-                "reasoning": _REASONING,
+                "reasoning": _PICK_REASONING,
                 "candidate": {
                     "type": "string",
                     "enum": list(letters),
@@ -187,6 +188,14 @@ def build_verdict(*, fixes: int, breaks: int, patterns, examples: list[dict]):
 def _text(answer: dict, key: str) -> str:
     value = answer.get(key)
     return value.strip() if isinstance(value, str) else ""
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a text (a pick records one sentence of reasoning, whatever the model wrote)."""
+    return _SENTENCE_END.split(text.strip(), maxsplit=1)[0]
 
 
 def _parse_labels(answer: dict, items: list[LabelItem]) -> tuple[dict, dict]:

@@ -18,6 +18,7 @@ from .build import (
     build_patterns,
     build_pick,
     build_verdict,
+    first_sentence,
 )
 from .prompts import OTHER_PATTERN
 
@@ -87,7 +88,8 @@ def pick_best_version(
         return letters[letter]
 
     name, calls = llm.ask_tool(system=system, prompt=prompt, tool=tool, parse=parse, max_tokens=400)
-    return Pick(candidate=name, reasoning=_text(calls[-1].input, "reasoning"), call=llm.combined(calls))
+    reasoning = first_sentence(_text(calls[-1].input, "reasoning"))  # one sentence, as the pick records
+    return Pick(candidate=name, reasoning=reasoning, call=llm.combined(calls))
 
 
 def label_lines(*, instructions: str, context_lines, items: list[LabelItem]) -> LabelBatch:

@@ -2,7 +2,7 @@
 and JUDGE_PROMPT_VERSION, which names this exact set (build.prompt_fingerprint hashes it; a test ties the
 two). No Django, no model calls."""
 
-JUDGE_PROMPT_VERSION = "judge-2"
+JUDGE_PROMPT_VERSION = "judge-3"  # judge-3: a pick's reasoning is one sentence
 
 LABELS = ("candidate_right", "live_right", "same_meaning", "both_wrong")
 # What the judge answers: it sees two neutral transcripts, never which one is the live transcript.
@@ -159,6 +159,10 @@ VERDICT_TOOL_NAME = "record_verdict"
 _REASONING = {
     "type": "string",
     "description": "One to three sentences naming each difference, written before the answer.",
+}
+_PICK_REASONING = {
+    "type": "string",
+    "description": "One sentence saying why this version fits the business best, written before the answer.",
 }
 
 LABEL_TOOL = {

@@ -316,7 +316,7 @@ def test_it_estimates_a_runs_tokens_from_the_requests_it_would_send():
 
 # The prompt version names one exact set of prompts and tool schemas: change a prompt, and this test fails until
 # JUDGE_PROMPT_VERSION is bumped and its fingerprint recorded here.
-PROMPT_FINGERPRINTS = {"judge-2": "22960a519a099121"}
+PROMPT_FINGERPRINTS = {"judge-2": "22960a519a099121", "judge-3": "301a699f090509f5"}
 
 
 def test_it_ties_the_prompt_version_to_a_hash_of_its_prompts_and_schemas():

@@ -134,9 +134,9 @@ def test_it_reviews_blind_then_shows_the_label_given_agreement_and_kappa(admin_c
     )
     run_page = admin_client.get(reverse("runs:detail", args=[done_run.pk])).content.decode()
     assert "agreement with your labels <strong>50.0%</strong>" in run_page
-    assert "judge prompts judge-2" in run_page and "Cohen" in run_page
+    assert "judge prompts judge-3" in run_page and "Cohen" in run_page
     (version,) = run_queries.review_agreement(done_run)
-    assert version.prompt_version == "judge-2" and version.agreement.n == 2
+    assert version.prompt_version == "judge-3" and version.agreement.n == 2
 
     refused = admin_client.post(
         reverse("runs:review_line", args=[done_run.pk, sample[2].pk]), {"label": "yes"}
