@@ -104,7 +104,8 @@ class Call(models.Model):
 
     @property
     def assistant_recording(self) -> str:
-        """Its assistant's recording setting in words ("it records calls from 14 March 2026 on"), or ""."""
+        """Its assistant's recording setting in words ("it records calls from 14 March 2026 on"), or "" (no
+        assistant, or one that never had recording turned on)."""
         if self.assistant is None:
             return ""
         return recording_setting(self.assistant, self.tenant.organization.zone, near=self.started_at)

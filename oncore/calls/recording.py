@@ -22,11 +22,13 @@ def _changed_that_day(assistant, zone, near) -> bool:
 
 def recording_setting(assistant, zone, near=None) -> str:
     """The assistant's recording setting in words: "it records calls from 14 March 2026 on", "it recorded calls
-    from 1 March 2026 until 10 March 2026", "it records no calls". With the time of day when recording was turned
-    on or off on the day of `near` (a call's start), so the words say which side of it the call is."""
+    from 1 March 2026 until 10 March 2026", or "" when recording was never turned on here (an assistant from
+    before the setting, whose recorded calls say nothing of it: "it records no calls" would read false beside
+    them). With the time of day when recording was turned on or off on the day of `near` (a call's start), so
+    the words say which side of it the call is."""
     start, until = assistant.records_from, assistant.records_until
     if start is None:
-        return "it records no calls"
+        return ""
     with_time = _changed_that_day(assistant, zone, near)
     if until is None:
         return f"it records calls from {_moment(start, zone, with_time)} on"
@@ -56,9 +58,10 @@ def why_not_recorded(call) -> str | None:
         )
     # Recording was turned on or off that day: say when the call was, to the minute.
     when = _moment(call.started_at, zone, _changed_that_day(assistant, zone, call.started_at))
+    setting = f" ({setting})" if setting else ""
     text = (
-        f"Call {call.pk} was not recorded: recording was off for assistant {assistant.name} on {when} "
-        f"({setting}), so its lines cannot be replayed."
+        f"Call {call.pk} was not recorded: recording was off for assistant {assistant.name} on {when}{setting}, "
+        "so its lines cannot be replayed."
     )
     if not assistant.records_at(timezone.now()):
         again = " again" if assistant.records_from else ""

@@ -154,14 +154,15 @@ def test_it_says_when_recording_was_turned_off_again(api, org, tmp_path):
     )
 
 
-def test_it_says_an_assistant_that_never_recorded_records_no_calls(api, org, tmp_path):
+def test_it_says_to_turn_recording_on_for_an_assistant_that_never_recorded(admin_client, api, org, tmp_path):
     _import(tmp_path, org, [_call("never", "2026-03-12T10:00:00+00:00")])
     call, _, line = _caller_line(api, "never")
     assert line["not_flaggable"]["message"] == (
-        f"Call {call.pk} was not recorded: recording was off for assistant Front Desk on 12 March 2026 "
-        "(it records no calls), so its lines cannot be replayed. "
-        "Turn recording on for the assistant; it covers calls from then on."
+        f"Call {call.pk} was not recorded: recording was off for assistant Front Desk on 12 March 2026, "
+        "so its lines cannot be replayed. Turn recording on for the assistant; it covers calls from then on."
     )
+    page = admin_client.get(reverse("tt:call", args=[call.pk])).content.decode()
+    assert line["not_flaggable"]["message"] in page and 'id="assistant-recording"' not in page
 
 
 def test_it_says_the_time_when_recording_was_turned_on_the_day_of_the_call(api, org, tmp_path):
