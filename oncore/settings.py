@@ -274,7 +274,9 @@ ONCORE = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # One record a line, whatever a logged value holds (oncore.logs).
+    "formatters": {"one_line": {"()": "oncore.logs.OneRecordPerLine", "format": "%(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "one_line"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {n: {"level": "WARNING"} for n in ("httpx", "django_q", "faster_whisper")},
 }
