@@ -119,6 +119,7 @@ def test_it_says_on_the_call_page_why_an_unrecorded_call_cannot_be_tested(admin_
     assert "— it records calls from 14 March 2026 on" in page  # beside the assistant's name
     assert 'Cannot be flagged: the call was not recorded (<a href="#not-recorded">why</a>)' in page
     assert "Turn recording on" not in page  # it is on
+    assert "Run this call in full" not in page  # a run would refuse it
 
 
 def test_it_says_in_the_api_why_a_line_of_an_unrecorded_call_cannot_be_flagged(api, org, tmp_path):
