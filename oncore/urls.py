@@ -22,6 +22,10 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("login/", throttled(auth_views.LoginView.as_view()), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # Every user changes their own password here (Django's views and the site's password validators); the other
+    # sessions of the user end, as Django's session hash changes with the password.
+    path("account/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("account/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("org/switch/", account_views.switch_org, name="switch_org"),
     path("settings/api-keys/", key_views.api_keys, name="api_keys"),
     path("settings/api-keys/<int:pk>/revoke/", key_views.revoke_api_key, name="api_key_revoke"),

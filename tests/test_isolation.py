@@ -23,6 +23,8 @@ PUBLIC = {
     "healthz",
     "favicon",
     "tt:home",
+    "password_change",  # a user's own, whatever their organization
+    "password_change_done",
 }  # home only redirects to the calls page
 GLOBAL_ADMIN = {
     "bench:runs",

@@ -385,6 +385,8 @@ EXTRA_URLS = {
     "api_errors": {},
     "healthz": {},
     "favicon": {},
+    "password_change": {},
+    "password_change_done": {},
     "tt:home": {},
     "logout": {},
 }

@@ -53,6 +53,6 @@ class Command(BaseCommand):
         self.stdout.write(f"Created organization {org.name} (slug {org.slug}) with admin {user.username}.")
         if password is not None and not os.environ.get(PASSWORD_ENV):
             self.stdout.write(
-                f"Password for {user.username} (shown once, change it after logging in): {password}"
+                f"Password for {user.username} (shown once; change it after logging in, under Password at /account/password/): {password}"
             )
         self.stdout.write(f"Create an API key with: manage.py create_api_key --org {org.slug}")
