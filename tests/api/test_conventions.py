@@ -304,7 +304,11 @@ def test_it_estimates_a_line_past_its_recording_as_the_run_then_does(api, run_se
     fewer = api.post(f"/banks/{bank.pk}/runs/estimate", {"call_ids": [call_a.pk]}).json()
     assert fewer["lines"] == estimate["lines"] - 1
     run = api.post(f"/banks/{bank.pk}/runs", {"call_ids": [call_a.pk], "confirm": True}).json()
-    assert run["counts"]["lines"] == fewer["lines"] and run["estimate"] == fewer
+    # The estimate's lines are those to transcribe; the run's, every line it replays (the transcribed ones too).
+    assert (
+        run["counts"]["lines"] == fewer["lines"] + fewer["already_transcribed"] and run["estimate"] == fewer
+    )
+    assert fewer["left_out_lines"] == 1 and fewer["left_out"][0]["reason"] == "past_recording_end"
 
 
 # ---------------------------------------------------------------- messages

@@ -7,9 +7,9 @@ import pytest
 
 from tests.fixtures import assert_error
 from tests.llm_server import error
-from tests.transcriber_tests.runs.support import Say, scripted_judge
+from tests.transcriber_tests.runs.support import Say, add_lines_a_run_leaves_out, caller_lines, scripted_judge
 from transcriber_tests import actions
-from transcriber_tests.models import Run, RunLine
+from transcriber_tests.models import Run, RunLine, Transcription
 from transcriber_tests.runs import tasks as run_tasks
 
 pytestmark = pytest.mark.django_db
@@ -24,18 +24,18 @@ def test_it_estimates_and_starts_a_run_only_when_confirmed(api, run_setup, no_ju
     estimate = api.post(f"/banks/{bank.pk}/runs/estimate", {"call_ids": [call_a.pk, call_b.pk]}).json()
     assert (
         estimate["candidate_id"] == cand.pk
-        and estimate["lines"] == 7
+        and estimate["lines"] == 6  # to transcribe: the flagged line is transcribed already
         and estimate["already_transcribed"] == 1
     )
     assert estimate["judge_configured"] is False and float(estimate["total_cost"]) > 0
     error = assert_error(_start(api, bank, [call_a, call_b]), 409, "estimate_not_confirmed")
-    assert error["detail"]["lines"] == 7 and error["detail"]["total_cost"] == estimate["total_cost"]
+    assert error["detail"]["lines"] == 6 and error["detail"]["total_cost"] == estimate["total_cost"]
     assert not Run.objects.exists()
     response = _start(api, bank, [call_a, call_b], confirm=True)
     assert response.status_code == 201, response.content
     run = response.json()
     assert run["status"] == "queued" and run["call_ids"] == [call_a.pk, call_b.pk]
-    assert run["candidate"]["id"] == cand.pk and run["counts"]["lines"] == 7 and run["estimate"]["lines"] == 7
+    assert run["candidate"]["id"] == cand.pk and run["counts"]["lines"] == 7 and run["estimate"]["lines"] == 6
     error = assert_error(_start(api, bank, [call_b], confirm=True), 409, "run_in_progress")
     assert error["detail"]["run"] == run["id"]
 
@@ -222,3 +222,81 @@ def test_it_answers_labels_in_the_apis_words_and_still_reads_the_old_one(api, cl
         "same_meaning",
         "both_wrong",
     ]
+
+
+def test_it_says_which_caller_lines_a_run_leaves_out_and_why(api, org, world, no_judge):
+    cand = world.candidate("cand")
+    bank = actions.do_create_bank(org, name="Left out", controls_per_flag=0)
+    actions.do_add_candidate(bank, cand, confirmed=True)
+    call = world.call([Say("a table for two"), Say("at eight")])
+    untimed, long, late = add_lines_a_run_leaves_out(call)
+
+    body = {"call_ids": [call.pk], "candidate_id": cand.pk}
+    estimate = api.post(f"/banks/{bank.pk}/runs/estimate", body).json()
+    assert estimate["lines"] == 2 and estimate["left_out_lines"] == 3
+    assert [(i["call_id"], i["line_id"], i["line_number"], i["reason"]) for i in estimate["left_out"]] == [
+        (call.pk, untimed.pk, 5, "no_timing"),
+        (call.pk, long.pk, 6, "too_long"),
+        (call.pk, late.pk, 7, "past_recording_end"),
+    ]
+    by_reason = {i["reason"]: i["why"] for i in estimate["left_out"]}
+    assert by_reason["too_long"] == "130 s long: lines longer than 120 s are not replayed"
+    assert by_reason["no_timing"] == "no audio timing, so its audio cannot be cut"
+    assert by_reason["past_recording_end"].startswith("starts at 500.0 s, after the end of its recording (")
+
+    refused = assert_error(_start(api, bank, [call], candidate_id=cand.pk), 409, "estimate_not_confirmed")
+    assert refused["detail"]["left_out"] == estimate["left_out"]
+    assert (
+        "3 caller lines left out: 1 with no audio timing, 1 longer than the line limit, 1 past the end of the "
+        "recording" in refused["message"]
+    )
+
+    run = _start(api, bank, [call], candidate_id=cand.pk, confirm=True).json()
+    assert run["counts"]["lines"] == 2
+    assert run_tasks.drain_run(run["id"], max_seconds=60) == Run.DONE
+    read_again = api.get(f"/runs/{run['id']}").json()
+    assert read_again["estimate"]["left_out_lines"] == 3
+    assert read_again["estimate"]["left_out"] == estimate["left_out"]
+
+
+def test_it_refuses_a_run_with_every_line_left_out_saying_why(api, org, world, no_judge):
+    cand = world.candidate("cand")
+    bank = actions.do_create_bank(org, name="Nothing", controls_per_flag=0)
+    actions.do_add_candidate(bank, cand, confirmed=True)
+    call = world.call([])
+    add_lines_a_run_leaves_out(call)
+    refused = assert_error(
+        api.post(f"/banks/{bank.pk}/runs/estimate", {"call_ids": [call.pk], "candidate_id": cand.pk}),
+        409,
+        "run_has_no_lines",
+    )
+    assert (
+        "(3 caller lines left out: 1 with no audio timing, 1 longer than the line limit" in refused["message"]
+    )
+    assert [i["line_number"] for i in refused["detail"]["left_out"]] == [1, 2, 3]
+
+
+def test_it_means_the_same_lines_in_the_run_estimate_as_in_the_candidate_estimate(api, org, world, no_judge):
+    # Three caller lines, each flagged into a bank with no candidate yet; another transcriber already has one.
+    bank = actions.do_create_bank(org, name="Same lines", controls_per_flag=0)
+    call = world.call([Say("a table for two"), Say("at eight"), Say("under Kelly")])
+    for line in caller_lines(call):
+        actions.do_flag_line(line, f"{line.text}, please", bank=bank)
+    other = world.candidate("other")
+    Transcription.objects.create(
+        organization=org, line=caller_lines(call)[0], transcriber=other, status=Transcription.DONE, text="hi"
+    )
+
+    adding = api.get(f"/banks/{bank.pk}/candidates/estimate", {"transcriber_id": other.pk}).json()
+    assert (adding["lines"], adding["already_transcribed"]) == (2, 1)
+    runs = actions.do_create_bank(org, name="Runs", controls_per_flag=0)
+    actions.do_add_candidate(runs, other, confirmed=True)  # no flags: nothing to transcribe on adding it
+    running = api.post(
+        f"/banks/{runs.pk}/runs/estimate", {"call_ids": [call.pk], "candidate_id": other.pk}
+    ).json()
+    # The lines that would be transcribed and paid for, and beside them those already transcribed (free).
+    assert (running["lines"], running["already_transcribed"]) == (2, 1)
+    refused = assert_error(_start(api, runs, [call], candidate_id=other.pk), 409, "estimate_not_confirmed")
+    assert (refused["detail"]["lines"], refused["detail"]["already_transcribed"]) == (2, 1)
+    assert refused["message"].startswith(f"This run transcribes 2 lines with {other} (")
+    assert ") and replays 1 it already transcribed, free;" in refused["message"]

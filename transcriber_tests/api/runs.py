@@ -144,8 +144,9 @@ def list_runs(request, bank_id: int, q: Query[PageIn]):
     **doc(200, RunEstimateOut, "What the run would cost.", "not_found", *CALL_ERRORS),
 )
 def estimate_run(request, bank_id: int, body: RunIn):
-    """The cost of a run before it starts: candidate audio (lines it already transcribed are free), the
-    calibration replays and the judge's expected and maximum tokens. Nothing is started."""
+    """The cost of a run before it starts: candidate audio (`lines` to transcribe; those it already transcribed,
+    `already_transcribed`, are free), the calibration replays and the judge's expected and maximum tokens, and
+    each caller line the run leaves out with why (`left_out`). Nothing is started."""
     bank = _bank(request, bank_id)
     return actions.estimate_run(bank, body.call_ids, _candidate(bank, body.candidate_id)).as_dict()
 

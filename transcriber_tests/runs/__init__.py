@@ -3,7 +3,7 @@ lines never), compared with the live transcript, the lines labelled, the candida
 and a verdict written. A run never changes a score, a flag or an assistant.
 
     actions.py   every write a person asks for: do_start_run (after its estimate), do_cancel_run, do_retry_judge,
-                 do_review_line
+                 do_review_line; which caller lines a run replays and which it leaves out, and why (split_lines)
     pipeline.py  the steps the queue runs (advance: begin, compare, the judge step), calibration, the review sample
     queries.py   the read side the pages and the API share: summaries, counts, line and review filters
     views.py     the pages, under the `runs:` namespace (urls.py, included from transcriber_tests/urls.py)

@@ -4,6 +4,7 @@ Each refusal is an ActionError from transcriber_tests.errors."""
 
 import math
 import random
+from dataclasses import asdict
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
@@ -33,10 +34,11 @@ from ..errors import (
     TooManyCalls,
     TranscriberDisabled,
 )
-from ..lines import clip_seconds, live_transcriber_of, replayable, untranscribed
+from ..lines import clip_seconds, live_transcriber_of, too_long, untranscribed
 from ..models import Bank, Candidate, Flag, Run, RunCall, RunLine, Score, Transcription
 from ..shapes.runs import RunEstimate
 from . import pipeline, queries
+from .queries import NO_TIMING, PAST_RECORDING_END, TOO_LONG, LeftOutLine, left_out_summary
 
 MAX_CALLS = 10
 
@@ -82,20 +84,44 @@ def _resolve_calls(organization, call_ids) -> list[Call]:
 
 
 def run_lines_of(calls):
-    """Every caller line with audio timing of these calls, in call order then line order; lines longer than
-    ONCORE_MAX_LINE_S, and lines timed past the end of their recording, are left out, as they cannot be flagged
-    either. A recording that cannot be read refuses the run (RecordingUnavailable, naming the call)."""
+    """The caller lines a run of these calls replays (see split_lines)."""
+    return split_lines(calls)[0]
+
+
+def split_lines(calls) -> tuple[list, list[LeftOutLine]]:
+    """(the caller lines a run of these calls replays, those it leaves out and why), each in call order then line
+    order. A line with no audio timing, one longer than ONCORE_MAX_LINE_S and one that starts after its recording
+    ends are left out, as they cannot be flagged either. A recording that cannot be read refuses the run
+    (RecordingUnavailable, naming the call)."""
     order = {c.pk: i for i, c in enumerate(calls)}
     seconds = {c.pk: _recording_seconds(c) for c in calls}
-    lines = [
-        ln
-        for ln in replayable(Line.objects.filter(call__in=[c.pk for c in calls], speaker=Line.CALLER)).only(
-            "id", "call_id", "position", "start_s", "end_s"
-        )
-        if ln.start_s < seconds[ln.call_id]
-    ]
-    lines.sort(key=lambda ln: (order[ln.call_id], ln.position))
-    return lines
+    kept, left_out = [], []
+    caller = Line.objects.filter(call__in=[c.pk for c in calls], speaker=Line.CALLER)
+    for ln in sorted(
+        caller.only("id", "call_id", "position", "start_s", "end_s"),
+        key=lambda ln: (order[ln.call_id], ln.position),
+    ):
+        why = left_out_because(ln, seconds[ln.call_id])
+        if why is None:
+            kept.append(ln)
+        else:
+            left_out.append(why)
+    return kept, left_out
+
+
+def left_out_because(line, recording_s: float) -> LeftOutLine | None:
+    """Why a run leaves this caller line out (its recording is `recording_s` long), or None: it is replayed."""
+    if not line.has_timing:
+        reason, why = NO_TIMING, "no audio timing, so its audio cannot be cut"
+    elif too_long(line):
+        reason = TOO_LONG
+        why = f"{line.duration_s:.0f} s long: lines longer than {config().max_line_s:g} s are not replayed"
+    elif line.start_s >= recording_s:
+        reason = PAST_RECORDING_END
+        why = f"starts at {line.start_s:.1f} s, after the end of its recording ({recording_s:.1f} s long)"
+    else:
+        return None
+    return LeftOutLine(line.call_id, line.pk, line.position + 1, reason, why, line.start_s, line.end_s)
 
 
 def _recording_seconds(call) -> float:
@@ -109,14 +135,18 @@ def _recording_seconds(call) -> float:
 
 
 def _calls_and_lines(bank, call_ids):
-    """The calls of a run and its lines, with the refusals the estimate and the start share."""
+    """The calls of a run, its lines and the lines it leaves out, with the refusals the estimate and the start
+    share."""
     calls = _resolve_calls(bank.organization, call_ids)
-    lines = run_lines_of(calls)
+    lines, left_out = split_lines(calls)
     if not lines:
         raise RunHasNoLines(
-            "None of these calls has a caller line with audio timing, so there is nothing to run."
+            "None of these calls has a caller line the run can replay"
+            + (f" ({left_out_summary(left_out)})" if left_out else "")
+            + ", so there is nothing to run.",
+            {"left_out": [asdict(line) for line in left_out]},
         )
-    return calls, lines
+    return calls, lines, left_out
 
 
 def differ_rate(bank: Bank, candidate) -> float | None:
@@ -175,7 +205,7 @@ def _judge_lines(bank, candidate, context, unflagged) -> tuple[int, int, float |
     return judged + math.ceil(differing - free), by_rule + math.floor(free), rate, share
 
 
-def _estimate(bank, candidate, calls, lines) -> RunEstimate:
+def _estimate(bank, candidate, calls, lines, left_out) -> RunEstimate:
     todo, seconds = untranscribed(lines, candidate)
     price = Decimal(str(candidate.price_per_minute))
     # Calibration: the sample is drawn at start, so estimate with the average line of these calls.
@@ -209,7 +239,7 @@ def _estimate(bank, candidate, calls, lines) -> RunEstimate:
     return RunEstimate(
         candidate_id=candidate.pk,
         calls=len(calls),
-        lines=len(lines),
+        lines=len(todo),
         already_transcribed=len(lines) - len(todo),
         audio_seconds=seconds,
         price_per_minute=price,
@@ -231,6 +261,7 @@ def _estimate(bank, candidate, calls, lines) -> RunEstimate:
         max_judge_input_tokens=max_in,
         max_judge_output_tokens=max_out,
         max_judge_cost=llm.estimate_cost(max_in, max_out),
+        left_out=tuple(left_out),
     )
 
 
@@ -245,11 +276,11 @@ def _check_bank_and_candidate(bank, candidate):
 
 
 def estimate_run(bank: Bank, call_ids, candidate=None) -> RunEstimate:
-    """What a run would cost before it starts: candidate audio minutes x price (lines the candidate already
-    transcribed are free), the calibration replays, and the judge's expected and maximum tokens."""
+    """What a run would cost before it starts: candidate audio minutes x price (`lines` to transcribe; those the
+    candidate already transcribed are free, beside them), the calibration replays, the judge's expected and
+    maximum tokens, and the caller lines the run leaves out with why."""
     candidate = _check_bank_and_candidate(bank, candidate)
-    calls, lines = _calls_and_lines(bank, call_ids)
-    return _estimate(bank, candidate, calls, lines)
+    return _estimate(bank, candidate, *_calls_and_lines(bank, call_ids))
 
 
 # ---------------------------------------------------------------- start, cancel, retry the judge
@@ -266,6 +297,22 @@ def _in_progress(organization_id: int) -> RunInProgress:
     )
 
 
+def _confirm_message(estimate: RunEstimate, candidate) -> str:
+    """What a start without confirmation answers: the estimate in words, then what to do."""
+    free = estimate.already_transcribed
+    parts = [
+        f"This run transcribes {estimate.lines} line{'s' if estimate.lines != 1 else ''} with {candidate} "
+        f"({estimate.audio_minutes:.1f} audio minutes, {dollars(estimate.audio_cost)})"
+        + (f" and replays {free} it already transcribed, free" if free else ""),
+        *([left_out_summary(estimate.left_out)] if estimate.left_out else []),
+        f"{estimate.calibration_lines} replayed for calibration ({dollars(estimate.calibration_cost)})",
+        f"about {estimate.expected_rule_lines} differing lines labelled by rule for free",
+        f"and the judge expects about {estimate.judge_input_tokens + estimate.judge_output_tokens:,} tokens "
+        f"({dollars(estimate.judge_cost)})",
+    ]
+    return "; ".join(parts) + ". Confirm the estimate to start."
+
+
 def do_start_run(
     bank: Bank,
     call_ids,
@@ -278,18 +325,10 @@ def do_start_run(
     """Start a run of `candidate` (the bank's leader unless given) over the calls. The estimate must be
     confirmed: without `confirmed` this raises EstimateNotConfirmed carrying it."""
     candidate = _check_bank_and_candidate(bank, candidate)
-    calls, lines = _calls_and_lines(bank, call_ids)
-    estimate = _estimate(bank, candidate, calls, lines)
+    calls, lines, left_out = _calls_and_lines(bank, call_ids)
+    estimate = _estimate(bank, candidate, calls, lines, left_out)
     if not confirmed:
-        raise EstimateNotConfirmed(
-            f"This run transcribes {estimate.lines} lines with {candidate} ({estimate.audio_minutes:.1f} audio "
-            f"minutes, {dollars(estimate.audio_cost)}), replays {estimate.calibration_lines} for calibration "
-            f"({dollars(estimate.calibration_cost)}), about {estimate.expected_rule_lines} differing lines are "
-            f"labelled by rule for free, and the judge expects about "
-            f"{estimate.judge_input_tokens + estimate.judge_output_tokens:,} tokens ({dollars(estimate.judge_cost)}). "
-            "Confirm the estimate to start.",
-            estimate,
-        )
+        raise EstimateNotConfirmed(_confirm_message(estimate, candidate), estimate)
     jobs.check_capacity(bank.organization_id)
     rng = rng or random.SystemRandom()
     seed = rng.randrange(2**62)

@@ -2,7 +2,8 @@
 a run's summary, its lines by filter, the review sample, the runs of a bank with their counts, and the calls a new
 run offers."""
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, fields
 from decimal import Decimal
 
 from django.db.models import Count, Exists, F, OuterRef, Q
@@ -192,6 +193,52 @@ def run_summary(run: Run) -> RunSummary:
         warn_below=config().run_calibration_warn,
         labels=labelling(run, c["compared"], c["differing"], c["unlabelled"], c["judge_gave_up"]),
     )
+
+
+# Why a full-call run leaves a caller line out (LeftOutLine.reason).
+NO_TIMING = "no_timing"
+TOO_LONG = "too_long"
+PAST_RECORDING_END = "past_recording_end"
+
+
+@dataclass(frozen=True)
+class LeftOutLine:
+    """A caller line of a run's calls that the run does not replay, and why."""
+
+    call_id: int
+    line_id: int
+    line_number: int  # as the screens count it, from 1 ("line 3" on the call page)
+    reason: str  # NO_TIMING, TOO_LONG or PAST_RECORDING_END
+    why: str  # the reason in words, with the figures: "130 s long: lines longer than 120 s are not replayed"
+    start_s: float | None
+    end_s: float | None
+
+
+REASON_WORDS = {
+    NO_TIMING: "with no audio timing",
+    TOO_LONG: "longer than the line limit",
+    PAST_RECORDING_END: "past the end of the recording",
+}
+
+
+def left_out_summary(left_out) -> str:
+    """Left-out lines counted by reason: "3 caller lines left out: 2 with no audio timing, 1 longer than the line
+    limit"; "" for none."""
+    if not left_out:
+        return ""
+    counts = Counter(line.reason for line in left_out)
+    parts = [f"{counts[reason]} {words}" for reason, words in REASON_WORDS.items() if counts[reason]]
+    n = len(left_out)
+    return f"{n} caller line{'s' if n != 1 else ''} left out: {', '.join(parts)}"
+
+
+def left_out_of(run: Run) -> list[LeftOutLine] | None:
+    """The caller lines of its calls the run left out, and why, as its estimate recorded them when it started;
+    None for a run started before runs recorded them."""
+    stored = (run.estimate or {}).get("left_out")
+    if stored is None:
+        return None
+    return [LeftOutLine(**{f.name: item.get(f.name) for f in fields(LeftOutLine)}) for item in stored]
 
 
 def estimated_total(run: Run) -> Decimal | None:

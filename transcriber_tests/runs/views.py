@@ -92,6 +92,7 @@ def run_new(request, pk):
             "bank": bank,
             "form": form,
             "estimate": estimate,
+            "left_out_summary": queries.left_out_summary(estimate.left_out) if estimate else "",
             "in_progress": in_progress,
             "leader": queries.default_candidate(bank),
             "max_calls": actions.MAX_CALLS,
@@ -124,6 +125,7 @@ def _run_context(request, run):
     if which not in queries.LINE_FILTERS:
         which = ""
     page = Paginator(queries.run_line_rows(run, which), PAGE_SIZE).get_page(request.GET.get("page"))
+    left_out = queries.left_out_of(run)
     return {
         "run": run,
         "s": queries.run_summary(run),
@@ -135,6 +137,8 @@ def _run_context(request, run):
         "query": query_without_page(request),
         "agreement_by_version": queries.review_agreement(run),
         "estimate_total": queries.estimated_total(run),
+        "left_out": left_out,
+        "left_out_summary": queries.left_out_summary(left_out),
     }
 
 

@@ -14,6 +14,7 @@ from oncore.formats import money
 
 from ..models import RunLine
 from ..runs import queries
+from ..runs.queries import LeftOutLine
 from .refs import TranscriberRef, transcriber_ref
 
 STATUSES = Literal["queued", "transcribing", "judging", "done", "cancelled", "failed"]
@@ -52,12 +53,15 @@ def new_word(value):
 LabelIn = Annotated[LABELS, BeforeValidator(new_word)]
 
 
+LEFT_OUT_REASONS = Literal["no_timing", "too_long", "past_recording_end"]
+
+
 @dataclass(frozen=True)
 class RunEstimate:
     candidate_id: int
     calls: int
-    lines: int
-    already_transcribed: int
+    lines: int  # lines the candidate would transcribe, and be paid for
+    already_transcribed: int  # lines it already has: replayed for free, not counted in `lines`
     audio_seconds: float
     price_per_minute: Decimal
     audio_cost: Decimal
@@ -80,6 +84,16 @@ class RunEstimate:
     max_judge_input_tokens: int
     max_judge_output_tokens: int
     max_judge_cost: Decimal
+    left_out: tuple[LeftOutLine, ...] = ()  # caller lines of the calls the run does not replay, and why
+
+    @property
+    def run_lines(self) -> int:
+        """Every line the run replays: those to transcribe and those already transcribed."""
+        return self.lines + self.already_transcribed
+
+    @property
+    def left_out_lines(self) -> int:
+        return len(self.left_out)
 
     @property
     def audio_minutes(self) -> float:
@@ -103,6 +117,8 @@ class RunEstimate:
         return estimate_dict(
             {
                 **asdict(self),
+                "left_out": [asdict(line) for line in self.left_out],
+                "left_out_lines": self.left_out_lines,
                 "audio_minutes": self.audio_minutes,
                 "total_cost": self.total_cost,
                 "max_total_cost": self.max_total_cost,
@@ -128,16 +144,32 @@ ROUNDED_FIELDS = {
 def estimate_dict(values: dict) -> dict:
     """A run estimate in one shape and rounding wherever it is shown: money as six-place decimal strings,
     seconds and minutes to 3 places, rates to 4. Also reads an estimate stored by an older version (a field it
-    lacks counts as zero, or unknown)."""
+    lacks counts as zero, or unknown): one stored before runs said what they left out has no `left_out` (null:
+    not recorded), and its `lines` counted the lines already transcribed too, which are taken out of it here."""
     data = {f.name: _ZERO.get(f.type) for f in fields(RunEstimate)}
-    data.update(audio_minutes=0.0, total_cost=Decimal(0), max_total_cost=Decimal(0))
+    data.update(left_out_lines=None, audio_minutes=0.0, total_cost=Decimal(0), max_total_cost=Decimal(0))
     data.update((key, value) for key, value in values.items() if key in data)
+    if "left_out" not in values:  # stored before December 2026: `lines` were every line the run replayed
+        data["lines"] = max(0, (data["lines"] or 0) - (data["already_transcribed"] or 0))
     for key in MONEY_FIELDS:
         data[key] = money(data[key] or 0)
     for key, places in ROUNDED_FIELDS.items():
         if data[key] is not None:
             data[key] = round(float(data[key]), places)
     return data
+
+
+class LeftOutLineOut(Schema):
+    call_id: int
+    line_id: int
+    line_number: int = Field(description='The line\'s number as the screens count it, from 1 ("line 3").')
+    reason: LEFT_OUT_REASONS = Field(
+        description="no_timing: the line has no audio timing; too_long: it is longer than the server's line "
+        "limit (it cannot be flagged either); past_recording_end: it starts after its recording ends."
+    )
+    why: str = Field(description='The reason in words, with the figures ("130 s long: ...").')
+    start_s: float | None
+    end_s: float | None
 
 
 class RunEstimateOut(Schema):
@@ -147,8 +179,22 @@ class RunEstimateOut(Schema):
 
     candidate_id: int
     calls: int
-    lines: int = Field(description="Caller lines with audio timing the candidate transcribes.")
-    already_transcribed: int = Field(description="Lines it already has text for: free.")
+    lines: int = Field(
+        description="Lines the candidate would transcribe and be paid for: caller lines the run replays that it "
+        "has no text for yet. As in the candidate estimate, the lines it already transcribed are not among them."
+    )
+    already_transcribed: int = Field(
+        description="Lines the run replays that the candidate already transcribed: free, beside `lines`. The run "
+        "covers lines + already_transcribed caller lines."
+    )
+    left_out_lines: int | None = Field(
+        description="Caller lines of the calls the run leaves out (see left_out); null on a run started before "
+        "runs recorded them."
+    )
+    left_out: list[LeftOutLineOut] | None = Field(
+        description="Each caller line the run leaves out, and why, in call order then line order; null on a run "
+        "started before runs recorded them."
+    )
     audio_seconds: float
     audio_minutes: float
     price_per_minute: Money

@@ -134,6 +134,21 @@ def caller_lines(call):
     return list(call.lines.filter(speaker="caller").order_by("position"))
 
 
+def add_lines_a_run_leaves_out(call) -> list[Line]:
+    """Three caller lines after the call's others that no run replays: one with no audio timing, one 130 s long
+    (over the 120 s limit) and one that starts after the recording ends; lines 5, 6 and 7 of a two-line call."""
+    after = call.lines.count()
+    return [
+        Line.objects.create(call=call, position=after, speaker="caller", text="no timing here"),
+        Line.objects.create(
+            call=call, position=after + 1, speaker="caller", text="a long turn", start_s=1.0, end_s=131.0
+        ),
+        Line.objects.create(
+            call=call, position=after + 2, speaker="caller", text="too late", start_s=500.0, end_s=501.0
+        ),
+    ]
+
+
 # What the judge answers for each candidate text it is shown (the rest: same_meaning).
 JUDGED = {
     "my number is 0 8 7": "live_right",

@@ -14,7 +14,7 @@ from transcriber_tests.models import Run
 from transcriber_tests.runs import actions as run_actions
 from transcriber_tests.runs import tasks as run_tasks
 
-from .support import Say, read, scripted_judge
+from .support import Say, add_lines_a_run_leaves_out, read, scripted_judge
 
 pytestmark = pytest.mark.django_db
 
@@ -93,3 +93,49 @@ def test_it_shows_a_vendors_estimate_and_the_judges_cost_to_the_cent(admin_clien
     assert not SIX_ZEROS.search(page)
     assert f"output tokens, {dollars(run.judge_cost)} (" in page
     assert f"Estimate {dollars(run.estimate['total_cost'])}" in page
+
+
+def test_it_lists_the_caller_lines_a_run_leaves_out_on_the_estimate_and_the_run_page(
+    admin_client, org, world, no_judge
+):
+    cand = world.candidate("cand")
+    bank = actions.do_create_bank(org, name="Left out", controls_per_flag=0)
+    actions.do_add_candidate(bank, cand, confirmed=True)
+    call = world.call([Say("a table for two"), Say("at eight")])
+    add_lines_a_run_leaves_out(call)
+    summary = (
+        "3 caller lines left out: 1 with no audio timing, 1 longer than the line limit, 1 past the end of the "
+        "recording. The run does not replay them"
+    )
+
+    body = admin_client.post(
+        reverse("runs:new", args=[bank.pk]), {"calls": [call.pk], "candidate": cand.pk}
+    ).content
+    assert "Lines to transcribe 2 Left out 3 caller lines" in read(body, "Estimate")
+    left_out = read(body, "Left out")
+    assert summary in left_out
+    assert f"call {call.pk} line 5 No audio timing, so its audio cannot be cut" in left_out
+    assert f"call {call.pk} line 6 130 s long: lines longer than 120 s are not replayed" in left_out
+    assert f"call {call.pk} line 7 Starts at 500.0 s, after the end of its recording (" in left_out
+
+    run = run_actions.do_start_run(bank, [call.pk], candidate=cand, confirmed=True)
+    assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    page = admin_client.get(reverse("runs:detail", args=[run.pk])).content
+    assert "Left out 3 caller lines" in read(page)
+    assert summary in read(page, "Left out")
+    assert f"call {call.pk} line 6 130 s long: lines longer than 120 s are not replayed" in read(
+        page, "Left out"
+    )
+
+
+def test_it_says_an_older_run_did_not_record_the_lines_it_left_out(admin_client, api, run_setup, no_judge):
+    bank, cand, call_a, call_b = run_setup
+    run = run_actions.do_start_run(bank, [call_a.pk, call_b.pk], confirmed=True)
+    # As a run started before December 2026 stored it: no left_out, and lines counting the transcribed one.
+    old = {k: v for k, v in run.estimate.items() if k not in ("left_out", "left_out_lines")}
+    Run.objects.filter(pk=run.pk).update(estimate={**old, "lines": 7})
+    page = read(admin_client.get(reverse("runs:detail", args=[run.pk])).content)
+    assert "Left out not recorded (the run started before runs listed the lines they left out)" in page
+    estimate = api.get(f"/runs/{run.pk}").json()["estimate"]
+    assert (estimate["lines"], estimate["already_transcribed"]) == (6, 1)
+    assert estimate["left_out"] is None and estimate["left_out_lines"] is None

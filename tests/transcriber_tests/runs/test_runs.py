@@ -127,7 +127,7 @@ def test_it_shows_the_estimate_before_starting(run_setup, llm_server):
     with pytest.raises(EstimateNotConfirmed) as refused:
         run_actions.do_start_run(bank, [call_a.pk, call_b.pk])
     detail = refused.value.detail
-    assert detail["lines"] == 7 and detail["already_transcribed"] == 1
+    assert detail["lines"] == 6 and detail["already_transcribed"] == 1  # 7 lines, the flagged one transcribed
     estimate = run_actions.estimate_run(bank, [call_a.pk, call_b.pk])
     minutes = Decimal(str(estimate.audio_seconds)) / 60
     assert estimate.audio_cost == (minutes * Decimal("0.006")).quantize(Decimal("0.000001"))
