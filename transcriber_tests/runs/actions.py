@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from oncore import audio, llm
 from oncore.calls.models import Call, Line
+from oncore.calls.recording import why_not_recorded
 from oncore.config import config
 from oncore.templatetags.oncore_tags import dollars
 from oncore.transcribers.engines.base import cost_for
@@ -61,7 +62,7 @@ def _resolve_calls(organization, call_ids) -> list[Call]:
     found = {
         c.pk: c
         for c in Call.objects.filter(pk__in=ids, tenant__organization=organization).select_related(
-            "assistant", "live_transcriber"
+            "assistant", "live_transcriber", "tenant__organization"
         )
     }
     missing = [i for i in ids if i not in found]
@@ -69,11 +70,8 @@ def _resolve_calls(organization, call_ids) -> list[Call]:
         raise NotFound(f"No call {', '.join(map(str, missing))} in this organization.", {"calls": missing})
     calls = [found[i] for i in ids]
     for call in calls:
-        if not call.recorded or not call.recording:
-            raise LineNotRecorded(
-                f"Call {call.pk} was not recorded, so its lines cannot be replayed. Leave it out of the run.",
-                {"call": call.pk},
-            )
+        if not_recorded := why_not_recorded(call):  # with what the assistant's recording setting says
+            raise LineNotRecorded(f"{not_recorded} Leave it out of the run.", {"call": call.pk})
         if live_transcriber_of(call) is None:
             raise LiveTranscriberUnknown(
                 f"The transcriber call {call.pk} ran on is unknown, so there is nothing to compare against. "
