@@ -29,6 +29,7 @@ class Config:
     webhook_retry_hours: float
     webhook_timeout_s: float
     webhook_allow_networks: list
+    webhook_max_endpoints: int  # endpoints one organization may have
     model_cache_dir: Path
 
 

@@ -6,7 +6,11 @@ without doing the work again; the same key with another request is refused (409 
 for the key is inserted first, in the transaction that does the work, under a unique constraint: a second request
 with the key, sent while the first runs, waits for it, then replays its answer. A request that fails (an error
 answer) stores nothing, so it can be sent again with its key. Runs after authentication and validation: a request
-refused there never reaches this."""
+refused there never reaches this.
+
+An answer that shows a secret once (a webhook's signing secret) must not show it again, nor leave it in this
+table: its operation says, with `replay_as`, what a replay answers instead (the secret null), and that is what is
+stored."""
 
 import functools
 import hashlib
@@ -60,6 +64,13 @@ def once(view, render):
     return wrapper
 
 
+def replay_as(request, value) -> None:
+    """What a replay of this request answers, and so what is stored for it, when that must differ from the
+    answer given now (the same, less what is shown once). The operation calls it before it returns; without an
+    Idempotency-Key it changes nothing."""
+    request.idempotent_replay = value
+
+
 def _reserve(organization, key, fingerprint):
     """A new row for the key, or None when one exists (after the request holding it finished)."""
     now = timezone.now()
@@ -76,6 +87,7 @@ def _reserve(organization, key, fingerprint):
 
 def _store(record, result, render, request) -> None:
     status, value = (result.status_code, result.value) if isinstance(result, Status) else (200, result)
+    value = getattr(request, "idempotent_replay", value)
     record.status = status
     record.body = render(value)
     record.location = request.api_response.get("Location", "")

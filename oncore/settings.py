@@ -260,13 +260,15 @@ ONCORE = {
     # before they are read.
     "MAX_REQUEST_MB": env_int("ONCORE_MAX_REQUEST_MB", 256, minimum=1),
     # Webhooks (oncore.webhooks): a delivery that fails is tried again after WEBHOOK_BACKOFF_S, doubled with each
-    # attempt, for WEBHOOK_RETRY_HOURS; each attempt waits WEBHOOK_TIMEOUT_S for an answer. Endpoints may not
-    # reach private, loopback, link-local or reserved addresses, except those in WEBHOOK_ALLOW_NETWORKS
+    # attempt, for WEBHOOK_RETRY_HOURS; each attempt has WEBHOOK_TIMEOUT_S in all, from the connection to the last
+    # byte of the answer. Endpoints may reach global unicast addresses only, except those in WEBHOOK_ALLOW_NETWORKS
     # (comma-separated networks, e.g. 127.0.0.1/32 for a receiver on the same machine; http is allowed there only).
+    # An organization has WEBHOOK_MAX_ENDPOINTS endpoints at most (each event goes to each one).
     "WEBHOOK_BACKOFF_S": env_float("ONCORE_WEBHOOK_BACKOFF_S", 60.0, minimum=0.0),
     "WEBHOOK_RETRY_HOURS": env_float("ONCORE_WEBHOOK_RETRY_HOURS", 24.0, minimum=0.0),
     "WEBHOOK_TIMEOUT_S": env_float("ONCORE_WEBHOOK_TIMEOUT_S", 10.0, minimum=0.1),
     "WEBHOOK_ALLOW_NETWORKS": env_networks("ONCORE_WEBHOOK_ALLOW_NETWORKS"),
+    "WEBHOOK_MAX_ENDPOINTS": env_int("ONCORE_WEBHOOK_MAX_ENDPOINTS", 10, minimum=1),
     # Offline model locations; None means "from the packaged models".
     "MODEL_CACHE_DIR": Path(env_str("ONCORE_MODEL_CACHE_DIR", str(VAR_DIR / "models"))),
 }

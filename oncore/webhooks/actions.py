@@ -9,6 +9,7 @@ from datetime import timedelta
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from oncore.accounts.models import Organization
 from oncore.config import config
 from oncore.errors import ActionError
 from oncore.formats import iso_time
@@ -41,15 +42,36 @@ def _check_events(events) -> list[str]:
     return list(dict.fromkeys(events))
 
 
+class EndpointLimitReached(ActionError):
+    code = "webhook_limit_reached"
+    status = 409
+
+
 def do_create_endpoint(organization, *, url, events, description="", user=None) -> WebhookEndpoint:
-    """A new endpoint; its secret (new_secret) is shown once, by the page or answer that created it."""
-    return WebhookEndpoint.objects.create(
-        organization=organization,
-        url=sending.check_url(url.strip()),
-        events=_check_events(events),
-        description=description.strip(),
-        created_by=user if user is not None and user.is_authenticated else None,
-    )
+    """A new endpoint; its secret (new_secret) is shown once, by the page or answer that created it. An
+    organization has WEBHOOK_MAX_ENDPOINTS at most (each event is sent to each of them, so endpoints multiply
+    the deliveries the workers make); the organization's row is locked while they are counted, so two requests
+    at once cannot both take the last place."""
+    url = sending.check_url(url.strip())
+    events = _check_events(events)
+    limit = config().webhook_max_endpoints
+    with transaction.atomic():
+        Organization.objects.select_for_update().filter(pk=organization.pk).first()
+        count = WebhookEndpoint.objects.filter(organization=organization).count()
+        if count >= limit:
+            raise EndpointLimitReached(
+                f"This organization has {count} webhook endpoints, the most it may have ({limit}). Delete one "
+                "it no longer uses, or subscribe an existing endpoint to more events (one endpoint can take "
+                "every event), then try again.",
+                {"count": count, "limit": limit},
+            )
+        return WebhookEndpoint.objects.create(
+            organization=organization,
+            url=url,
+            events=events,
+            description=description.strip(),
+            created_by=user if user is not None and user.is_authenticated else None,
+        )
 
 
 def do_update_endpoint(endpoint: WebhookEndpoint, **changes) -> WebhookEndpoint:

@@ -8,6 +8,7 @@ from django.urls import reverse
 from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 
+from oncore import idempotency
 from oncore.api import (
     BodyIn,
     ErrorCode,
@@ -29,11 +30,21 @@ register_error_codes(
         "webhook_url_not_allowed",
         400,
         "Events cannot be sent to this URL",
-        "Use an https:// URL whose host resolves to a public address: private, loopback, link-local and "
-        "reserved addresses are refused, as are URLs with a user name or password. The message says which rule "
-        "the URL broke.",
+        "Use an https:// URL whose host resolves to public (global unicast) addresses only: private, loopback, "
+        "link-local, shared, reserved and multicast addresses are refused, and so are the IPv6 forms that lead "
+        "to one (IPv4-compatible, IPv4-translated, NAT64, 6to4, Teredo), as are URLs with a user name or "
+        "password. The message says which rule the URL broke.",
         "webhooks",
-    )
+    ),
+    ErrorCode(
+        "webhook_limit_reached",
+        409,
+        "The organization has as many webhook endpoints as it may",
+        "Delete an endpoint you no longer use, or subscribe an existing one to more events (one endpoint can "
+        "take every event), then create it again. `detail.limit` is the most an organization may have "
+        "(the operator sets it: `ONCORE_WEBHOOK_MAX_ENDPOINTS`).",
+        "webhooks",
+    ),
 )
 
 router = Router(tags=["Webhooks"])
@@ -66,8 +77,14 @@ class WebhookOut(Schema):
 
 
 class WebhookCreated(WebhookOut):
-    secret: str = Field(
-        description="The signing secret, shown this once: keep it to check the OnCore-Signature header."
+    secret: str | None = Field(
+        description="The signing secret, shown this once: keep it to check the OnCore-Signature header. null "
+        "in a replay of the request (the same Idempotency-Key): the secret is in the first answer only."
+    )
+    secret_withheld: bool = Field(
+        description="true when this answer replays an earlier one (Idempotency-Key) and so leaves the secret "
+        "out: it was shown once, in the first answer, and is kept nowhere it could be shown again. Lost? Delete "
+        "the endpoint and create another."
     )
 
 
@@ -151,14 +168,18 @@ def list_webhooks(request, q: Query[PageIn]):
         "The new endpoint, with its secret.",
         "invalid_request",
         "webhook_url_not_allowed",
+        "webhook_limit_reached",
     ),
 )
 def create_webhook(request, body: WebhookIn):
-    """Register an endpoint. The answer carries its signing secret: the only time it is shown."""
+    """Register an endpoint. The answer carries its signing secret: the only time it is shown (a replay of the
+    request with its Idempotency-Key answers the endpoint with `secret` null and `secret_withheld` true)."""
     e = actions.do_create_endpoint(
         request.org, url=body.url, events=body.events, description=body.description
     )
-    return created(request, reverse("api:get_webhook", args=[e.pk]), {**_webhook_out(e), "secret": e.secret})
+    shown = {**_webhook_out(e), "secret": e.secret, "secret_withheld": False}
+    idempotency.replay_as(request, {**shown, "secret": None, "secret_withheld": True})
+    return created(request, reverse("api:get_webhook", args=[e.pk]), shown)
 
 
 @router.get("/webhooks/{int:webhook_id}", **doc(200, WebhookOut, "The endpoint.", "not_found"))
