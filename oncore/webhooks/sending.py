@@ -2,7 +2,7 @@
 record, back off) and the minutely round's reclaim of stale claims. Deliveries are an oncore.queue.WorkQueue
 (DELIVERIES): pending rows are claimed when due, one attempt at a time; a failed attempt is due again after the
 backoff (ONCORE_WEBHOOK_BACKOFF_S, doubled each attempt) until retry_until, then it is failed. The queue's entry
-points, and the hand-over of deliveries to them, are in tasks.py."""
+points, and the hand-over of deliveries to them, are in tasks.py; the connection of an attempt is transport.py."""
 
 import hashlib
 import hmac

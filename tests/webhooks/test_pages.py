@@ -32,6 +32,14 @@ def test_it_shows_a_refused_url_as_a_form_error(admin_client):
     assert not WebhookEndpoint.objects.exists()
 
 
+def test_it_shows_the_endpoint_limit_on_the_form(admin_client, receiver, settings):
+    settings.ONCORE = {**settings.ONCORE, "WEBHOOK_MAX_ENDPOINTS": 1}
+    admin_client.post(reverse("webhooks"), {"url": receiver.url, "events": ["run.finished"]})
+    response = admin_client.post(reverse("webhooks"), {"url": receiver.url, "events": ["run.finished"]})
+    assert response.status_code == 422 and "the most it may have (1)" in response.content.decode()
+    assert WebhookEndpoint.objects.count() == 1
+
+
 def test_it_shows_the_delivery_log_sends_again_edits_and_deletes(admin_client, receiver, run_setup, no_judge):
     admin_client.post(reverse("webhooks"), {"url": receiver.url, "events": ["run.finished"]})
     endpoint = WebhookEndpoint.objects.get()
