@@ -52,8 +52,7 @@ def _save(form, request, endpoint=None):
             )
         return actions.do_update_endpoint(endpoint, **data)
     except ActionError as exc:
-        field = {"invalid_request": "events", "webhook_url_not_allowed": "url"}.get(exc.code)
-        form.add_error(field, exc.message)
+        form.add_error("events" if exc.code == "invalid_request" else "url", exc.message)
         return None
 
 
