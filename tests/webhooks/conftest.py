@@ -92,6 +92,10 @@ class Connections:
         self.made: list[tuple] = []
         self.redirect: dict[tuple, tuple] = {}
 
+    def to(self, port: int) -> list[tuple]:
+        """The connections asked for to this port (others, to a database or cache, are not the test's)."""
+        return [made for made in self.made if made[1] == port]
+
     def connect(self, sock, address):
         if sock.family in (socket.AF_INET, socket.AF_INET6):
             self.made.append(tuple(address[:2]))

@@ -62,7 +62,9 @@ def test_it_connects_only_to_the_address_it_checked_when_the_name_answers_127_0_
     resolver.answer(HOST, [PUBLIC], ["127.0.0.1"])
     endpoint = actions.do_create_endpoint(org, url=url, events=["run.finished"])
     tls_receiver.secret = endpoint.secret
-    assert resolver.lookups == [HOST] and connections.made == []  # saving looks the name up, connects nowhere
+    assert (
+        resolver.lookups == [HOST] and connections.to(port) == []
+    )  # saving looks the name up, connects nowhere
 
     resolver.answer(HOST, [PUBLIC], ["127.0.0.1"])  # the attempt: a public address first, then loopback
     resolver.lookups.clear()
@@ -70,7 +72,7 @@ def test_it_connects_only_to_the_address_it_checked_when_the_name_answers_127_0_
     assert sending.attempt(delivery.pk) == "delivered"
 
     assert resolver.lookups == [HOST]  # looked up once
-    assert connections.made == [(PUBLIC, port)]  # to the address checked, never to 127.0.0.1
+    assert connections.to(port) == [(PUBLIC, port)]  # to the address checked, never to 127.0.0.1
     assert [e["id"] for e in tls_receiver.events] == ["evt_test"]
     assert tls_receiver.headers[-1]["host"] == f"{HOST}:{port}"  # the URL's name, not the address
     assert tls_receiver.server_names == [HOST]  # SNI: the name
@@ -96,7 +98,7 @@ def test_it_refuses_a_name_that_answers_a_public_and_a_loopback_address_at_once(
     resolver.answer(HOST, [PUBLIC, "127.0.0.1"])
     with pytest.raises(sending.UrlNotAllowed):
         actions.do_create_endpoint(org, url=f"https://{HOST}/hook", events=["run.finished"])
-    assert connections.made == []
+    assert connections.to(443) == []
 
 
 def test_it_checks_the_name_again_at_every_attempt_and_sends_nothing_when_it_turned_inward(
@@ -108,7 +110,7 @@ def test_it_checks_the_name_again_at_every_attempt_and_sends_nothing_when_it_tur
     delivery = _due(endpoint)
     assert sending.attempt(delivery.pk) == "retry"
     delivery.refresh_from_db()
-    assert "public addresses only" in delivery.error and connections.made == []
+    assert "public addresses only" in delivery.error and connections.to(443) == []
 
 
 def test_it_ends_an_attempt_at_its_deadline_however_slowly_the_receiver_trickles(org, local, settings):
