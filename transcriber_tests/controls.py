@@ -80,7 +80,7 @@ def retire(line, rng=None) -> None:
 
 def retire_flagged_controls() -> int:
     """Retire every control line that has become a flag since it was drawn (flagging retires them now; banks
-    from before kept them): migration 0011 runs it. Returns how many lines were retired."""
+    from before kept them): migration 0012 runs it. Returns how many lines were retired."""
     lines = Line.objects.filter(flag__isnull=False, control_uses__isnull=False).distinct()
     retired = 0
     for line in lines.select_related("call").order_by("pk"):

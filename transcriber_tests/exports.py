@@ -163,6 +163,8 @@ RUN_LINE_COLUMNS = [
     "replay_matches",
     "in_review_sample",
     "review",
+    "review_label",
+    "review_correction",
 ]
 
 
@@ -170,6 +172,7 @@ def run_csv_rows(run):
     lines = run.lines.select_related("line__call__tenant", "pattern").order_by("position")
     for rl in lines.iterator(chunk_size=1000):
         line = rl.line
+        hidden = rl.label_hidden  # awaiting review: the review is blind, here too
         yield [
             run.pk,
             run.candidate.display_name,
@@ -187,10 +190,10 @@ def run_csv_rows(run):
             _yes(rl.candidate_failed) if rl.compared else "",
             rl.candidate_error,
             _yes(rl.differs) if rl.compared else "",
-            rl.label,
-            rl.label_source,
-            rl.reasoning,
-            rl.pattern.name if rl.pattern else "",
+            "" if hidden else rl.label,
+            "" if hidden else rl.label_source,
+            "" if hidden else rl.reasoning,
+            rl.pattern.name if rl.pattern and not hidden else "",
             _fmt(rl.candidate_wer),
             _fmt(rl.live_wer),
             _yes(rl.calibration),
@@ -198,6 +201,8 @@ def run_csv_rows(run):
             _yes(rl.replay_matches),
             _yes(rl.in_review),
             {True: "agree", False: "disagree"}.get(rl.review_agrees, ""),
+            rl.human_label,
+            rl.correction,
         ]
 
 

@@ -81,10 +81,9 @@ def test_it_reads_a_finished_run_its_lines_and_review_and_takes_a_review(api, ru
     assert lines["count"] == 7 and [ln["position"] for ln in lines["items"]] == list(range(7))
     first = lines["items"][0]
     assert first["label"] == "candidate_right" and first["label_source"] == "flag" and first["flag_id"]
-    breaks = api.get(f"/runs/{run_id}/lines", {"label": "production_right"}).json()
-    assert breaks["count"] == 2 and all(ln["reasoning"] for ln in breaks["items"])
-    by_pattern = api.get(f"/runs/{run_id}/lines", {"pattern": run["patterns"][0]["id"]}).json()
-    assert by_pattern["count"] == 2
+    # Both breaks are in the review sample, not reviewed yet: the review is blind, so no filter tells them.
+    assert api.get(f"/runs/{run_id}/lines", {"label": "production_right"}).json()["count"] == 0
+    assert api.get(f"/runs/{run_id}/lines", {"pattern": run["patterns"][0]["id"]}).json()["count"] == 0
     assert api.get(f"/runs/{run_id}/lines", {"label": "calibration"}).json()["count"] == 7
 
     sample = api.get(f"/runs/{run_id}/review").json()
@@ -108,6 +107,12 @@ def test_it_reads_a_finished_run_its_lines_and_review_and_takes_a_review(api, ru
         "by_prompt_version": [{"prompt_version": "judge-3", "reviewed": 1, "agrees": 0, "kappa": 0.0}],
     }
     assert_error(api.post(f"/runs/{run_id}/review/{item['id']}", {"label": "yes"}), 422, "validation_error")
+    for rest in sample["items"][1:]:
+        api.post(f"/runs/{run_id}/review/{rest['id']}", {"label": "same_meaning"})
+    breaks = api.get(f"/runs/{run_id}/lines", {"label": "production_right"}).json()  # reviewed: shown again
+    assert breaks["count"] == 2 and all(ln["reasoning"] for ln in breaks["items"])
+    by_pattern = api.get(f"/runs/{run_id}/lines", {"pattern": run["patterns"][0]["id"]}).json()
+    assert by_pattern["count"] == 2
     assert_error(
         api.post(f"/runs/{run_id}/review/{first['id']}", {"label": "both_wrong"}), 409, "not_in_review_sample"
     )
@@ -188,6 +193,19 @@ def test_it_lists_runs_in_fixed_queries(api, run_setup, no_judge, django_assert_
 
 
 def test_it_answers_labels_in_the_apis_words_and_still_reads_the_old_one(api, client, done_run):
+    first, second = api.get(f"/runs/{done_run.pk}/review").json()["items"][:2]
+    reviewed = api.post(f"/runs/{done_run.pk}/review/{first['id']}", {"label": "production_right"}).json()
+    assert reviewed["human_label"] == "production_right"
+    assert (
+        RunLine.objects.get(pk=first["id"]).human_label == RunLine.LIVE_RIGHT
+    )  # the dashboard's word, stored
+    again = api.post(f"/runs/{done_run.pk}/review/{second['id']}", {"label": "live_right"}).json()
+    assert again["human_label"] == "production_right"
+    assert again["review_agrees"] == (again["label"] == "production_right")
+    for rest in api.get(f"/runs/{done_run.pk}/review", {"show": "todo"}).json()["items"]:
+        api.post(f"/runs/{done_run.pk}/review/{rest['id']}", {"label": "same_meaning"})
+
+    # Reviewed (the review is blind until then), the lines show their labels.
     lines = api.get(f"/runs/{done_run.pk}/lines").json()["items"]
     by_text = {ln["production_text"]: ln for ln in lines}
     assert by_text["my number is 0 8 7 1 2"]["label"] == "production_right"  # a break, in the API's words
@@ -198,15 +216,6 @@ def test_it_answers_labels_in_the_apis_words_and_still_reads_the_old_one(api, cl
     old = api.get(f"/runs/{done_run.pk}/lines", {"label": "live_right"}).json()
     assert old["count"] == 2 and {ln["label"] for ln in old["items"]} == {"production_right"}
 
-    first, second = api.get(f"/runs/{done_run.pk}/review").json()["items"][:2]
-    reviewed = api.post(f"/runs/{done_run.pk}/review/{first['id']}", {"label": "production_right"}).json()
-    assert reviewed["human_label"] == "production_right"
-    assert (
-        RunLine.objects.get(pk=first["id"]).human_label == RunLine.LIVE_RIGHT
-    )  # the dashboard's word, stored
-    again = api.post(f"/runs/{done_run.pk}/review/{second['id']}", {"label": "live_right"}).json()
-    assert again["human_label"] == "production_right"
-    assert again["review_agrees"] == (again["label"] == "production_right")
 
     # The schema offers the API's words only.
     schema = client.get("/api/v1/openapi.json").json()["components"]["schemas"]

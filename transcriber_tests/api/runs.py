@@ -203,7 +203,9 @@ def retry_judge(request, run_id: int):
 @router.get("/runs/{int:run_id}/lines", **doc(200, RunLinePage, "The run's lines in order.", "not_found"))
 def run_lines(request, run_id: int, q: Query[RunLineFilters]):
     """Every caller line of the run: the candidate's text beside the production transcript, its label and who
-    gave it (a flag's score, the judge or the rule), the judge's reasoning, its pattern, calibration and review."""
+    gave it (a flag's score, the judge or the rule), the judge's reasoning, its pattern, calibration and review. A line of the review sample not reviewed yet shows
+    no label, source, reasoning or pattern, and is left out of the filters by label and by pattern (the review is
+    blind)."""
     run = _run(request, run_id)
     qs = queries.run_line_rows(run, "" if q.label == "all" else stored_label(q.label), pattern=q.pattern)
     return page(qs, q, run_line_out)
@@ -215,14 +217,7 @@ def review_sample(request, run_id: int, q: Query[ReviewFilters]):
     label), to measure how far to trust the labels. Blind: a line's label, its source and its reasoning are
     empty until it is reviewed."""
     run = _run(request, run_id)
-    return page(queries.review_lines(run, "" if q.show == "all" else q.show), q, _blind_line_out)
-
-
-def _blind_line_out(rl) -> dict:
-    out = run_line_out(rl)
-    if not rl.human_label:
-        out.update(label=None, label_source=None, reasoning="", label_prompt_version="", pattern_id=None)
-    return out
+    return page(queries.review_lines(run, "" if q.show == "all" else q.show), q, run_line_out)
 
 
 @router.post(
@@ -231,7 +226,7 @@ def _blind_line_out(rl) -> dict:
 )
 def review_line(request, run_id: int, run_line_id: int, body: ReviewIn):
     """Give your label to a line of the review sample; the answer shows the label it got and whether you agree.
-    Sending again replaces yours."""
+    The first answer stands: one sent again, once the label was shown, is recorded as its correction."""
     run = _run(request, run_id)
     run_line = lookups.run_line(run, run_line_id)
     return run_line_out(actions.do_review_line(run_line, stored_label(body.label)))

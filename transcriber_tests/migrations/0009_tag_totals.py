@@ -1,5 +1,5 @@
 """Per-day totals per tag (TagTotal), for the results page's table per error tag. Every total (0008's and this
-one's) is built from the scores by the latest migration (0011_recount), which runs the app's own code once the
+one's) is built from the scores by the latest migration (0012_recount), which runs the app's own code once the
 tables are as that code expects them; this one built them itself when it was the latest."""
 
 import django.db.models.deletion

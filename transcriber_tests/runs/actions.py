@@ -436,16 +436,19 @@ def do_retry_judge(run: Run) -> Run:
 
 def do_review_line(run_line: RunLine, human_label: str, user=None) -> RunLine:
     """A person labels a line of the review sample without having seen its label (the judge's, or the rule's);
-    the label they give is stored, and whether it agrees. Labelling again replaces it."""
+    the label they give is stored, and whether it agrees. The first answer stands, since after it the label is
+    shown: a later one is recorded beside it as a correction, and agreement still counts the first."""
     if not run_line.in_review:
         raise NotInReviewSample("Only lines in the run's review sample can be reviewed.")
     if human_label not in judge.LABELS:
         raise ValueError(f"{human_label!r} is not one of {', '.join(judge.LABELS)}")
-    RunLine.objects.filter(pk=run_line.pk).update(
+    first = RunLine.objects.filter(pk=run_line.pk, human_label="").update(
         human_label=human_label,
         review_agrees=human_label == run_line.label,
         reviewed_at=timezone.now(),
         reviewed_by=user if user is not None and user.is_authenticated else None,
     )
+    if not first:  # answered before, and shown the label since: a correction, beside the first answer
+        RunLine.objects.filter(pk=run_line.pk).update(correction=human_label, corrected_at=timezone.now())
     run_line.refresh_from_db()
     return run_line

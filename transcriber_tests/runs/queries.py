@@ -265,13 +265,25 @@ LINE_FILTERS = {
 }
 
 
+# A line of the review sample not reviewed yet: its label, source, reasoning and pattern are shown nowhere.
+AWAITING_REVIEW = Q(in_review=True, human_label="")
+# The filters that select by label (or by how it was given): a line awaiting review is left out of them, since
+# being listed under one would tell its label.
+BY_LABEL = {
+    RunLine.CANDIDATE_RIGHT, RunLine.LIVE_RIGHT, RunLine.SAME_MEANING, RunLine.BOTH_WRONG, "unlabelled", "rule", "gave_up"
+}
+
+
 def run_line_rows(run: Run, which: str = "", pattern: int | None = None):
     """The run's lines in order, those of one filter of LINE_FILTERS (an unknown one: every line) and, if given,
-    of one pattern."""
+    of one pattern; a filter by label or pattern leaves out the lines awaiting review (the review is blind)."""
     _, q = LINE_FILTERS.get(which, LINE_FILTERS[""])
     if pattern is not None:
         q &= Q(pattern_id=pattern)
-    return run.lines.filter(q).select_related("line__call", "pattern").order_by("position")
+    rows = run.lines.filter(q)
+    if which in BY_LABEL or pattern is not None:
+        rows = rows.exclude(AWAITING_REVIEW)
+    return rows.select_related("line__call", "pattern").order_by("position")
 
 
 REVIEW_FILTERS = {
@@ -305,10 +317,11 @@ def review_lines(run: Run, which: str = ""):
 
 
 def patterns_with_examples(run: Run, per_pattern: int = 3) -> list[tuple]:
-    """The run's patterns, each with its first few lines."""
+    """The run's patterns, each with its first few lines (none awaiting review)."""
     patterns = list(run.patterns.all())
     examples = {}
-    for rl in RunLine.objects.filter(pattern__in=patterns).select_related("line").order_by("position"):
+    lines = RunLine.objects.filter(pattern__in=patterns).exclude(AWAITING_REVIEW)
+    for rl in lines.select_related("line").order_by("position"):
         bucket = examples.setdefault(rl.pattern_id, [])
         if len(bucket) < per_pattern:
             bucket.append(rl)

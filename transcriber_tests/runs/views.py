@@ -126,13 +126,16 @@ def _run_context(request, run):
         which = ""
     page = Paginator(queries.run_line_rows(run, which), PAGE_SIZE).get_page(request.GET.get("page"))
     left_out = queries.left_out_of(run)
+    s = queries.run_summary(run)
     return {
         "run": run,
-        "s": queries.run_summary(run),
+        "s": s,
+        "awaiting_review": s.review_sample - s.reviewed,
         "patterns": queries.patterns_with_examples(run),
         "calls": queries.run_calls(run),
         "page": page,
         "which": which,
+        "by_label": queries.BY_LABEL,
         "filters": [(key, label) for key, (label, _) in queries.LINE_FILTERS.items()],
         "query": query_without_page(request),
         "agreement_by_version": queries.review_agreement(run),

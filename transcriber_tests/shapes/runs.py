@@ -384,8 +384,12 @@ class RunLineOut(Schema):
     human_label: LABELS | None = Field(
         description="The label the reviewer gave, in the same words as `label`."
     )
-    review_agrees: bool | None
+    review_agrees: bool | None = Field(description="Whether the reviewer's first answer agrees with the label.")
     reviewed_at: datetime | None
+    correction: LABELS | None = Field(
+        description="A later answer, given once the label was shown: recorded beside the first, which stands."
+    )
+    corrected_at: datetime | None
 
 
 def run_out(run) -> dict:
@@ -462,9 +466,13 @@ def run_out(run) -> dict:
     }
 
 
+# What a line awaiting review shows of its label: nothing (the review is blind).
+BLIND = {"label": None, "label_source": None, "reasoning": "", "label_prompt_version": "", "pattern_id": None}
+
+
 def run_line_out(rl) -> dict:
     line = rl.line
-    return {
+    out = {
         "id": rl.pk,
         "position": rl.position,
         "line_id": line.pk,
@@ -498,7 +506,12 @@ def run_line_out(rl) -> dict:
         "human_label": api_label(rl.human_label),
         "review_agrees": rl.review_agrees,
         "reviewed_at": rl.reviewed_at,
+        "correction": api_label(rl.correction),
+        "corrected_at": rl.corrected_at,
     }
+    if rl.label_hidden:
+        out.update(BLIND)
+    return out
 
 
 def run_brief(run, counts: dict) -> dict:

@@ -4,6 +4,8 @@ the same view after a plain post."""
 
 # ruff: noqa: F811 (tests take the imported fixtures as parameters)
 
+import csv
+import io
 import os
 import re
 import subprocess
@@ -21,6 +23,7 @@ from transcriber_tests import actions
 from transcriber_tests.models import Run, RunLine
 from transcriber_tests.runs import actions as run_actions
 from transcriber_tests.runs import tasks as run_tasks
+from transcriber_tests.shapes.runs import api_label
 
 from .support import Say, read
 
@@ -194,3 +197,65 @@ def test_it_sets_aside_at_most_120_lines_for_review_whatever_the_run_asks(api, o
     assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
     assert api.get(f"/runs/{run.pk}").json()["review"]["sample"] == 120
     assert api.get(f"/runs/{run.pk}/review").json()["count"] == 120
+
+
+# ---------------------------------------------------------------- blind on every surface
+
+
+def _awaiting(run) -> RunLine:
+    """A line of the review sample labelled by the judge, with its reasoning, not reviewed yet."""
+    rl = run.lines.filter(in_review=True, label_source=RunLine.BY_JUDGE).exclude(reasoning="").first()
+    assert rl is not None and not rl.human_label
+    return rl
+
+
+def test_a_line_awaiting_review_shows_its_label_nowhere(admin_client, api, done_run):
+    rl = _awaiting(done_run)
+    word = api_label(rl.label)
+
+    item = next(i for i in api.get(f"/runs/{done_run.pk}/lines").json()["items"] if i["id"] == rl.pk)
+    assert (item["label"], item["label_source"], item["reasoning"], item["pattern_id"]) == (None, None, "", None)
+    under_its_label = api.get(f"/runs/{done_run.pk}/lines", {"label": word}).json()["items"]
+    assert rl.pk not in [i["id"] for i in under_its_label]  # listed under its label would tell it
+    in_sample = api.get(f"/runs/{done_run.pk}/lines", {"label": "review"}).json()["items"]
+    assert [i["label"] for i in in_sample if i["id"] == rl.pk] == [None]
+
+    rows = list(csv.DictReader(io.StringIO(b"".join(api.get(f"/runs/{done_run.pk}/lines.csv")).decode())))
+    row = next(r for r in rows if r["line_id"] == str(rl.line_id))
+    assert (row["label"], row["label_source"], row["reasoning"], row["pattern"]) == ("", "", "", "")
+
+    page = admin_client.get(reverse("runs:detail", args=[done_run.pk])).content.decode()
+    cells = read(re.search(rf'<tr id="rl-{rl.pk}">.*?</tr>', page, re.S).group(0))
+    assert "awaiting review" in cells and rl.reasoning not in cells
+    filtered = admin_client.get(reverse("runs:detail", args=[done_run.pk]), {"label": rl.label}).content.decode()
+    assert f'id="rl-{rl.pk}"' not in filtered
+    assert "of the review sample are not listed under a label until reviewed" in read(filtered, "Lines")
+
+    # Reviewed, it shows its label everywhere again.
+    api.post(f"/runs/{done_run.pk}/review/{rl.pk}", {"label": word})
+    item = next(i for i in api.get(f"/runs/{done_run.pk}/lines").json()["items"] if i["id"] == rl.pk)
+    assert (item["label"], item["reasoning"]) == (word, rl.reasoning)
+    under_its_label = api.get(f"/runs/{done_run.pk}/lines", {"label": word}).json()["items"]
+    assert rl.pk in [i["id"] for i in under_its_label]
+
+
+def test_the_first_answer_stands_and_a_later_one_is_its_correction(admin_client, api, done_run):
+    rl = _awaiting(done_run)
+    wrong = next(label for label in ("same_meaning", "both_wrong") if label != rl.label)
+    first = api.post(f"/runs/{done_run.pk}/review/{rl.pk}", {"label": wrong}).json()
+    assert (first["human_label"], first["review_agrees"], first["correction"]) == (wrong, False, None)
+
+    # Shown the label, the reviewer answers again with it: recorded beside the first, which still counts.
+    again = api.post(f"/runs/{done_run.pk}/review/{rl.pk}", {"label": api_label(rl.label)}).json()
+    assert (again["human_label"], again["review_agrees"]) == (wrong, False)
+    assert again["correction"] == api_label(rl.label) and again["corrected_at"]
+    review = api.get(f"/runs/{done_run.pk}").json()["review"]
+    assert review["agrees"] == 0 and review["reviewed"] == 1
+
+    page = admin_client.get(reverse("runs:review", args=[done_run.pk])).content.decode()
+    row = re.search(rf'<tr id="rl-{rl.pk}">.*?</tr>', page, re.S).group(0)
+    assert _answer_buttons(page, rl)[rl.label] == "true"  # the latest answer is the one pressed
+    assert "✗ you disagree" in read(row) and "stands" in read(row) and "is recorded beside it" in read(row)
+    rows = list(csv.DictReader(io.StringIO(b"".join(api.get(f"/runs/{done_run.pk}/lines.csv")).decode())))
+    row = next(r for r in rows if r["line_id"] == str(rl.line_id))
+    assert (row["review"], row["review_label"], row["review_correction"]) == ("disagree", wrong, rl.label)

@@ -80,10 +80,13 @@ def test_it_shows_a_finished_run_with_counts_patterns_verdict_calibration_and_re
     assert reverse("tt:line_audio", args=[done_run.lines.first().line_id]) in body
     assert "hx-trigger" not in body  # nothing left to poll
 
-    breaks = admin_client.get(
-        reverse("runs:detail", args=[done_run.pk]), {"label": "live_right"}
-    ).content.decode()
-    assert "my number is 0 8 7 1 2" in breaks and "thank you by" not in breaks
+    def breaks():
+        return admin_client.get(reverse("runs:detail", args=[done_run.pk]), {"label": "live_right"}).content
+    # Every break is in the review sample, awaiting review: the review is blind, so none is listed as a break.
+    assert "my number is 0 8 7 1 2" not in breaks().decode() and "No lines match" in read(breaks())
+    for rl in done_run.lines.filter(in_review=True):
+        admin_client.post(reverse("runs:review_line", args=[done_run.pk, rl.pk]), {"label": rl.label})
+    assert "my number is 0 8 7 1 2" in breaks().decode() and "thank you by" not in breaks().decode()
 
 
 def test_it_polls_progress_until_the_run_is_done(admin_client, run_setup, no_judge):
@@ -149,6 +152,8 @@ def test_it_reviews_blind_then_shows_the_label_given_agreement_and_kappa(admin_c
 
 
 def test_it_exports_every_line_of_the_run_with_its_label(admin_client, done_run):
+    for rl in done_run.lines.filter(in_review=True):  # reviewed: the labels are no longer blind
+        admin_client.post(reverse("runs:review_line", args=[done_run.pk, rl.pk]), {"label": rl.label})
     response = admin_client.get(reverse("runs:export", args=[done_run.pk]))
     assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode("utf-8-sig"))))
@@ -239,6 +244,8 @@ def test_it_shows_lines_labelled_by_rule_and_the_judge_requests_they_saved(
     judged = world.call([Say("under Fitzgerald", candidate="under fitz gerald")])
     run = run_actions.do_start_run(bank, [by_rule.pk, judged.pk], candidate=cand, confirmed=True)
     assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
+    for rl in run.lines.filter(in_review=True):  # reviewed: their labels and reasoning are no longer blind
+        admin_client.post(reverse("runs:review_line", args=[run.pk, rl.pk]), {"label": rl.label})
 
     page = admin_client.get(reverse("runs:detail", args=[run.pk])).content.decode()
     assert "<dt>Labelled by rule</dt><dd>1 <span" in page and "(1 judge request saved)" in page

@@ -22,6 +22,6 @@ def recount(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("transcriber_tests", "0010_flag_joined_at")]
+    dependencies = [("transcriber_tests", "0011_review_correction")]
 
     operations = [migrations.RunPython(recount, migrations.RunPython.noop)]

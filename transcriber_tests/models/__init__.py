@@ -1,0 +1,26 @@
+"""Transcriber testing's tables, one module per part: banks (banks, candidates, flags, controls, transcriptions,
+scores), totals (the per-day totals of the scores), runs (the judge's picks and full-call runs)."""
+
+from .banks import MAX_CANDIDATES, STANDARD_TAGS, Bank, Candidate, ControlLine, Flag, Score, Transcription
+from .runs import JudgePick, Run, RunCall, RunLine, RunPattern
+from .totals import FlagTotal, PairTotal, ScoreTotal, TagTotal
+
+__all__ = [
+    "MAX_CANDIDATES",
+    "STANDARD_TAGS",
+    "Bank",
+    "Candidate",
+    "ControlLine",
+    "Flag",
+    "FlagTotal",
+    "JudgePick",
+    "PairTotal",
+    "Run",
+    "RunCall",
+    "RunLine",
+    "RunPattern",
+    "Score",
+    "ScoreTotal",
+    "TagTotal",
+    "Transcription",
+]

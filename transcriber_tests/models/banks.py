@@ -1,0 +1,261 @@
+"""Banks and their candidates, flags and their control lines, line transcriptions and their scores."""
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from .. import scoring
+
+MAX_CANDIDATES = 8
+
+
+class Bank(models.Model):
+    """A named set of candidate transcribers, shared by an organization."""
+
+    organization = models.ForeignKey("accounts.Organization", on_delete=models.CASCADE, related_name="banks")
+    name = models.CharField(max_length=100)
+    language_label = models.CharField(
+        max_length=100, blank=True, help_text="Display only, e.g. 'English + French'."
+    )
+    # Exact: "70.2%" is 0.7020, compared with matches / scored in integers (scoring.clears).
+    threshold = models.DecimalField(
+        max_digits=5, decimal_places=4, default=Decimal("0.6"), help_text="Accuracy marker, a fraction 0..1."
+    )
+    controls_per_flag = models.PositiveSmallIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Moved forward by every write that changes the bank's results; part of the results cache key.
+    results_changed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "name"], name="bank_name_unique_in_org"),
+            models.CheckConstraint(
+                condition=Q(threshold__gte=0) & Q(threshold__lte=1), name="bank_threshold_0_1"
+            ),
+            models.CheckConstraint(condition=Q(controls_per_flag__lte=2), name="bank_controls_0_2"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def label_beside_name(self) -> str:
+        """The language label as pages show it beside the name: nothing when it only repeats the name."""
+        label = self.language_label.strip()
+        return "" if label.casefold() in self.name.casefold() else label
+
+
+class Candidate(models.Model):
+    """A transcriber in a bank. Position 0..7 and unique per bank: the database holds at most 8."""
+
+    bank = models.ForeignKey(Bank, on_delete=models.CASCADE, related_name="candidates")
+    transcriber = models.ForeignKey(
+        "transcribers.Transcriber", on_delete=models.PROTECT, related_name="candidacies"
+    )
+    position = models.PositiveSmallIntegerField()
+    added_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["bank", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["bank", "transcriber"], name="candidate_once_per_bank"),
+            models.UniqueConstraint(fields=["bank", "position"], name="candidate_position_unique"),
+            models.CheckConstraint(condition=Q(position__lt=MAX_CANDIDATES), name="candidate_at_most_8"),
+        ]
+
+    def __str__(self):
+        return f"{self.transcriber} in {self.bank}"
+
+
+STANDARD_TAGS = ["name", "time", "spelling"]
+
+
+class Flag(models.Model):
+    """One caller line plus what was actually said. One flag per line, enforced by the database."""
+
+    organization = models.ForeignKey("accounts.Organization", on_delete=models.CASCADE, related_name="flags")
+    line = models.OneToOneField("calls.Line", on_delete=models.CASCADE, related_name="flag")
+    bank = models.ForeignKey(Bank, on_delete=models.SET_NULL, null=True, blank=True, related_name="flags")
+    expected_text = models.TextField()
+    # Tags stored as ",name,time," so one tag can be filtered with a plain `contains` on every database.
+    tags = models.CharField(max_length=500, blank=True, default="")
+    note = models.TextField(blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    # When it joined its bank (made in it, or moved in; for a flag in no bank, when it was made or left): a flag
+    # counts in its bank's window, and its scores in the per-day totals, from that day.
+    joined_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        # A bank's flags newest in the bank first, ties by id: the turn table walks it in order, a page at a time.
+        indexes = [models.Index(fields=["bank", "-joined_at", "-id"], name="flag_bank_newest")]
+
+    def __str__(self):
+        return f"Flag {self.pk} on line {self.line_id}"
+
+    @property
+    def tag_list(self) -> list[str]:
+        return self.decode_tags(self.tags)
+
+    @staticmethod
+    def decode_tags(tags: str) -> list[str]:
+        return [t for t in tags.split(",") if t]
+
+    @staticmethod
+    def encode_tags(tags) -> str:
+        clean = []
+        for tag in tags:
+            tag = " ".join(str(tag).replace(",", " ").split()).lower()
+            if tag and tag not in clean:
+                clean.append(tag)
+        return f",{','.join(clean)}," if clean else ""
+
+
+class ControlLine(models.Model):
+    """An unflagged caller line of the same call, sampled when the flag was made; expected = live text."""
+
+    flag = models.ForeignKey(Flag, on_delete=models.CASCADE, related_name="controls")
+    line = models.ForeignKey("calls.Line", on_delete=models.CASCADE, related_name="control_uses")
+    expected_text = models.TextField()
+
+    class Meta:
+        ordering = ["flag", "id"]
+        constraints = [models.UniqueConstraint(fields=["flag", "line"], name="control_once_per_flag")]
+
+    def __str__(self):
+        return f"Control line {self.line_id} of flag {self.flag_id}"
+
+
+class Transcription(models.Model):
+    """One transcriber's text for one line's audio; shared by every bank and item on that line."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    STATUSES = [(QUEUED, "Queued"), (RUNNING, "Running"), (DONE, "Done"), (FAILED, "Failed")]
+
+    organization = models.ForeignKey(
+        "accounts.Organization", on_delete=models.CASCADE, related_name="transcriptions"
+    )
+    line = models.ForeignKey("calls.Line", on_delete=models.CASCADE, related_name="transcriptions")
+    transcriber = models.ForeignKey(
+        "transcribers.Transcriber", on_delete=models.PROTECT, related_name="transcriptions"
+    )
+    status = models.CharField(max_length=10, choices=STATUSES, default=QUEUED)
+    text = models.TextField(blank=True, default="")
+    error = models.TextField(blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    audio_seconds = models.FloatField(null=True, blank=True)
+    cost = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    latency_s = models.FloatField(null=True, blank=True)
+    not_before = models.DateTimeField(null=True, blank=True, help_text="Retry no earlier than this.")
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["line", "transcriber"], name="transcription_once_per_line"),
+            models.CheckConstraint(
+                condition=Q(status__in=["queued", "running", "done", "failed"]),
+                name="transcription_status_valid",
+            ),
+        ]
+        indexes = [models.Index(fields=["organization", "status"])]
+
+    def __str__(self):
+        return f"{self.transcriber_id} on line {self.line_id}: {self.status}"
+
+
+class Score(models.Model):
+    """A scored item (a flag, or one of its control lines) for one transcriber.
+
+    `flag` is always set (for a control, the flag it came with) so bank and window filters are one join.
+    `source` tells a candidate's replayed text from the live transcript scored as stored.
+    `failed` marks a transcriber that produced no text: an error, left out of the division; `failure` says
+    why: "error" (none came back) or "no text" (a text with no words after normalization).
+    `wer_units` is the line's WER in units of 1 / scoring.WER_SCALE, an integer summed exactly (see scoring)."""
+
+    CANDIDATE = "candidate"
+    LIVE = "live"
+    SOURCES = [(CANDIDATE, "Candidate"), (LIVE, "Live")]
+    ERROR = scoring.ERROR
+    NO_TEXT = scoring.NO_TEXT
+    FAILURES = [("", "Scored"), (ERROR, "Error"), (NO_TEXT, "No text")]
+
+    flag = models.ForeignKey(Flag, on_delete=models.CASCADE, related_name="scores")
+    control = models.ForeignKey(
+        ControlLine, on_delete=models.CASCADE, null=True, blank=True, related_name="scores"
+    )
+    transcriber = models.ForeignKey(
+        "transcribers.Transcriber", on_delete=models.PROTECT, related_name="scores"
+    )
+    source = models.CharField(max_length=10, choices=SOURCES, default=CANDIDATE)
+    failed = models.BooleanField(default=False)
+    failure = models.CharField(max_length=10, choices=FAILURES, blank=True, default="")
+    hypothesis = models.TextField(blank=True)
+    match = models.BooleanField(default=False)
+    wer = models.FloatField(null=True, blank=True)
+    wer_units = models.BigIntegerField(null=True, blank=True)
+    case_or_punctuation_only = models.BooleanField(default=False)
+    substitutions = models.PositiveIntegerField(default=0)
+    deletions = models.PositiveIntegerField(default=0)
+    insertions = models.PositiveIntegerField(default=0)
+    reference_words = models.PositiveIntegerField(default=0)
+    normalizer_version = models.CharField(max_length=20)
+    scored_at = models.DateTimeField(auto_now=True)
+    # The audio cost of the transcription scored (candidates; none for the live transcript or a failed one).
+    cost = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    # On a live score (one per item): whether the bank's candidates disagree on the item, some matching and some
+    # not among their scored texts. Kept by every score write and candidate change (aggregates.py).
+    disagree = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["flag", "transcriber", "source"],
+                condition=Q(control__isnull=True),
+                name="score_once_per_flag",
+            ),
+            models.UniqueConstraint(
+                fields=["control", "transcriber", "source"],
+                condition=Q(control__isnull=False),
+                name="score_once_per_control",
+            ),
+            models.CheckConstraint(condition=Q(source__in=["candidate", "live"]), name="score_source_valid"),
+            models.CheckConstraint(
+                condition=Q(failed=False, failure="") | Q(failed=True, failure__in=["error", "no text"]),
+                name="score_failure_reason",
+            ),
+        ]
+        # Covering indexes (PostgreSQL): the results page aggregates and pairs scores with index-only scans.
+        indexes = [
+            models.Index(
+                fields=["flag"],
+                include=["source", "transcriber", "failed", "match", "wer_units"],
+                name="score_by_flag_covering",
+            ),
+            models.Index(
+                fields=["transcriber", "source", "flag"],
+                include=["control", "failed", "match"],
+                name="score_by_transcriber_covering",
+            ),
+            # The items of a flag (its live scores), with whether candidates disagree: the turn table's rows.
+            models.Index(
+                fields=["flag", "control"],
+                include=["disagree"],
+                condition=Q(source="live"),
+                name="score_items",
+            ),
+        ]
+
+    def __str__(self):
+        item = f"control {self.control_id}" if self.control_id else f"flag {self.flag_id}"
+        return f"{self.transcriber_id} on {item}: {'match' if self.match else self.wer}"

@@ -1,0 +1,96 @@
+"""The per-day totals of every bank's scores. Kept by the aggregates package in the transaction of every score write
+and removal, so a bank's results read a few rows per candidate and day instead of every score. The day is the
+one its flag joined the bank on (Flag.joined_at, in the organization's timezone). `manage.py rebuild_results`
+recomputes them from the scores and reports any drift."""
+
+from django.db import models
+from django.db.models import Q
+
+from .banks import Bank, Score
+
+
+class ScoreTotal(models.Model):
+    """One transcriber's scores (live or candidate) on a bank's items of one day: what CandidateSummary sums."""
+
+    bank = models.ForeignKey(Bank, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    source = models.CharField(max_length=10, choices=Score.SOURCES)
+    transcriber = models.ForeignKey("transcribers.Transcriber", on_delete=models.CASCADE, related_name="+")
+    scored = models.BigIntegerField(default=0)
+    matches = models.BigIntegerField(default=0)
+    failed = models.BigIntegerField(default=0)
+    wer_units = models.BigIntegerField(default=0)  # the exact WER sum of the scored lines (scoring.WER_SCALE)
+    cost_micros = models.BigIntegerField(default=0)  # audio cost in millionths of a dollar, summed exactly
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["bank", "day", "source", "transcriber"], name="score_total_once")
+        ]
+
+    def __str__(self):
+        return f"{self.source} {self.transcriber_id} in bank {self.bank_id} on {self.day}"
+
+
+class PairTotal(models.Model):
+    """Two candidates on the bank's items of one day that both scored (neither failed): how many, and on how many
+    only one of them matched. `low` is the lower transcriber id. What the paired test against the runner-up reads."""
+
+    bank = models.ForeignKey(Bank, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    low = models.ForeignKey("transcribers.Transcriber", on_delete=models.CASCADE, related_name="+")
+    high = models.ForeignKey("transcribers.Transcriber", on_delete=models.CASCADE, related_name="+")
+    both = models.BigIntegerField(default=0)
+    low_only = models.BigIntegerField(default=0)
+    high_only = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["bank", "day", "low", "high"], name="pair_total_once"),
+            models.CheckConstraint(condition=Q(low__lt=models.F("high")), name="pair_total_ordered"),
+        ]
+
+    def __str__(self):
+        return f"{self.low_id} / {self.high_id} in bank {self.bank_id} on {self.day}"
+
+
+class TagTotal(models.Model):
+    """One transcriber's scores on the flagged lines (not control lines) of a bank's flags of one day that carry
+    `tag`: what the results page's per-tag table sums (the live rows also count the tag's flags)."""
+
+    bank = models.ForeignKey(Bank, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    tag = models.CharField(max_length=500)
+    source = models.CharField(max_length=10, choices=Score.SOURCES)
+    transcriber = models.ForeignKey("transcribers.Transcriber", on_delete=models.CASCADE, related_name="+")
+    scored = models.BigIntegerField(default=0)
+    matches = models.BigIntegerField(default=0)
+    failed = models.BigIntegerField(default=0)
+    wer_units = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["bank", "day", "tag", "source", "transcriber"], name="tag_total_once"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.source} {self.transcriber_id} on {self.tag!r} in bank {self.bank_id} on {self.day}"
+
+
+class FlagTotal(models.Model):
+    """The bank's flags of one day that carry `controls` control lines, and how many of their items (flags,
+    controls) the bank's candidates disagree on: the control mix and the turn table's counts."""
+
+    bank = models.ForeignKey(Bank, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    controls = models.PositiveSmallIntegerField()
+    flags = models.BigIntegerField(default=0)
+    disagree_flags = models.BigIntegerField(default=0)
+    disagree_controls = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["bank", "day", "controls"], name="flag_total_once")]
+
+    def __str__(self):
+        return f"{self.flags} flags with {self.controls} controls in bank {self.bank_id} on {self.day}"
