@@ -216,7 +216,6 @@ def test_it_answers_labels_in_the_apis_words_and_still_reads_the_old_one(api, cl
     old = api.get(f"/runs/{done_run.pk}/lines", {"label": "live_right"}).json()
     assert old["count"] == 2 and {ln["label"] for ln in old["items"]} == {"production_right"}
 
-
     # The schema offers the API's words only.
     schema = client.get("/api/v1/openapi.json").json()["components"]["schemas"]
     assert schema["RunLineOut"]["properties"]["label"]["anyOf"][0]["enum"] == [

@@ -4,20 +4,28 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('transcriber_tests', '0010_flag_joined_at'),
+        ("transcriber_tests", "0010_flag_joined_at"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='runline',
-            name='corrected_at',
+            model_name="runline",
+            name="corrected_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='runline',
-            name='correction',
-            field=models.CharField(blank=True, choices=[('candidate_right', 'Candidate right'), ('live_right', 'Live right'), ('same_meaning', 'Same meaning'), ('both_wrong', 'Both wrong')], max_length=16),
+            model_name="runline",
+            name="correction",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("candidate_right", "Candidate right"),
+                    ("live_right", "Live right"),
+                    ("same_meaning", "Same meaning"),
+                    ("both_wrong", "Both wrong"),
+                ],
+                max_length=16,
+            ),
         ),
     ]

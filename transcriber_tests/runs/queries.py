@@ -270,7 +270,13 @@ AWAITING_REVIEW = Q(in_review=True, human_label="")
 # The filters that select by label (or by how it was given): a line awaiting review is left out of them, since
 # being listed under one would tell its label.
 BY_LABEL = {
-    RunLine.CANDIDATE_RIGHT, RunLine.LIVE_RIGHT, RunLine.SAME_MEANING, RunLine.BOTH_WRONG, "unlabelled", "rule", "gave_up"
+    RunLine.CANDIDATE_RIGHT,
+    RunLine.LIVE_RIGHT,
+    RunLine.SAME_MEANING,
+    RunLine.BOTH_WRONG,
+    "unlabelled",
+    "rule",
+    "gave_up",
 }
 
 

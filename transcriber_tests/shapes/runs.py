@@ -384,7 +384,9 @@ class RunLineOut(Schema):
     human_label: LABELS | None = Field(
         description="The label the reviewer gave, in the same words as `label`."
     )
-    review_agrees: bool | None = Field(description="Whether the reviewer's first answer agrees with the label.")
+    review_agrees: bool | None = Field(
+        description="Whether the reviewer's first answer agrees with the label."
+    )
     reviewed_at: datetime | None
     correction: LABELS | None = Field(
         description="A later answer, given once the label was shown: recorded beside the first, which stands."

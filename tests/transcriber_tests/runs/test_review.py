@@ -214,7 +214,12 @@ def test_a_line_awaiting_review_shows_its_label_nowhere(admin_client, api, done_
     word = api_label(rl.label)
 
     item = next(i for i in api.get(f"/runs/{done_run.pk}/lines").json()["items"] if i["id"] == rl.pk)
-    assert (item["label"], item["label_source"], item["reasoning"], item["pattern_id"]) == (None, None, "", None)
+    assert (item["label"], item["label_source"], item["reasoning"], item["pattern_id"]) == (
+        None,
+        None,
+        "",
+        None,
+    )
     under_its_label = api.get(f"/runs/{done_run.pk}/lines", {"label": word}).json()["items"]
     assert rl.pk not in [i["id"] for i in under_its_label]  # listed under its label would tell it
     in_sample = api.get(f"/runs/{done_run.pk}/lines", {"label": "review"}).json()["items"]
@@ -227,7 +232,9 @@ def test_a_line_awaiting_review_shows_its_label_nowhere(admin_client, api, done_
     page = admin_client.get(reverse("runs:detail", args=[done_run.pk])).content.decode()
     cells = read(re.search(rf'<tr id="rl-{rl.pk}">.*?</tr>', page, re.S).group(0))
     assert "awaiting review" in cells and rl.reasoning not in cells
-    filtered = admin_client.get(reverse("runs:detail", args=[done_run.pk]), {"label": rl.label}).content.decode()
+    filtered = admin_client.get(
+        reverse("runs:detail", args=[done_run.pk]), {"label": rl.label}
+    ).content.decode()
     assert f'id="rl-{rl.pk}"' not in filtered
     assert "of the review sample are not listed under a label until reviewed" in read(filtered, "Lines")
 

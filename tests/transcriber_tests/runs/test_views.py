@@ -82,6 +82,7 @@ def test_it_shows_a_finished_run_with_counts_patterns_verdict_calibration_and_re
 
     def breaks():
         return admin_client.get(reverse("runs:detail", args=[done_run.pk]), {"label": "live_right"}).content
+
     # Every break is in the review sample, awaiting review: the review is blind, so none is listed as a break.
     assert "my number is 0 8 7 1 2" not in breaks().decode() and "No lines match" in read(breaks())
     for rl in done_run.lines.filter(in_review=True):
