@@ -111,6 +111,14 @@ def too_wide(page) -> list[str]:
     return page.evaluate(WIDER_THAN_THE_WINDOW) or ["the page is wider than the window"]
 
 
+def doc_picture(page, screenshots, name):
+    """The dashboard guide's picture of this screen (docs/dashboard.md shows the copies under docs/images/): the
+    window's first 1280 x 760 pixels, so it stays small. `scripts/dashboard_pictures.sh` copies them there."""
+    folder = screenshots.parent / "docs"
+    folder.mkdir(exist_ok=True)
+    page.screenshot(path=str(folder / name), clip={"x": 0, "y": 0, "width": 1280, "height": 760})
+
+
 def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_widths(
     browser, live_server, screenshots, settings, tmp_path, axe
 ):
@@ -221,6 +229,7 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
         assert re.fullmatch(r"(?s).*(✓ match|WER \d+\.\d\d|✗ (error|no text|failed).*)", cell.strip()), cell
     axe(page, "call with results")
     page.screenshot(path=str(screenshots / "call-page.png"), full_page=True)
+    doc_picture(page, screenshots, "call-page.png")
 
     # The leaderboard, then the bank's results with the trend and the tag breakdown.
     page.goto(f"{base}/banks/")
@@ -232,6 +241,7 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
     assert "nothing scored yet" in board and "no candidates" in board  # Live check, Spare
     axe(page, "leaderboard")
     page.screenshot(path=str(screenshots / "leaderboard.png"), full_page=True)
+    doc_picture(page, screenshots, "leaderboard.png")
     page.goto(f"{base}/banks/{bank.pk}/?window=90")
     assert page.locator(".result-card").count() == 2  # Whisper base and PocketSphinx
     assert "Leader" in page.locator(".verdict").inner_text()
@@ -242,6 +252,7 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
     assert "name" in tags and "time" in tags and "n=" in tags
     axe(page, "results")
     page.screenshot(path=str(screenshots / "results.png"), full_page=True)
+    doc_picture(page, screenshots, "results.png")
 
     page.get_by_role("link", name="Turn by turn").click()
     page.wait_for_load_state("networkidle")
@@ -254,6 +265,7 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
     assert all(not c.startswith("<") for c in cells)
     axe(page, "turn table")
     page.screenshot(path=str(screenshots / "turn-table.png"), full_page=True)
+    doc_picture(page, screenshots, "turn-table.png")
 
     with page.expect_download() as download:
         page.get_by_role("link", name="Export turn table CSV").click()
@@ -286,6 +298,7 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
     assert "Replay through the live transcriber" in page.locator("main").inner_text()
     axe(page, "run")
     page.screenshot(path=str(screenshots / "run.png"), full_page=True)
+    doc_picture(page, screenshots, "run.png")
 
     for path, name in [
         ("/benchmark/", "benchmark"),
