@@ -229,6 +229,25 @@ def probe(path_or_file, label: str = "") -> RecordingInfo:
     return info
 
 
+# The containers a recording may be in, by its content (libsndfile's major format, whatever the file is called):
+# WAV (with the extensible header too), FLAC and Ogg. Others that libsndfile happens to read (MP3, AIFF, AU, ...)
+# are refused at import, so every recording kept is one the documented formats cover.
+RECORDING_FORMATS = {"WAV": "WAV", "WAVEX": "WAV", "FLAC": "FLAC", "OGG": "Ogg"}
+RECORDING_FORMATS_WORDS = "WAV, FLAC or Ogg"
+
+
+def container_problem(info: RecordingInfo) -> str | None:
+    """Why a recording's container is not one a recording may be in ("is MP3 audio (MPEG-1/2 Audio); ..."), or
+    None when it is. Reads `info.format`, which probe took from the content."""
+    if info.format in RECORDING_FORMATS:
+        return None
+    described = sf.available_formats().get(info.format, "")
+    kind = f"{info.format} audio" + (f" ({described})" if described and described != info.format else "")
+    return (
+        f"is {kind}, judged by its content whatever its name; a recording must be {RECORDING_FORMATS_WORDS}"
+    )
+
+
 def wav_info(wav_bytes: bytes) -> RecordingInfo:
     """Describe audio held in memory (a clip); raises AudioError when the bytes are not audio."""
     with _open(wav_bytes, "the clip") as f:

@@ -23,6 +23,7 @@ class Config:
     max_sample_rate: int
     max_line_s: float
     max_lines_per_call: int
+    max_lines_per_import: int  # lines of one calls file, every call together
     max_import_file_mb: int
     max_request_mb: int
     webhook_backoff_s: float

@@ -254,6 +254,9 @@ ONCORE = {
     "MAX_LINE_S": env_float("ONCORE_MAX_LINE_S", 120.0, minimum=1.0),
     # Lines one call may have at import; the call page shows them in pages.
     "MAX_LINES_PER_CALL": env_int("ONCORE_MAX_LINES_PER_CALL", 5000, minimum=1),
+    # Lines of one import, every call together: an import is read, checked and written in one request, in
+    # memory in proportion to its lines (bench/import_memory.py measures the largest one allowed).
+    "MAX_LINES_PER_IMPORT": env_int("ONCORE_MAX_LINES_PER_IMPORT", 50_000, minimum=1),
     # The calls file (JSON) of one import, in MB; it is parsed in memory, so it has its own, smaller cap.
     "MAX_IMPORT_FILE_MB": env_int("ONCORE_MAX_IMPORT_FILE_MB", 10, minimum=1),
     # Any request body, in MB (an import with its recordings included): larger ones are refused with 413
