@@ -178,6 +178,8 @@ def do_edit_flag(
                     None if score.failure == Score.ERROR else score.hypothesis,
                     flag.expected_text,
                     score.cost,
+                    score.latency_s,
+                    score.audio_s,
                 )
             picks.drop(flag)
             picks.ask_later([flag.line_id])

@@ -56,11 +56,20 @@ def score_values(expected: str, hypothesis: str | None) -> dict:
 
 
 def write_score(
-    flag, control, transcriber_id, source, hypothesis: str | None, expected: str, cost=None
+    flag,
+    control,
+    transcriber_id,
+    source,
+    hypothesis: str | None,
+    expected: str,
+    cost=None,
+    latency_s=None,
+    audio_s=None,
 ) -> Score:
-    """Score one item for one transcriber; `hypothesis=None` means it produced no text (failed). `cost` is the
-    audio cost of the transcription scored. The bank's totals (aggregates) follow in the same transaction."""
-    values = {**score_values(expected, hypothesis), "cost": cost}
+    """Score one item for one transcriber; `hypothesis=None` means it produced no text (failed). `cost`,
+    `latency_s` and `audio_s` are the audio cost, latency and audio seconds of the transcription scored. The
+    bank's totals (aggregates) follow in the same transaction."""
+    values = {**score_values(expected, hypothesis), "cost": cost, "latency_s": latency_s, "audio_s": audio_s}
     with transaction.atomic(), aggregates.item_change(flag.pk, control.pk if control else None):
         score, created = Score.objects.select_for_update().get_or_create(
             flag=flag, control=control, transcriber_id=transcriber_id, source=source, defaults=values
@@ -85,6 +94,8 @@ def score_transcription(transcription: Transcription) -> int:
     items = _items_on_line(transcription.line_id)
     done = transcription.status == Transcription.DONE
     text, cost = (transcription.text, transcription.cost) if done else (None, None)
+    # The time to its final text, and the audio it was given: known once it came back (done).
+    timing = (transcription.latency_s, transcription.audio_seconds) if done else (None, None)
     # Every flag involved is locked up front, in id order, so two lines scored at once never wait on each other.
     list(
         Flag.objects.select_for_update()
@@ -93,7 +104,9 @@ def score_transcription(transcription: Transcription) -> int:
         .values_list("pk")
     )
     for flag, control, expected in items:
-        write_score(flag, control, transcription.transcriber_id, Score.CANDIDATE, text, expected, cost)
+        write_score(
+            flag, control, transcription.transcriber_id, Score.CANDIDATE, text, expected, cost, *timing
+        )
     return len(items)
 
 

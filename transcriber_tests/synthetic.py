@@ -2,11 +2,13 @@
 straight into their final state (COPY on PostgreSQL, bulk_create elsewhere); nothing here is used by the product
 itself."""
 
+import math
 import random
 from datetime import timedelta
 
 from django.db import connection
 from django.utils import timezone
+from django.utils.text import slugify
 
 from oncore.calls.models import Assistant, Call, Line
 from oncore.transcribers.models import Transcriber
@@ -62,12 +64,38 @@ def insert_rows(model, objs) -> list[int]:
     return [obj.pk for obj in objs]
 
 
-def fill_bank(organization, *, flags: int, candidates: int = 8, name="Synthetic", seed=1, lines_per_call=20):
+LINE_S = 2.5  # every synthetic caller line's length
+
+
+def _latency(rng, i: int) -> float:
+    """A candidate's latency on a line: log-normal around a median that grows with its place (0.3 s, 0.45 s...),
+    drawn from a generator of its own, so the texts stay those of the same seed."""
+    return round(rng.lognormvariate(math.log(0.3 + 0.15 * i), 0.35), 6)
+
+
+def fill_bank(
+    organization,
+    *,
+    flags: int,
+    candidates: int = 8,
+    name="Synthetic",
+    seed=1,
+    lines_per_call=20,
+    tenants: int = 1,
+):
     """A bank with `candidates` transcribers and `flags` flags, each with one control; every item scored live
-    and by every candidate. Written CHUNK flags at a time (COPY on PostgreSQL), then the bank's totals are
-    computed from the rows (aggregates.rebuild). Returns the bank."""
+    and by every candidate, with a latency. The calls are spread over `tenants` tenants (the organization's
+    first one, then new ones), two assistants each. Written CHUNK flags at a time (COPY on PostgreSQL), then
+    the bank's totals are computed from the rows (aggregates.rebuild). Returns the bank."""
     rng = random.Random(seed)
+    timing = random.Random(seed + 1000)
     tenant = organization.tenants.first() or organization.tenants.create(name="Synthetic", slug="synthetic")
+    more = [
+        organization.tenants.create(
+            name=f"{name} tenant {k + 1}", slug=f"{slugify(name)}-{seed}-tenant-{k + 1}"
+        )
+        for k in range(1, tenants)
+    ]
     live = Transcriber.objects.create(
         slug=f"{name.lower()}-live-{seed}",
         provider=Transcriber.GENERIC,
@@ -88,13 +116,19 @@ def fill_bank(organization, *, flags: int, candidates: int = 8, name="Synthetic"
     Candidate.objects.bulk_create(
         [Candidate(bank=bank, transcriber=t, position=i) for i, t in enumerate(transcribers)]
     )
-    assistant = Assistant.objects.create(tenant=tenant, name=f"{name} assistant")
+    assistants = [Assistant.objects.create(tenant=tenant, name=f"{name} assistant")]
+    if tenants > 1:
+        assistants = [
+            Assistant.objects.create(tenant=t, name=f"{t.name} desk {j + 1}")
+            for t in [tenant, *more]
+            for j in range(2)
+        ]
     now = timezone.now()
     n_calls = (2 * flags + lines_per_call - 1) // lines_per_call
     calls = [
         Call(
-            tenant=tenant,
-            assistant=assistant,
+            tenant_id=assistants[i % len(assistants)].tenant_id,
+            assistant=assistants[i % len(assistants)],
             started_at=now - timedelta(minutes=i),
             recorded=True,
             recording=f"recordings/synthetic-{seed}.flac",
@@ -110,7 +144,7 @@ def fill_bank(organization, *, flags: int, candidates: int = 8, name="Synthetic"
             calls,
             live,
             transcribers,
-            rng,
+            (rng, timing),
             range(first, min(flags, first + CHUNK)),
             lines_per_call,
         )
@@ -125,8 +159,9 @@ def fill_bank(organization, *, flags: int, candidates: int = 8, name="Synthetic"
     return bank
 
 
-def _fill_chunk(organization, bank, calls, live, transcribers, rng, flag_numbers, lines_per_call):
+def _fill_chunk(organization, bank, calls, live, transcribers, rngs, flag_numbers, lines_per_call):
     """Flags `flag_numbers` of fill_bank: flag i is on line 2i, its control on line 2i + 1 (of the same call)."""
+    rng, timing = rngs
     lines = [
         Line(
             call=calls[k // lines_per_call],
@@ -134,7 +169,7 @@ def _fill_chunk(organization, bank, calls, live, transcribers, rng, flag_numbers
             speaker="caller",
             text=_sentence(rng),
             start_s=(k % lines_per_call) * 3.0,
-            end_s=(k % lines_per_call) * 3.0 + 2.5,
+            end_s=(k % lines_per_call) * 3.0 + LINE_S,
         )
         for i in flag_numbers
         for k in (2 * i, 2 * i + 1)
@@ -161,8 +196,11 @@ def _fill_chunk(organization, bank, calls, live, transcribers, rng, flag_numbers
     items = [(f, None, f.expected_text, f.line) for f in flags]
     items += [(c.flag, c, c.expected_text, c.line) for c in controls]
     for flag, control, expected, line in items:
-        for source, transcriber in [("live", live)] + [("candidate", t) for t in transcribers]:
+        for i, (source, transcriber) in enumerate(
+            [("live", live)] + [("candidate", t) for t in transcribers]
+        ):
             hypothesis = line.text if source == "live" else _garble(rng, expected)
+            latency_s = _latency(timing, i - 1) if source == "candidate" else None
             scores.append(
                 Score(
                     flag=flag,
@@ -170,6 +208,8 @@ def _fill_chunk(organization, bank, calls, live, transcribers, rng, flag_numbers
                     transcriber=transcriber,
                     source=source,
                     cost="0.000222" if source == "candidate" else None,
+                    latency_s=latency_s,
+                    audio_s=LINE_S if source == "candidate" else None,
                     **score_values(expected, hypothesis),
                 )
             )
@@ -181,8 +221,9 @@ def _fill_chunk(organization, bank, calls, live, transcribers, rng, flag_numbers
                         transcriber=transcriber,
                         status=Transcription.DONE,
                         text=hypothesis,
-                        audio_seconds=3.1,
+                        audio_seconds=LINE_S,
                         cost="0.000222",
+                        latency_s=latency_s,
                     )
                 )
     insert_rows(Score, scores)

@@ -22,7 +22,21 @@ from zoneinfo import ZoneInfo
 
 from django.db import connection
 
-from ..models import Bank, Candidate, ControlLine, Flag, FlagTotal, PairTotal, Score, ScoreTotal, TagTotal
+from .. import tradeoffs
+from ..models import (
+    Bank,
+    Candidate,
+    ControlLine,
+    Flag,
+    FlagTotal,
+    GroupPairTotal,
+    GroupTotal,
+    LatencyTotal,
+    PairTotal,
+    Score,
+    ScoreTotal,
+    TagTotal,
+)
 
 MICROS = 1_000_000  # costs are summed in millionths of a dollar (Score.cost has six decimal places): exact
 
@@ -37,10 +51,40 @@ TABLES = {
     "pair": (PairTotal, ("low_id", "high_id"), ("both", "low_only", "high_only")),
     "flag": (FlagTotal, ("controls",), ("flags", "disagree_flags", "disagree_controls")),
     "tag": (TagTotal, ("tag", "source", "transcriber_id"), ("scored", "matches", "failed", "wer_units")),
+    # Split by the tenant and assistant of the items' calls (models.totals), and the candidates' latencies.
+    "group": (
+        GroupTotal,
+        ("tenant_id", "assistant_id", "source", "transcriber_id"),
+        ("scored", "matches", "failed", "wer_units", "cost_micros"),
+    ),
+    "group_pair": (
+        GroupPairTotal,
+        ("tenant_id", "assistant_id", "low_id", "high_id"),
+        ("both", "low_only", "high_only"),
+    ),
+    "latency": (
+        LatencyTotal,
+        ("tenant_id", "assistant_id", "transcriber_id", "bucket"),
+        ("lines", "latency_us", "audio_us"),
+    ),
 }
 
 
-ITEM_FIELDS = ("control_id", "source", "transcriber_id", "failed", "match", "wer_units", "cost", "disagree")
+EVERY_TENANT = (0, 0)  # the (tenant_id, assistant_id) of the latency rows that count every tenant's calls
+
+
+ITEM_FIELDS = (
+    "control_id",
+    "source",
+    "transcriber_id",
+    "failed",
+    "match",
+    "wer_units",
+    "cost",
+    "latency_s",
+    "audio_s",
+    "disagree",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +96,8 @@ class ItemScore:
     match: bool
     wer_units: int | None
     cost: Decimal | None
+    latency_s: float | None
+    audio_s: float | None
     disagree: bool  # the item's mark, on its live score
 
 
@@ -79,17 +125,42 @@ def disagrees(scores, candidate_ids) -> bool:
     )
 
 
-def contributions(scores, *, controls: int, is_control: bool, flag: bool = False, tags=()) -> dict:
+def latency_key(s) -> tuple | None:
+    """(bucket, latency_us, audio_us) of a candidate's score whose transcription came back with its latency and
+    audio length (tradeoffs: the latency buckets), or None."""
+    latency_us, audio_us = tradeoffs.micros(s.latency_s), tradeoffs.micros(s.audio_s)
+    if s.source != Score.CANDIDATE or latency_us is None or audio_us is None:
+        return None
+    return tradeoffs.bucket_of(latency_us), latency_us, audio_us
+
+
+def contributions(
+    scores, *, controls: int, is_control: bool, flag: bool = False, tags=(), group: tuple | None = None
+) -> dict:
     """What an item adds to its bank's totals of its day, from its scores (the item's mark read from its live
     score): {(table, key...): counts}. With `flag`, the flag's own count too (its row of `controls` controls).
-    A flag's own line also counts under each of the flag's `tags`."""
+    A flag's own line also counts under each of the flag's `tags`, and, with `group` (the tenant and assistant
+    ids of its call), under that tenant and assistant."""
     out = defaultdict(lambda: [0, 0, 0])
+    groups = [EVERY_TENANT] + ([group] if group else [])
     for s in scores:
         row = out.setdefault(("score", s.source, s.transcriber_id), [0, 0, 0, 0, 0])
         ok = not s.failed
         counts = (ok, ok and s.match, s.failed, s.wer_units if ok else 0)
         for i, n in enumerate((*counts, _micros(s.cost))):
             row[i] += int(n)
+        if group:
+            row = out.setdefault(("group", *group, s.source, s.transcriber_id), [0, 0, 0, 0, 0])
+            for i, n in enumerate((*counts, _micros(s.cost))):
+                row[i] += int(n)
+        timed = latency_key(s)
+        if timed is not None:
+            bucket, latency_us, audio_us = timed
+            for g in groups:
+                row = out[("latency", *g, s.transcriber_id, bucket)]
+                row[0] += 1
+                row[1] += latency_us
+                row[2] += audio_us
         for tag in () if is_control else tags:
             row = out.setdefault(("tag", tag, s.source, s.transcriber_id), [0, 0, 0, 0])
             for i, n in enumerate(counts):
@@ -99,10 +170,11 @@ def contributions(scores, *, controls: int, is_control: bool, flag: bool = False
     )
     for i, a in enumerate(scored):
         for b in scored[i + 1 :]:
-            row = out[("pair", a.transcriber_id, b.transcriber_id)]
-            row[0] += 1
-            row[1] += a.match and not b.match
-            row[2] += b.match and not a.match
+            for key in [("pair",)] + ([("group_pair", *group)] if group else []):
+                row = out[(*key, a.transcriber_id, b.transcriber_id)]
+                row[0] += 1
+                row[1] += a.match and not b.match
+                row[2] += b.match and not a.match
     marked = any(s.source == Score.LIVE and s.disagree for s in scores)
     if marked or flag:
         row = out[("flag", controls)]
@@ -157,17 +229,26 @@ def _upsert(model, key_columns, summed, rows) -> None:
 
 def _lock_flag(flag_id: int):
     """Lock the flag's row, then its bank's (every change to an item waits for the one before, and a rebuild
-    for the bank waits for both), and give (bank id, day, tags). Flags are always locked before banks."""
+    for the bank waits for both), and give (bank id, day, tags, (tenant id, assistant id) of its call). Flags
+    are always locked before banks."""
     found = (
-        Flag.objects.select_for_update()
+        Flag.objects.select_for_update(of=("self",))
         .filter(pk=flag_id)
-        .values_list("bank_id", "joined_at", "tags", "organization__timezone")
+        .values_list(
+            "bank_id",
+            "joined_at",
+            "tags",
+            "organization__timezone",
+            "line__call__tenant_id",
+            "line__call__assistant_id",
+        )
         .first()
     )
     if found is None or found[0] is None:
-        return None, None, ()
+        return None, None, (), None
     list(Bank.objects.select_for_update().filter(pk=found[0]).values_list("pk"))
-    return found[0], day_of(found[1], ZoneInfo(found[3])), Flag.decode_tags(found[2])
+    group = (found[4], found[5] or 0)
+    return found[0], day_of(found[1], ZoneInfo(found[3])), Flag.decode_tags(found[2]), group
 
 
 def _scores(flag_id: int, control_id=None, *, whole_flag: bool = False) -> list[ItemScore]:
@@ -202,13 +283,13 @@ def _mark(flag_id: int, control_id, scores, candidate_ids) -> list[ItemScore]:
 @contextmanager
 def item_change(flag_id: int, control_id=None):
     """Around a change to one item's scores (within a transaction): the item's totals follow it."""
-    bank_id, day, tags = _lock_flag(flag_id)
+    bank_id, day, tags, group = _lock_flag(flag_id)
     before = _scores(flag_id, control_id) if bank_id else None
     yield
     if bank_id is None:
         return
     after = _mark(flag_id, control_id, _scores(flag_id, control_id), _candidate_ids(bank_id))
-    shape = {"controls": 0, "is_control": control_id is not None, "tags": tags}
+    shape = {"controls": 0, "is_control": control_id is not None, "tags": tags, "group": group}
     old, new = contributions(before, **shape), contributions(after, **shape)
     if any(k[0] == "flag" for k in (*old, *new)):  # the mark changed: it counts on the flag's row
         shape["controls"] = _controls(flag_id)
@@ -219,7 +300,7 @@ def item_change(flag_id: int, control_id=None):
     delta.save()
 
 
-def _whole_flag(flag_id: int, scores, tags) -> dict:
+def _whole_flag(flag_id: int, scores, tags, group) -> dict:
     """Everything a flag adds to its bank's totals: its count and each of its items."""
     controls = _controls(flag_id)
     by_item = defaultdict(list)
@@ -227,7 +308,7 @@ def _whole_flag(flag_id: int, scores, tags) -> dict:
         by_item[s.control_id].append(s)
     total = contributions([], controls=controls, is_control=False, flag=True)
     for control_id, item in by_item.items():
-        shape = {"controls": controls, "is_control": control_id is not None, "tags": tags}
+        shape = {"controls": controls, "is_control": control_id is not None, "tags": tags, "group": group}
         for key, counts in contributions(item, **shape).items():
             row = total.setdefault(key, [0] * len(counts))
             for i, n in enumerate(counts):
@@ -238,17 +319,17 @@ def _whole_flag(flag_id: int, scores, tags) -> dict:
 def flag_leaving(flag_id: int) -> None:
     """Before a flag leaves its bank, is deleted or has its tags changed (within the transaction): take out all
     it added (flag_entered puts it back)."""
-    bank_id, day, tags = _lock_flag(flag_id)
+    bank_id, day, tags, group = _lock_flag(flag_id)
     if bank_id is not None:
         delta = Delta()
-        delta.add(bank_id, day, _whole_flag(flag_id, _scores(flag_id, whole_flag=True), tags), -1)
+        delta.add(bank_id, day, _whole_flag(flag_id, _scores(flag_id, whole_flag=True), tags, group), -1)
         delta.save()
 
 
 def flag_entered(flag_id: int) -> None:
     """Once a flag is in its bank with its controls (within the transaction): add its count and the scores it
     brings (a moved flag keeps its own line's), each item's mark set for this bank's candidates."""
-    bank_id, day, tags = _lock_flag(flag_id)
+    bank_id, day, tags, group = _lock_flag(flag_id)
     if bank_id is None:
         return
     candidate_ids = _candidate_ids(bank_id)
@@ -260,5 +341,5 @@ def flag_entered(flag_id: int) -> None:
         s for control_id, item in by_item.items() for s in _mark(flag_id, control_id, item, candidate_ids)
     ]
     delta = Delta()
-    delta.add(bank_id, day, _whole_flag(flag_id, marked, tags))
+    delta.add(bank_id, day, _whole_flag(flag_id, marked, tags, group))
     delta.save()

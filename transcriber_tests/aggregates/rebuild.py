@@ -23,7 +23,7 @@ from django.db.models.functions import Coalesce, TruncDate
 from oncore.calls.models import Call, Line
 
 from ..models import Bank, Candidate, ControlLine, Flag, FlagTotal, PairTotal, Score
-from .maintain import TABLES, _micros
+from .maintain import EVERY_TENANT, TABLES, ItemScore, _micros, latency_key
 
 
 def candidates_changed(bank_id: int) -> None:
@@ -203,7 +203,133 @@ def _pair_rows(bank_ids, zone) -> list[dict]:
     ]
 
 
-COMPUTE = {"score": _score_rows, "pair": _pair_rows, "flag": _flag_rows, "tag": _tag_rows}
+def _group_rows(bank_ids, zone) -> list[dict]:
+    """GroupTotal rows of these banks: their scores grouped by the tenant and assistant of the items' calls."""
+    ok = Q(failed=False)
+    rows = (
+        Score.objects.filter(flag__bank_id__in=bank_ids)
+        .annotate(
+            bank=F("flag__bank_id"),
+            on=TruncDate("flag__joined_at", tzinfo=zone),
+            tenant=F("flag__line__call__tenant_id"),
+            assistant=Coalesce(F("flag__line__call__assistant_id"), 0),
+        )
+        .order_by()
+        .values("bank", "on", "tenant", "assistant", "source", "transcriber_id")
+        .annotate(
+            n_scored=Count("id", filter=ok),
+            n_matches=Count("id", filter=ok & Q(match=True)),
+            n_failed=Count("id", filter=Q(failed=True)),
+            units=Sum("wer_units", filter=ok),
+            total_cost=Sum("cost"),
+        )
+    )
+    return [
+        {
+            "bank_id": r["bank"],
+            "day": r["on"],
+            "tenant_id": r["tenant"],
+            "assistant_id": r["assistant"],
+            "source": r["source"],
+            "transcriber_id": r["transcriber_id"],
+            "scored": r["n_scored"],
+            "matches": r["n_matches"],
+            "failed": r["n_failed"],
+            "wer_units": int(r["units"] or 0),
+            "cost_micros": _micros(r["total_cost"]),
+        }
+        for r in rows
+    ]
+
+
+GROUP_PAIRS_SQL = """
+SELECT f.bank_id, {day}, c.tenant_id, COALESCE(c.assistant_id, 0), l.transcriber_id, r.transcriber_id, COUNT(*),
+  SUM(CASE WHEN l."match" AND NOT r."match" THEN 1 ELSE 0 END),
+  SUM(CASE WHEN r."match" AND NOT l."match" THEN 1 ELSE 0 END)
+FROM transcriber_tests_score l
+JOIN transcriber_tests_score r ON r.flag_id = l.flag_id AND r.source = 'candidate' AND NOT r.failed
+  AND r.transcriber_id > l.transcriber_id
+  AND (r.control_id = l.control_id OR (r.control_id IS NULL AND l.control_id IS NULL))
+JOIN transcriber_tests_flag f ON f.id = l.flag_id
+JOIN {line} ln ON ln.id = f.line_id
+JOIN {call} c ON c.id = ln.call_id
+WHERE l.source = 'candidate' AND NOT l.failed AND f.bank_id IN ({banks})
+GROUP BY 1, 2, 3, 4, 5, 6
+"""
+
+
+def _group_pair_rows(bank_ids, zone) -> list[dict]:
+    """GroupPairTotal rows of these banks: the pair counts grouped by the tenant and assistant of the calls."""
+    day_sql, day_params = connection.ops.datetime_cast_date_sql("f.joined_at", (), str(zone))
+    sql = GROUP_PAIRS_SQL.format(
+        day=day_sql,
+        line=Line._meta.db_table,
+        call=Call._meta.db_table,
+        banks=", ".join(["%s"] * len(bank_ids)),
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*day_params, *bank_ids])
+        found = cursor.fetchall()
+    field = PairTotal._meta.get_field("day")
+    columns = ("tenant_id", "assistant_id", "low_id", "high_id", "both", "low_only", "high_only")
+    return [
+        {"bank_id": bank_id, "day": field.to_python(day), **dict(zip(columns, map(int, rest), strict=True))}
+        for bank_id, day, *rest in found
+    ]
+
+
+LATENCY_CHUNK = 5000
+
+
+def _latency_rows(bank_ids, zone) -> list[dict]:
+    """LatencyTotal rows of these banks: their candidates' scores with a latency, each counted in its bucket
+    (tradeoffs.bucket_of, in Python, as the score writes count it), for every tenant and for its call's."""
+    timed = (
+        Score.objects.filter(
+            flag__bank_id__in=bank_ids,
+            source=Score.CANDIDATE,
+            latency_s__isnull=False,
+            audio_s__isnull=False,
+        )
+        .annotate(
+            bank=F("flag__bank_id"),
+            on=TruncDate("flag__joined_at", tzinfo=zone),
+            tenant=F("flag__line__call__tenant_id"),
+            assistant=Coalesce(F("flag__line__call__assistant_id"), 0),
+        )
+        .order_by()
+        .values_list("bank", "on", "tenant", "assistant", "transcriber_id", "latency_s", "audio_s")
+    )
+    totals = defaultdict(lambda: [0, 0, 0])
+    for bank_id, day, tenant_id, assistant_id, tid, latency_s, audio_s in timed.iterator(
+        chunk_size=LATENCY_CHUNK
+    ):
+        score = ItemScore(None, Score.CANDIDATE, tid, False, False, None, None, latency_s, audio_s, False)
+        key = latency_key(score)
+        if key is None:
+            continue
+        bucket, latency_us, audio_us = key
+        for group in (EVERY_TENANT, (tenant_id, assistant_id)):
+            total = totals[(bank_id, day, *group, tid, bucket)]
+            total[0] += 1
+            total[1] += latency_us
+            total[2] += audio_us
+    columns = ("bank_id", "day", "tenant_id", "assistant_id", "transcriber_id", "bucket")
+    return [
+        {**dict(zip(columns, key, strict=True)), "lines": n, "latency_us": lat, "audio_us": aud}
+        for key, (n, lat, aud) in totals.items()
+    ]
+
+
+COMPUTE = {
+    "score": _score_rows,
+    "pair": _pair_rows,
+    "flag": _flag_rows,
+    "tag": _tag_rows,
+    "group": _group_rows,
+    "group_pair": _group_pair_rows,
+    "latency": _latency_rows,
+}
 
 
 def _keyed(table, rows) -> dict:

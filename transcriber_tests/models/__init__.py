@@ -3,7 +3,7 @@ scores), totals (the per-day totals of the scores), runs (the judge's picks and 
 
 from .banks import MAX_CANDIDATES, STANDARD_TAGS, Bank, Candidate, ControlLine, Flag, Score, Transcription
 from .runs import JudgePick, Run, RunCall, RunLine, RunPattern
-from .totals import FlagTotal, PairTotal, ScoreTotal, TagTotal
+from .totals import FlagTotal, GroupPairTotal, GroupTotal, LatencyTotal, PairTotal, ScoreTotal, TagTotal
 
 __all__ = [
     "MAX_CANDIDATES",
@@ -13,7 +13,10 @@ __all__ = [
     "ControlLine",
     "Flag",
     "FlagTotal",
+    "GroupPairTotal",
+    "GroupTotal",
     "JudgePick",
+    "LatencyTotal",
     "PairTotal",
     "Run",
     "RunCall",

@@ -213,6 +213,11 @@ class Score(models.Model):
     scored_at = models.DateTimeField(auto_now=True)
     # The audio cost of the transcription scored (candidates; none for the live transcript or a failed one).
     cost = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    # Its latency (seconds from sending the line to its final text) and the audio seconds it was given, copied from
+    # the transcription scored like its cost (candidates whose transcription came back; none for the live
+    # transcript): the per-day latency totals count them.
+    latency_s = models.FloatField(null=True, blank=True)
+    audio_s = models.FloatField(null=True, blank=True)
     # On a live score (one per item): whether the bank's candidates disagree on the item, some matching and some
     # not among their scored texts. Kept by every score write and candidate change (aggregates.py).
     disagree = models.BooleanField(default=False)

@@ -94,3 +94,93 @@ class FlagTotal(models.Model):
 
     def __str__(self):
         return f"{self.flags} flags with {self.controls} controls in bank {self.bank_id} on {self.day}"
+
+
+# Per tenant and assistant (the calls of a bank's items): plain ids, not foreign keys, so a row outlives neither
+# its bank nor a renamed assistant; `assistant_id` 0 is a call with no assistant. `manage.py rebuild_results`
+# recomputes them (after an assistant was deleted, say: its calls then have none).
+
+
+class GroupTotal(models.Model):
+    """ScoreTotal split by the tenant and assistant of the items' calls: the results' filter by tenant or
+    assistant, and the per-tenant and per-assistant tables."""
+
+    bank = models.ForeignKey(Bank, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    tenant_id = models.BigIntegerField()
+    assistant_id = models.BigIntegerField()
+    source = models.CharField(max_length=10, choices=Score.SOURCES)
+    transcriber = models.ForeignKey("transcribers.Transcriber", on_delete=models.CASCADE, related_name="+")
+    scored = models.BigIntegerField(default=0)
+    matches = models.BigIntegerField(default=0)
+    failed = models.BigIntegerField(default=0)
+    wer_units = models.BigIntegerField(default=0)
+    cost_micros = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["bank", "day", "tenant_id", "assistant_id", "source", "transcriber"],
+                name="group_total_once",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.source} {self.transcriber_id} of tenant {self.tenant_id} in bank {self.bank_id} on {self.day}"
+
+
+class GroupPairTotal(models.Model):
+    """PairTotal split by the tenant and assistant of the items' calls: the lead test under the results' filter."""
+
+    bank = models.ForeignKey(Bank, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    tenant_id = models.BigIntegerField()
+    assistant_id = models.BigIntegerField()
+    low = models.ForeignKey("transcribers.Transcriber", on_delete=models.CASCADE, related_name="+")
+    high = models.ForeignKey("transcribers.Transcriber", on_delete=models.CASCADE, related_name="+")
+    both = models.BigIntegerField(default=0)
+    low_only = models.BigIntegerField(default=0)
+    high_only = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["bank", "day", "tenant_id", "assistant_id", "low", "high"],
+                name="group_pair_total_once",
+            ),
+            models.CheckConstraint(condition=Q(low__lt=models.F("high")), name="group_pair_total_ordered"),
+        ]
+
+    def __str__(self):
+        return (
+            f"{self.low_id} / {self.high_id} of tenant {self.tenant_id} in bank {self.bank_id} on {self.day}"
+        )
+
+
+class LatencyTotal(models.Model):
+    """One candidate's latencies on a bank's items of one day, counted in the fixed log-spaced buckets of
+    tradeoffs.py (`bucket`): how many lines, and their latencies and audio seconds summed in microseconds. The
+    window's p50 and p95 are read from the merged counts (within tradeoffs.RESOLUTION), the real-time factor from
+    the sums. `tenant_id` 0 (and `assistant_id` 0) counts every tenant's calls; the other rows split them by the
+    tenant and assistant of the items' calls."""
+
+    bank = models.ForeignKey(Bank, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    tenant_id = models.BigIntegerField()
+    assistant_id = models.BigIntegerField()
+    transcriber = models.ForeignKey("transcribers.Transcriber", on_delete=models.CASCADE, related_name="+")
+    bucket = models.PositiveSmallIntegerField()
+    lines = models.BigIntegerField(default=0)
+    latency_us = models.BigIntegerField(default=0)
+    audio_us = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["bank", "day", "tenant_id", "assistant_id", "transcriber", "bucket"],
+                name="latency_total_once",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.lines} lines of {self.transcriber_id} in bucket {self.bucket} of bank {self.bank_id} on {self.day}"

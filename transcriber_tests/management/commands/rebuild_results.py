@@ -9,12 +9,21 @@ from django.db import transaction
 from transcriber_tests import aggregates
 from transcriber_tests.models import Bank
 
-TABLES = {"score": "score totals", "pair": "pair totals", "flag": "flag totals", "tag": "tag totals"}
+TABLES = {
+    "score": "score totals",
+    "pair": "pair totals",
+    "flag": "flag totals",
+    "tag": "tag totals",
+    "group": "tenant and assistant totals",
+    "group_pair": "tenant and assistant pair totals",
+    "latency": "latency totals",
+}
 
 
 class Command(BaseCommand):
     help = (
-        "Recompute every bank's per-day totals (results, paired test, control mix, turn-table counts), each "
+        "Recompute every bank's per-day totals (results, paired test, control mix, turn-table counts, per tenant "
+        "and assistant, latencies), each "
         "item's disagree mark and each call's line and flag counters from the rows they count, and report any "
         "drift. The writes keep them in step; run this after changing rows outside the app (the Django admin's "
         "deletes of calls or tenants, SQL by hand). With --check nothing is changed and the exit status is 1 "
@@ -32,7 +41,10 @@ class Command(BaseCommand):
                 raise CommandError(f"No bank with id {', '.join(map(str, sorted(missing)))}.")
         with transaction.atomic():
             drift = aggregates.rebuild(bank, fix=not check)
-        lines = [f"{TABLES[t]}: {n} row{'s' if n != 1 else ''} differed" for t, n in drift.rows.items()]
+        lines = [
+            f"{TABLES.get(t, t + ' totals')}: {n} row{'s' if n != 1 else ''} differed"
+            for t, n in drift.rows.items()
+        ]
         lines += [f"disagree marks: {drift.marks} wrong", f"calls: {drift.calls} with wrong counters"]
         for line in lines:
             self.stdout.write(line)

@@ -5,7 +5,8 @@ is the one place that runs the app's code: an earlier one would run today's code
   banks made before kept such lines as controls scored against their wrong live text; each is retired, with its
   scores, and a replacement drawn from the same call when one is left;
 - every per-day total, disagree mark and call counter is built from the scores (aggregates.rebuild), in the days
-  each flag joined its bank in its organization's timezone.
+  each flag joined its bank in its organization's timezone, the per-tenant and per-assistant totals and the
+  candidates' latency buckets (0012) included.
 
 A later migration that changes what these compute moves this step after itself."""
 
@@ -22,6 +23,6 @@ def recount(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("transcriber_tests", "0011_review_correction")]
+    dependencies = [("transcriber_tests", "0012_latency_and_groups")]
 
     operations = [migrations.RunPython(recount, migrations.RunPython.noop)]
