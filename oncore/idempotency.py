@@ -27,11 +27,24 @@ from oncore.errors import ActionError
 
 KEEP = timedelta(hours=24)
 MAX_KEY_LENGTH = 255
+KEY_PATTERN = "^[ -~]+$"  # printable ASCII, as the schema says
 
 
 class KeyReused(ActionError):
     code = "idempotency_key_reused"
     status = 409
+
+
+class KeyInvalid(ActionError):
+    """A key the schema refuses: 422 validation_error, with the header's place in `detail.errors`."""
+
+    code = "validation_error"
+    status = 422
+
+    def __init__(self, message: str, kind: str):
+        super().__init__(
+            message, {"errors": [{"loc": ["header", "Idempotency-Key"], "msg": message, "type": kind}]}
+        )
 
 
 def once(view, render):
@@ -44,9 +57,14 @@ def once(view, render):
         if key is None:
             return view(request, **values)
         if not 0 < len(key) <= MAX_KEY_LENGTH or not key.isascii() or not key.isprintable():
-            raise ActionError(
-                f"The Idempotency-Key must be 1 to {MAX_KEY_LENGTH} printable ASCII characters; "
-                "send a random UUID."
+            raise KeyInvalid(
+                f"Invalid request: header.Idempotency-Key must be 1 to {MAX_KEY_LENGTH} printable ASCII "
+                "characters; send a random UUID.",
+                "string_too_long"
+                if len(key) > MAX_KEY_LENGTH
+                else "string_too_short"
+                if not key
+                else "string_pattern_mismatch",
             )
         fingerprint = request_hash(request, values)
         for _attempt in range(3):

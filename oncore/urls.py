@@ -15,6 +15,7 @@ from transcriber_tests.api import mount as mount_transcriber_tests_api
 # types the product apps registered when they were ready).
 mount_transcriber_tests_api(api.api)
 api.api.add_router("", webhooks_api.router)
+webhooks_api.describe(api.api)
 
 urlpatterns = [
     # The admin's log-in goes through the same throttle as the site's (listed first, so it wins the path).

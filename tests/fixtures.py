@@ -25,6 +25,7 @@ import pytest
 from django.core.files.base import ContentFile
 
 from oncore import audio
+from tests.api_schema import check_declared
 from tests.json_server import JsonServer
 from tests.llm_server import FakeAnthropic
 
@@ -314,6 +315,7 @@ def assert_error(response, status, code):
     assert set(body["error"]) == {"code", "message", "detail"}, body
     assert body["error"]["code"] == code, body
     assert isinstance(body["error"]["detail"], dict) and body["error"]["message"]
+    check_declared(response)  # the body is exactly what the operation's schema declares for this status
     return body["error"]
 
 

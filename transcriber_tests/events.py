@@ -14,6 +14,7 @@ where they happen. Each event's `data` carries the objects in the shapes the API
 import hashlib
 
 from django.db import transaction
+from ninja import Field, Schema
 
 from oncore import queue
 from oncore.api import ApiJSONEncoder
@@ -37,11 +38,44 @@ JUDGE_FAILED = "run.judge_failed"
 # tasks.announce_scores(line_ids), bound by the app's ready(): it imports this module.
 SCORES_TASK = queue.Task("announces the flags scored on some lines", group=jobs.GROUP)
 
+
+class FlagScoredData(Schema):
+    flag: FlagOut
+    production: Cell | None = Field(description="The production transcript's cell of the flagged line.")
+    candidates: list[Cell] = Field(
+        description="Each candidate's cell of the flagged line, in candidate order."
+    )
+
+
+class LeaderChangedData(Schema):
+    bank: BankOut
+    leader: TranscriberRef | None = Field(
+        description="The new leader; null when no candidate leads any more."
+    )
+    leader_accuracy: float | None
+    previous_leader: TranscriberRef | None = Field(
+        description="The leader announced before; null the first time the bank's leader is announced."
+    )
+    window_days: int = Field(description="The window the leader was ranked over (the default window).")
+
+
+class RunEventData(Schema):
+    run: RunOut = Field(description="The run, as GET /runs/{id} shows it.")
+
+
 webhooks.register_events(
-    (FLAG_SCORED, "every candidate of the flag's bank scored the flag and its control lines"),
-    (LEADER_CHANGED, "another transcriber leads the bank (over the default window of days)"),
-    (RUN_FINISHED, "a full-call run ended: done, failed or cancelled"),
-    (JUDGE_FAILED, "the judge of a full-call run failed (retry it with POST /runs/{id}/retry-judge)"),
+    (FLAG_SCORED, "every candidate of the flag's bank scored the flag and its control lines", FlagScoredData),
+    (
+        LEADER_CHANGED,
+        "another transcriber leads the bank (over the default window of days)",
+        LeaderChangedData,
+    ),
+    (RUN_FINISHED, "a full-call run ended: done, failed or cancelled", RunEventData),
+    (
+        JUDGE_FAILED,
+        "the judge of a full-call run failed (retry it with POST /runs/{id}/retry-judge)",
+        RunEventData,
+    ),
 )
 
 

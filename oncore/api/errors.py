@@ -1,12 +1,59 @@
 """The API's error codes and its one error shape: the registry both the API and the error guide page are built
 from, the error the API layer raises, and `doc()`, which declares every error an operation can give.
 
-The registry holds the API's own codes; the product apps add theirs with `register_error_codes`."""
+The registry holds the API's own codes; the product apps add theirs with `register_error_codes`. Each code names
+the shape of its `detail` (a Schema; `NoDetail` when it carries no facts), and an operation whose `detail` of a
+code differs from that says so in `doc(..., details={code: Schema})` (`estimate_not_confirmed` carries a candidate
+estimate on adding a candidate and a run estimate on starting a run). The schema (openapi.py) types every error
+status of every operation with exactly its codes, each with its own `detail`."""
 
 from dataclasses import dataclass
 from typing import Any
 
-from ninja import Schema
+from ninja import Field, Schema
+from pydantic import ConfigDict
+
+
+class Detail(Schema):
+    """The facts of an error: only the fields listed (a client may rely on each)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class NoDetail(Detail):
+    """No facts: `{}`."""
+
+
+class FieldError(Schema):
+    loc: list[str | int] = Field(description='Where: ["body", "expected_text"], ["query", "limit"], ...')
+    msg: str
+    type: str = Field(description="The kind of problem, e.g. missing, extra_forbidden, string_too_long.")
+
+
+class ValidationDetail(Detail):
+    errors: list[FieldError]
+
+
+class RangeDetail(Detail):
+    length: int = Field(description="The clip's size in bytes.")
+
+
+class KeyReusedDetail(Detail):
+    key: str = Field(description="The Idempotency-Key that was sent.")
+
+
+class TooLargeDetail(Detail):
+    size: int | None = Field(
+        None, description="The uploaded file's size in bytes, when a file was too large."
+    )
+
+
+class AllowedDetail(Detail):
+    allowed: list[str] = Field(description="The methods this path takes (also in the Allow header).")
+
+
+class CallsNotFoundDetail(Detail):
+    calls: list[int] | None = Field(None, description="The call ids not found in this organization.")
 
 
 @dataclass(frozen=True)
@@ -16,6 +63,7 @@ class ErrorCode:
     title: str
     what_to_do: str
     source: str = "api"  # "api" here; an app's codes name their area ("flags", "runs", "import", ...)
+    detail: type = NoDetail  # the shape of its `detail` (an operation may name another: doc(details=...))
 
 
 # The codes of the API itself; each product app registers its own (register_error_codes) when its routers load.
@@ -42,6 +90,7 @@ ERROR_CODES = [
         "A parameter or field is invalid",
         '`detail.errors` lists each problem with its location (`loc`, e.g. ["body", "name"]), a message '
         "and a type. Fix those fields and send the request again.",
+        detail=ValidationDetail,
     ),
     ErrorCode(
         "invalid_request",
@@ -62,6 +111,7 @@ ERROR_CODES = [
         405,
         "Method not allowed on this path",
         "Use one of the methods in `detail.allowed` (also in the Allow header); the reference lists them.",
+        detail=AllowedDetail,
     ),
     ErrorCode(
         "request_too_large",
@@ -70,6 +120,7 @@ ERROR_CODES = [
         "The message gives the size and the limit. Send less at once: split a call import into several "
         "files, each with the recordings its calls name. The operator sets the limits "
         "(`ONCORE_MAX_REQUEST_MB`, `ONCORE_MAX_IMPORT_FILE_MB`).",
+        detail=TooLargeDetail,
     ),
     ErrorCode(
         "range_not_satisfiable",
@@ -77,6 +128,7 @@ ERROR_CODES = [
         "The audio range is outside the clip",
         "Ask for a byte range inside the clip; `detail.length` is its size in bytes. Omit the Range "
         "header to get the whole clip.",
+        detail=RangeDetail,
     ),
     ErrorCode(
         "unsupported_media_type",
@@ -91,6 +143,7 @@ ERROR_CODES = [
         "The Idempotency-Key was used for another request",
         "An `Idempotency-Key` stands for one request for 24 hours: sent again with the same body it replays the "
         "first answer, with another body it is refused. Use a new key (a random UUID) for each new request.",
+        detail=KeyReusedDetail,
     ),
     ErrorCode(
         "internal_error",
@@ -164,19 +217,46 @@ WAV_CONTENT = {
 }
 
 
-def doc(ok_status: int, ok_schema, ok_description: str, *codes: str, content: dict | None = None) -> dict:
+# Detail schemas an operation names for a code (doc(details=...)), by name: the schema (openapi.py) reads them.
+DETAIL_SCHEMAS: dict[str, type] = {}
+
+
+def detail_name(schema: type) -> str:
+    """A detail schema's name, registered so the OpenAPI schema can write it; two schemas cannot share a name."""
+    name = schema.__name__
+    if DETAIL_SCHEMAS.setdefault(name, schema) is not schema:
+        raise ValueError(f"Two detail schemas are named {name}.")
+    return name
+
+
+def doc(
+    ok_status: int,
+    ok_schema,
+    ok_description: str,
+    *codes: str,
+    content: dict | None = None,
+    details: dict[str, type] | None = None,
+) -> dict:
     """Keyword arguments for a router decorator: the success response and every error the operation can give,
     each status described with its codes (also listed, for programs, in `x-error-codes`), so the reference lists
-    them. `content` declares a body that is not JSON (CSV_CONTENT, WAV_CONTENT)."""
+    them and the schema types each status's body with exactly its codes. `content` declares a body that is not
+    JSON (CSV_CONTENT, WAV_CONTENT); `details` names the `detail` shape of a code where this operation's differs
+    from the code's own (ErrorCode.detail)."""
     by_status: dict[int, list[str]] = {}
     for code in (*COMMON_CODES, *codes):
         by_status.setdefault(ERRORS[code].status, [])
         if code not in by_status[ERRORS[code].status]:
             by_status[ERRORS[code].status].append(code)
+    unknown = set(details or {}) - {c for cs in by_status.values() for c in cs}
+    if unknown:
+        raise ValueError(f"doc(details=...) names codes the operation does not give: {sorted(unknown)}")
     response = {ok_status: ok_schema, **dict.fromkeys(sorted(by_status), ErrorOut)}
     described = {ok_status: {"description": ok_description}}
     if content:
         described[ok_status]["content"] = content
     for status, status_codes in sorted(by_status.items()):
         described[status] = {"description": describe_codes(status_codes), "x-error-codes": status_codes}
+        named = {c: detail_name(details[c]) for c in status_codes if c in (details or {})}
+        if named:
+            described[status]["x-error-details"] = named
     return {"response": response, "openapi_extra": {"responses": described}}

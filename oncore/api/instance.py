@@ -23,7 +23,7 @@ from ninja.errors import HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 from ninja.parser import Parser
 from ninja.renderers import JSONRenderer
-from ninja.responses import NinjaJSONEncoder
+from ninja.responses import NinjaJSONEncoder, Response
 
 from oncore import idempotency
 from oncore.errors import ActionError, error_body, too_large_message
@@ -71,6 +71,22 @@ class JsonBodyParser(Parser):
 
 
 class OnCoreAPI(NinjaAPI):
+    """ninja's API with what the schema says beyond it: the tags' descriptions (`describe_tag`), the webhooks
+    (`add_webhook`) and servers from the request (`get_openapi_schema(request=...)`)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.tag_descriptions: dict[str, str] = {}
+        self.webhooks: list[dict] = []
+
+    def describe_tag(self, name: str, description: str) -> None:
+        self.tag_descriptions[name] = description
+
+    def add_webhook(self, name: str, description: str, payload) -> None:
+        """An event the server POSTs to webhook endpoints: its payload (a Schema), listed under `webhooks`."""
+        if all(w["name"] != name for w in self.webhooks):
+            self.webhooks.append({"name": name, "description": description, "payload": payload})
+
     def get_openapi_operation_id(self, operation) -> str:
         return operation.view_func.__name__  # unique across the routers; short ids for generated clients
 
@@ -92,9 +108,14 @@ class OnCoreAPI(NinjaAPI):
         request.api_response = response
         return response
 
-    def get_openapi_schema(self, **kwargs):
+    def get_openapi_schema(self, *, request=None, server: str | None = None, **kwargs):
+        """The schema, its `servers` naming where it was asked for (the request's scheme and host, as Django
+        sees them behind the proxy), or `server`."""
         schema = super().get_openapi_schema(**kwargs)
-        complete_schema(schema)
+        if request is not None:
+            server = request.build_absolute_uri("/").rstrip("/")
+        servers = [{"url": server, "description": "This OnCore server"}] if server else []
+        complete_schema(schema, servers=servers, tags=self.tag_descriptions, events=self.webhooks)
         return schema
 
 
@@ -251,10 +272,17 @@ def not_found(request, *args, **kwargs):
     )
 
 
+def openapi_json(request, **kwargs):
+    """The OpenAPI schema, its `servers` naming this server as the request reached it."""
+    return Response(api.get_openapi_schema(path_params=kwargs, request=request))
+
+
 def urls():
     """The API's URL patterns for `path("api/v1/", ...)`, with every router the apps mounted on `api` before."""
     patterns, app_name, namespace = api.urls
     for pattern in patterns:
+        if pattern.name == "openapi-json":
+            pattern.callback = openapi_json
         pattern.callback = _json_errors(pattern.callback)
     return [*patterns, re_path(r"^", not_found)], app_name, namespace
 

@@ -2,7 +2,6 @@
 says beyond ninja's own (`complete_schema`: the Idempotency-Key of every POST, the 415 of every JSON body, the
 response headers, every error code, no unused components)."""
 
-import json
 import re
 
 from django.shortcuts import render
@@ -11,9 +10,8 @@ from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from ninja.openapi.docs import DocsBase
 
-from oncore import idempotency
-
-from .errors import ERROR_CODES, ERRORS, describe_codes
+from .components import IDEMPOTENCY_PARAMETER, complete, referenced
+from .errors import ERRORS, describe_codes
 
 # ---------------------------------------------------------------- the reference page
 
@@ -22,7 +20,7 @@ class ReferencePage(DocsBase):
     """A server-rendered reference built from the OpenAPI schema: works offline, loads no script."""
 
     def render_page(self, request, api, **kwargs):
-        schema = api.get_openapi_schema(path_params=kwargs)
+        schema = api.get_openapi_schema(path_params=kwargs, request=request)
         return render(request, "api/reference.html", reference_context(schema))
 
 
@@ -161,54 +159,27 @@ def reference_context(schema: dict) -> dict:
 
 # ---------------------------------------------------------------- what the schema says beyond ninja's own
 
-IDEMPOTENCY_PARAMETER = {
-    "name": "Idempotency-Key",
-    "in": "header",
-    "required": False,
-    "description": "Any unique string up to 255 characters (a random UUID). The same key and request within 24 "
-    "hours replays the first answer without doing the work again; the same key with another request is refused "
-    "(409 `idempotency_key_reused`).",
-    "schema": {"type": "string", "minLength": 1, "maxLength": idempotency.MAX_KEY_LENGTH},
-}
-HEADERS = {
-    "RequestId": (
-        "X-Request-Id",
-        "The request's id: the one the client sent in X-Request-Id, else a new one. It is in the server's log "
-        "line of the request; quote it when reporting a problem.",
-    ),
-    "Location": ("Location", "The URL of the new object."),
-    "RetryAfter": ("Retry-After", "Seconds to wait before trying again."),
-    "WWWAuthenticate": ("WWW-Authenticate", "`Bearer`: send an organization key as a bearer token."),
-}
-HEADERS_BY_STATUS = {"201": ["Location"], "429": ["RetryAfter"], "401": ["WWWAuthenticate"]}
-_ERROR_CONTENT = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
-
 
 def _add_codes(responses: dict, *codes: str) -> None:
     for code in codes:
         status = str(ERRORS[code].status)
-        response = responses.setdefault(status, {"content": _ERROR_CONTENT, "x-error-codes": []})
+        response = responses.setdefault(status, {"x-error-codes": []})
         if code not in response["x-error-codes"]:  # a new list: the operation's own stays as declared
             response["x-error-codes"] = [*response["x-error-codes"], code]
         response["description"] = describe_codes(response["x-error-codes"])
 
 
 def _prune_components(schema: dict) -> None:
-    """Drop the component schemas no operation reaches (ninja lists the query parameter models too)."""
+    """Drop the component schemas no operation or webhook reaches (ninja lists the query parameter models too)."""
     components = schema.get("components", {}).get("schemas", {})
-    refs = re.compile(r'"#/components/schemas/([^"]+)"')
-    reached, todo = set(), set(refs.findall(json.dumps(schema["paths"])))
-    while todo:
-        name = todo.pop()
-        reached.add(name)
-        todo |= set(refs.findall(json.dumps(components.get(name, {})))) - reached
-    for name in set(components) - reached:
+    for name in set(components) - referenced(schema):
         del components[name]
 
 
-def complete_schema(schema: dict) -> None:
-    """What ninja does not write itself: the Idempotency-Key of every POST, the 415 of every JSON body, the
-    response headers, every error code as the enum of `ErrorBody.code`, and no unused components."""
+def complete_schema(schema: dict, *, servers: list, tags: dict, events: list) -> None:
+    """What ninja does not write itself: the Idempotency-Key of every POST, the 415 of every JSON body, each
+    error status typed with exactly its codes, the response headers, the webhooks, servers and tags
+    (components.py), and no unused components."""
     for item in schema["paths"].values():
         for method, op in item.items():
             responses = {str(status): response for status, response in op["responses"].items()}
@@ -218,18 +189,5 @@ def complete_schema(schema: dict) -> None:
             if "application/json" in op.get("requestBody", {}).get("content", {}):
                 _add_codes(responses, "unsupported_media_type")
             op["responses"] = dict(sorted(responses.items()))
-            for status, response in op["responses"].items():
-                names = ["RequestId", *HEADERS_BY_STATUS.get(status, [])]
-                response["headers"] = {HEADERS[n][0]: {"$ref": f"#/components/headers/{n}"} for n in names}
-    components = schema.setdefault("components", {})
-    components["headers"] = {
-        name: {"description": description, "schema": {"type": "string"}}
-        for name, (_header, description) in HEADERS.items()
-    }
-    error_body = components["schemas"]["ErrorBody"]
-    error_body["properties"]["code"] = {
-        "type": "string",
-        "enum": [e.code for e in ERROR_CODES],
-        "description": "Stable: branch on it. The error guide says what to do about each.",
-    }
+    complete(schema, servers=servers, tags=tags, events=events)
     _prune_components(schema)

@@ -17,15 +17,19 @@ from oncore.formats import iso_time
 from . import sending, tasks
 from .models import EventState, WebhookDelivery, WebhookEndpoint
 
-# Event type -> what it means; the product registers its own (register_events) when its app is ready.
+# Event type -> what it means, and the schema of its `data`; the product registers its own (register_events) when
+# its app is ready.
 EVENTS: dict[str, str] = {}
+EVENT_DATA: dict[str, type] = {}
 
 
-def register_events(*events: tuple[str, str]) -> None:
-    for name, description in events:
+def register_events(*events: tuple) -> None:
+    """Each event as (type, what it means, the Schema of its `data`)."""
+    for name, description, data in events:
         if EVENTS.get(name, description) != description:
             raise ValueError(f"Webhook event {name!r} is already registered differently.")
         EVENTS[name] = description
+        EVENT_DATA[name] = data
 
 
 # ---------------------------------------------------------------- endpoints

@@ -1,16 +1,19 @@
 """Webhook endpoints and their delivery logs over the API (/api/v1/webhooks). Mounted by oncore/urls.py once the
 product apps have registered their events (their apps' ready())."""
 
+import re
 from datetime import datetime
 from typing import Any, Literal
 
 from django.urls import reverse
 from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
+from pydantic import create_model
 
 from oncore import idempotency
 from oncore.api import (
     BodyIn,
+    Detail,
     ErrorCode,
     Page,
     PageIn,
@@ -24,6 +27,18 @@ from oncore.api import (
 
 from . import actions
 from .models import WebhookDelivery, WebhookEndpoint
+
+
+class EndpointLimitDetail(Detail):
+    count: int = Field(description="The organization's endpoints.")
+    limit: int = Field(description="The most it may have.")
+
+
+class EventsDetail(Detail):
+    events: list[str] | None = Field(
+        None, description="The events an endpoint can take, when those sent were not."
+    )
+
 
 register_error_codes(
     ErrorCode(
@@ -44,10 +59,15 @@ register_error_codes(
         "take every event), then create it again. `detail.limit` is the most an organization may have "
         "(the operator sets it: `ONCORE_WEBHOOK_MAX_ENDPOINTS`).",
         "webhooks",
+        detail=EndpointLimitDetail,
     ),
 )
 
 router = Router(tags=["Webhooks"])
+TAG = (
+    "Endpoints that receive the events as they happen (signed POSTs, retried with backoff), and each endpoint's "
+    "delivery log. The events' payloads and signature headers are under `webhooks`."
+)
 
 EventType = Literal[tuple(actions.EVENTS)]
 DeliveryStatus = Literal["pending", "sending", "delivered", "failed"]
@@ -118,6 +138,26 @@ class DeliveryFilters(PageIn):
     status: DeliveryStatus | None = Field(None, description="Only deliveries in this status.")
 
 
+def _event_schema(name: str):
+    """The body of one event: {id, type, created_at, data} with its own `data`."""
+    return create_model(
+        "".join(part.capitalize() for part in re.split(r"[._]", name)) + "Event",
+        __base__=Schema,
+        __doc__=f"The `{name}` event: {actions.EVENTS[name]}.",
+        id=(str, Field(description="evt_...: the same id when an event is sent again; do its work once.")),
+        type=(Literal[name], ...),
+        created_at=(datetime, ...),
+        data=(actions.EVENT_DATA[name], ...),
+    )
+
+
+def describe(api) -> None:
+    """Describe the webhooks on the API's schema: the router's tag and each registered event's payload."""
+    api.describe_tag("Webhooks", TAG)
+    for name, description in actions.EVENTS.items():
+        api.add_webhook(name, f"Sent when {description}.", _event_schema(name))
+
+
 def _endpoint(request, webhook_id) -> WebhookEndpoint:
     return get_or_404(
         WebhookEndpoint.objects.filter(organization=request.org), webhook_id, "webhook endpoint"
@@ -169,6 +209,7 @@ def list_webhooks(request, q: Query[PageIn]):
         "invalid_request",
         "webhook_url_not_allowed",
         "webhook_limit_reached",
+        details={"invalid_request": EventsDetail},
     ),
 )
 def create_webhook(request, body: WebhookIn):
@@ -196,6 +237,7 @@ def get_webhook(request, webhook_id: int):
         "invalid_request",
         "not_found",
         "webhook_url_not_allowed",
+        details={"invalid_request": EventsDetail},
     ),
 )
 def edit_webhook(request, webhook_id: int, body: WebhookEdit):

@@ -129,7 +129,9 @@ def test_it_keeps_keys_for_a_day_per_organization_and_stores_no_failure(api, oth
     # After 24 hours the key is free again.
     IdempotentRequest.objects.filter(key="shared").update(created_at=datetime.now(UTC) - timedelta(hours=25))
     assert_error(_post(api, "/banks", {"name": "English"}, "shared"), 409, "bank_name_taken")
-    assert_error(_post(api, "/banks", {"name": "X"}, "x" * 256), 400, "invalid_request")
+    # A key the schema refuses (over 255 characters) is a validation error, as the schema and docs say.
+    error = assert_error(_post(api, "/banks", {"name": "X"}, "x" * 256), 422, "validation_error")
+    assert error["detail"]["errors"][0]["loc"] == ["header", "Idempotency-Key"]
 
 
 def test_it_starts_one_run_for_a_key_sent_twice(api, run_setup, no_judge):

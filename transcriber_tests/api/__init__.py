@@ -7,7 +7,22 @@ and every payload is built by transcriber_tests.shapes, as the webhook events' a
 
 from ninja import NinjaAPI
 
-from . import banks, calls, flags, runs
+from . import banks, calls, flags, runs, trust
+
+TAGS = {
+    "Catalogue and organization": "The transcribers a bank can compare (read-only: operators add them with "
+    "`manage.py add_transcriber`), the key's organization with its tenants, and the assistants.",
+    "Calls": "Calls with their lines (which can be flagged, and why not), the call import and a line's audio.",
+    "Flags": "Caller lines flagged with what was actually said: create, list, edit, move between banks, delete, "
+    "and a flag's results per candidate.",
+    "Banks": "Banks of flags that candidates are compared on, and the banks' leaderboard.",
+    "Candidates": "A bank's candidate transcribers: the cost estimate, adding after confirming it, order, removal.",
+    "Results": "A bank's results: the candidates' cards, the weekly trend, accuracy per error tag and per language, "
+    "the turn-by-turn table and the CSV downloads.",
+    "Full-call runs": "Replaying whole calls with a candidate: estimate, start, progress, labelled lines, the "
+    "review sample and the CSV.",
+    "Queue": "The organization's waiting and running transcriptions.",
+}
 
 ROUTERS = [
     ("", calls.catalogue),
@@ -16,6 +31,7 @@ ROUTERS = [
     ("", banks.banks),
     ("", banks.candidates),
     ("", banks.results),
+    ("", trust.router),
     ("", runs.router),
     ("", banks.queue),
 ]
@@ -30,4 +46,6 @@ def mount(api: NinjaAPI) -> None:
     if not _mounted:
         for prefix, router in ROUTERS:
             api.add_router(prefix, router)
+        for name, description in TAGS.items():
+            api.describe_tag(name, description)
         _mounted = True

@@ -12,8 +12,10 @@ from pydantic import field_validator, model_validator
 
 from benchmark import selectors as benchmark
 from oncore.api import created
+from oncore.names import check_name
 from oncore.transcribers.models import Transcriber
-from transcriber_tests import actions, controls, exports, jobs, lookups, queries
+from transcriber_tests import actions, alignment, controls, exports, jobs, lookups, queries
+from transcriber_tests.queries import people
 from transcriber_tests.models import Bank, Candidate
 
 from ..shapes.banks import (
@@ -29,7 +31,7 @@ from ..shapes.banks import (
 )
 from ..shapes.refs import TranscriberRef, transcriber_ref
 from ..shapes.turns import TurnOut, turn_out
-from .errors import CSV_CONTENT, doc
+from .errors import CSV_CONTENT, OrderDetail, doc
 from .schemas import (
     BodyIn,
     Id,
@@ -73,6 +75,7 @@ class BankIn(BodyIn):
     )
 
     _name = field_validator("name")(_strip)
+    _hidden = field_validator("name", "language_label")(check_name)
 
 
 class BankEdit(BodyIn):
@@ -82,6 +85,7 @@ class BankEdit(BodyIn):
     controls_per_flag: int | None = Field(None, ge=0, le=2)
 
     _name = field_validator("name")(_strip)
+    _hidden = field_validator("name", "language_label")(check_name)
 
 
 class BankPage(Page):
@@ -139,7 +143,15 @@ def estimate_controls(request, bank_id: int):
 
 @banks.post(
     "/banks/{int:bank_id}/controls/redraw",
-    **doc(200, RedrawEstimateOut, "Drawn again.", "not_found", "estimate_not_confirmed", "queue_full"),
+    **doc(
+        200,
+        RedrawEstimateOut,
+        "Drawn again.",
+        "not_found",
+        "estimate_not_confirmed",
+        "queue_full",
+        details={"estimate_not_confirmed": RedrawEstimateOut},
+    ),
 )
 def redraw_controls(request, bank_id: int, body: ConfirmIn):
     """Bring every flag of the bank to its number of control lines: the extra ones leave with their scores, the
@@ -213,6 +225,7 @@ def estimate_candidate(request, bank_id: int, transcriber_id: int):
         "candidate_exists",
         "bank_full",
         "queue_full",
+        details={"estimate_not_confirmed": EstimateOut},
     ),
 )
 def add_candidate(request, bank_id: int, body: CandidateIn):
@@ -238,7 +251,14 @@ def _candidate(bank, transcriber_id) -> Candidate:
 
 @candidates.put(
     "/banks/{int:bank_id}/candidates/order",
-    **doc(200, CandidateList, "The candidates in their new order.", "not_found", "invalid_request"),
+    **doc(
+        200,
+        CandidateList,
+        "The candidates in their new order.",
+        "not_found",
+        "invalid_request",
+        details={"invalid_request": OrderDetail},
+    ),
 )
 def reorder_candidates(request, bank_id: int, body: OrderIn):
     bank = _bank(request, bank_id)
@@ -309,6 +329,26 @@ class TurnFilters(PageIn):
     disagree: bool = Field(
         False, description="Only items where at least one candidate matched and one did not."
     )
+    transcriber_id: Id | None = Field(None, description="With `pair`: the candidate whose confusion pair it is.")
+    pair: Text | None = Field(
+        None,
+        max_length=140,
+        description='Only items where that candidate makes this confusion pair ("s:for>four", "d:the>", "i:>uh": '
+        "the `pair` of GET .../confusions).",
+    )
+    flagged_by: Text | None = Field(
+        None, max_length=40, description='Only items of flags made by "user:<id>" or by the API key "key:<id>".'
+    )
+
+    @model_validator(mode="after")
+    def _filters(self):
+        if (self.pair is None) != (self.transcriber_id is None):
+            raise ValueError("pair and transcriber_id go together")
+        if self.pair is not None and alignment.parse_pair(self.pair) is None:
+            raise ValueError('pair must be a confusion pair such as "s:for>four", "d:the>" or "i:>uh"')
+        if self.flagged_by is not None and people.parse_flagger(self.flagged_by) is None:
+            raise ValueError('flagged_by must be "user:<id>" or "key:<id>"')
+        return self
 
 
 @results.get(
@@ -318,8 +358,16 @@ def turn_table(request, bank_id: int, q: Query[TurnFilters]):
     """Every flagged line and control line of the bank in the window, newest flag first, with the production
     transcript and each candidate's text, whether it matched and its WER."""
     bank = _bank(request, bank_id)
+    if q.transcriber_id is not None:
+        lookups.candidate(bank, q.transcriber_id)
     items = queries.turn_items(
-        bank, q.window, kind="" if q.kind == "all" else q.kind, tag=q.tag or "", disagree=q.disagree
+        bank,
+        q.window,
+        kind="" if q.kind == "all" else q.kind,
+        tag=q.tag or "",
+        disagree=q.disagree,
+        pair=(q.transcriber_id, q.pair.strip()) if q.pair is not None else None,
+        flagged_by=people.parse_flagger(q.flagged_by) if q.flagged_by else None,
     )
     count = items.count()
     cands = list(queries.candidates_of(bank))

@@ -2,9 +2,115 @@
 answer, with the status and what to do, added to oncore.api's registry when this module loads. The routers take
 `doc` from here, so every code they name is registered before their operations are described."""
 
-from oncore.api import CSV_CONTENT, ERRORS, WAV_CONTENT, ErrorCode, doc, register_error_codes
+from ninja import Field, Schema
 
-__all__ = ["CSV_CONTENT", "ERRORS", "PRODUCT_ERROR_CODES", "WAV_CONTENT", "doc"]
+from oncore.api import (
+    CSV_CONTENT,
+    ERRORS,
+    WAV_CONTENT,
+    CallsNotFoundDetail,
+    Detail,
+    ErrorCode,
+    doc,
+    register_error_codes,
+)
+
+from ..shapes.runs import STATUSES, LeftOutLineOut
+
+__all__ = [
+    "CSV_CONTENT",
+    "ERRORS",
+    "PRODUCT_ERROR_CODES",
+    "RUN_CALL_DETAILS",
+    "WAV_CONTENT",
+    "CallsNotFoundDetail",
+    "doc",
+]
+
+# ---------------------------------------------------------------- what each code's `detail` holds
+
+
+class FieldProblem(Schema):
+    loc: list[str | int] = Field(description='Where in the file: ["calls", 0, "lines", 2, "start_s"].')
+    msg: str
+
+
+class ImportProblemDetail(Detail):
+    errors: list[FieldProblem] | None = Field(
+        None, description="Each problem of the file with where it is, when the file broke its schema."
+    )
+
+
+class RecordingMissingDetail(Detail):
+    missing: str = Field(description="The recording a call names that was not uploaded.")
+    uploaded: list[str] = Field(description="The file names of the recordings that were uploaded.")
+
+
+class RunCallDetail(Detail):
+    call: int = Field(description="The call to leave out of the run.")
+
+
+class FlagExistsDetail(Detail):
+    line: int
+    flag: int = Field(description="The line's flag: edit it (PATCH /flags/{id}).")
+
+
+class MatchesProductionDetail(Detail):
+    line: int
+    production_text: str = Field(description="The line's production transcript, which the text equals.")
+
+
+class BankTakenDetail(Detail):
+    bank: int = Field(description="The bank that has the name.")
+
+
+class CandidateRef(Schema):
+    transcriber_id: int
+    position: int
+
+
+class CandidateExistsDetail(Detail):
+    candidate: CandidateRef
+
+
+class QueueFullDetail(Detail):
+    pending: int = Field(description="Line transcriptions waiting for the organization.")
+    limit: int = Field(description="Past this many waiting, work into banks is refused.")
+
+
+class RunInProgressDetail(Detail):
+    run: int | None = Field(None, description="The run queued or running (absent if it ended meanwhile).")
+    status: STATUSES | None = None
+
+
+class TooManyCallsDetail(Detail):
+    calls: int = Field(description="Calls chosen.")
+    limit: int = Field(description="The most a run covers.")
+
+
+class NoLinesDetail(Detail):
+    left_out: list[LeftOutLineOut] = Field(
+        description="Every caller line of the calls, with why it is left out."
+    )
+
+
+class RunNotActiveDetail(Detail):
+    run: int
+    status: STATUSES
+
+
+class OrderDetail(Detail):
+    current: list[int] | None = Field(None, description="The current candidates' transcriber ids.")
+    given: list[int] | None = Field(None, description="The ids the request listed.")
+
+
+# What the runs' estimate and start answer about a call: it names the call (and not_found the missing calls).
+RUN_CALL_DETAILS = {
+    "not_found": CallsNotFoundDetail,
+    "line_not_recorded": RunCallDetail,
+    "live_transcriber_unknown": RunCallDetail,
+    "recording_unavailable": RunCallDetail,
+}
 
 PRODUCT_ERROR_CODES = [
     # Call import.
@@ -15,6 +121,7 @@ PRODUCT_ERROR_CODES = [
         "The message names the call and field. Fix the file (see the call import format) and upload "
         "it again; calls already imported are skipped, so uploading twice is safe.",
         "import",
+        detail=ImportProblemDetail,
     ),
     ErrorCode(
         "recording_missing",
@@ -23,6 +130,7 @@ PRODUCT_ERROR_CODES = [
         "Upload every file named by a call's `recording`, as a `recordings` part whose file name is "
         "exactly that name (no folders).",
         "import",
+        detail=RecordingMissingDetail,
     ),
     # Flags.
     ErrorCode(
@@ -80,6 +188,7 @@ PRODUCT_ERROR_CODES = [
         "Each line carries one flag. Edit that flag instead (PATCH /flags/{id}): `detail.flag` is its id, "
         "`detail.line` the line's.",
         "flags",
+        detail=FlagExistsDetail,
     ),
     ErrorCode(
         "expected_text_empty",
@@ -96,6 +205,7 @@ PRODUCT_ERROR_CODES = [
         "(`detail.production_text`), so the line was not wrong. Type what the caller actually said; to flag it with this text anyway, send the "
         'same request with `"confirm_matches_production": true`.',
         "flags",
+        detail=MatchesProductionDetail,
     ),
     # Banks and candidates.
     ErrorCode(
@@ -105,6 +215,7 @@ PRODUCT_ERROR_CODES = [
         "Bank names are unique in an organization: choose another name, or use the existing bank "
         "(`detail.bank` is its id).",
         "banks",
+        detail=BankTakenDetail,
     ),
     ErrorCode(
         "bank_full",
@@ -119,6 +230,7 @@ PRODUCT_ERROR_CODES = [
         "The transcriber is already a candidate",
         "Nothing to do: it is already in the bank. `detail.candidate` gives its transcriber id and position.",
         "candidates",
+        detail=CandidateExistsDetail,
     ),
     ErrorCode(
         "transcriber_disabled",
@@ -135,6 +247,7 @@ PRODUCT_ERROR_CODES = [
         "transcribe, audio minutes, cost in USD; a run's: audio, calibration and the judge). Show it to the person "
         'adding the candidate or starting the run, then send the same request with `"confirm": true`.',
         "candidates",
+        detail=None,
     ),
     # Queue and runs.
     ErrorCode(
@@ -145,6 +258,7 @@ PRODUCT_ERROR_CODES = [
         "`detail.pending` and `detail.limit` say how far over it is. Retry later (GET /queue shows "
         "progress). Flags into no bank are still accepted.",
         "queue",
+        detail=QueueFullDetail,
     ),
     ErrorCode(
         "run_in_progress",
@@ -153,6 +267,7 @@ PRODUCT_ERROR_CODES = [
         "An organization runs one full-call run at a time. `detail.run` is the run in progress: wait for "
         "it to finish (GET /runs/{id}), or cancel it, then start the new one.",
         "runs",
+        detail=RunInProgressDetail,
     ),
     ErrorCode(
         "no_calls",
@@ -167,6 +282,7 @@ PRODUCT_ERROR_CODES = [
         "Too many calls for one run",
         "A run covers at most ten calls (`detail.limit`): send fewer, or start another run afterwards.",
         "runs",
+        detail=TooManyCallsDetail,
     ),
     ErrorCode(
         "run_has_no_lines",
@@ -174,6 +290,7 @@ PRODUCT_ERROR_CODES = [
         "The calls have no caller line with audio timing",
         "A run replays caller lines with start and end times; choose calls that have them.",
         "runs",
+        detail=NoLinesDetail,
     ),
     ErrorCode(
         "no_candidate",
@@ -189,6 +306,7 @@ PRODUCT_ERROR_CODES = [
         "Only a queued or running run can be cancelled; `detail.status` says where it is. Nothing to do "
         "if it already finished.",
         "runs",
+        detail=RunNotActiveDetail,
     ),
     ErrorCode(
         "judge_not_failed",

@@ -26,7 +26,7 @@ from ..shapes.runs import (
     run_out,
     stored_label,
 )
-from .errors import CSV_CONTENT, doc
+from .errors import CSV_CONTENT, RUN_CALL_DETAILS, doc
 from .schemas import (
     BodyIn,
     Id,
@@ -141,7 +141,9 @@ def list_runs(request, bank_id: int, q: Query[PageIn]):
 
 @router.post(
     "/banks/{int:bank_id}/runs/estimate",
-    **doc(200, RunEstimateOut, "What the run would cost.", "not_found", *CALL_ERRORS),
+    **doc(
+        200, RunEstimateOut, "What the run would cost.", "not_found", *CALL_ERRORS, details=RUN_CALL_DETAILS
+    ),
 )
 def estimate_run(request, bank_id: int, body: RunIn):
     """The cost of a run before it starts: candidate audio (`lines` to transcribe; those it already transcribed,
@@ -163,6 +165,7 @@ def estimate_run(request, bank_id: int, body: RunIn):
         "estimate_not_confirmed",
         "run_in_progress",
         "queue_full",
+        details={**RUN_CALL_DETAILS, "estimate_not_confirmed": RunEstimateOut},
     ),
 )
 def start_run(request, bank_id: int, body: RunStartIn):
