@@ -205,9 +205,10 @@ def test_it_serves_a_favicon_and_links_it_from_every_page(client, admin_client):
 def test_a_bank_is_titled_without_a_label_that_repeats_its_name(org, admin_client):
     english = actions.do_create_bank(org, name="English", language_label="English")
     mixed = actions.do_create_bank(org, name="Front desk", language_label="English + Spanish")
-    assert "<h1>English </h1>" in admin_client.get(reverse("tt:bank", args=[english.pk])).content.decode()
+    page = admin_client.get(reverse("tt:bank", args=[english.pk])).content.decode()
+    assert "<h1><bdi>English</bdi> </h1>" in page
     page = admin_client.get(reverse("tt:bank", args=[mixed.pk])).content.decode()
-    assert "<h1>Front desk <small>English + Spanish</small></h1>" in page
+    assert "<h1><bdi>Front desk</bdi> <small><bdi>English + Spanish</bdi></small></h1>" in page
     board = read(admin_client.get(reverse("tt:banks")).content)
     assert "English English" not in board and "Front desk English + Spanish" in board
 

@@ -8,12 +8,16 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
+from oncore.names import validate_name
+
 from .access import admin_required
 from .models import ApiKey, Tenant
 
 
 class ApiKeyForm(forms.Form):
-    name = forms.CharField(max_length=100, help_text="What the key is for, e.g. 'Support portal'.")
+    name = forms.CharField(
+        max_length=100, validators=[validate_name], help_text="What the key is for, e.g. 'Support portal'."
+    )
     tenant = forms.ModelChoiceField(
         queryset=Tenant.objects.none(),
         required=False,

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from django.urls import reverse
 from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
-from pydantic import create_model
+from pydantic import create_model, field_validator
 
 from oncore import idempotency
 from oncore.api import (
@@ -24,6 +24,7 @@ from oncore.api import (
     page,
     register_error_codes,
 )
+from oncore.names import check_name
 
 from . import actions
 from .models import WebhookDelivery, WebhookEndpoint
@@ -79,12 +80,16 @@ class WebhookIn(BodyIn):
     events: list[EventType] = Field(min_length=1, max_length=len(actions.EVENTS), description=EVENTS_HELP)
     description: Text = Field("", max_length=200, description="What the endpoint is for.")
 
+    _description = field_validator("description")(check_name)
+
 
 class WebhookEdit(BodyIn):
     url: Text | None = Field(None, max_length=500)
     events: list[EventType] | None = Field(None, min_length=1, max_length=len(actions.EVENTS))
     description: Text | None = Field(None, max_length=200)
     enabled: bool | None = Field(None, description="false: nothing is sent until it is enabled again.")
+
+    _description = field_validator("description")(check_name)
 
 
 class WebhookOut(Schema):

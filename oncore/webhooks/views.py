@@ -11,6 +11,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from oncore.accounts.access import admin_required
 from oncore.errors import ActionError
+from oncore.names import validate_name
 
 from . import actions
 from .models import WebhookDelivery, WebhookEndpoint
@@ -25,7 +26,9 @@ class WebhookForm(forms.Form):
         help_text="Where events are sent (POST): an https:// URL that reaches a public address.",
     )
     events = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple, help_text="The events to send.")
-    description = forms.CharField(max_length=200, required=False, help_text="What it is for (optional).")
+    description = forms.CharField(
+        max_length=200, required=False, validators=[validate_name], help_text="What it is for (optional)."
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
