@@ -229,39 +229,3 @@ class RunForm(forms.Form):
 
     def call_ids(self) -> list[int]:
         return list(dict.fromkeys(list(self.cleaned_data["calls"]) + self.cleaned_data["more_calls"]))
-
-
-class ResultsFilterForm(forms.Form):
-    """The results page's filter: one tenant, or one assistant, of the organization (queries.groups.group_of);
-    an id that is none of them is a form error, and the page shows every call's results."""
-
-    tenant = forms.TypedChoiceField(required=False, coerce=int, empty_value=None)
-    assistant = forms.TypedChoiceField(required=False, coerce=int, empty_value=None)
-
-    def __init__(self, *args, organization, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.organization = organization
-        self.fields["tenant"].choices = [("", "All tenants")] + [
-            (t.pk, t.name) for t in organization.tenants.order_by("name", "pk")
-        ]
-        self.fields["assistant"].choices = [("", "All assistants")] + [
-            (a.pk, f"{a.name} ({a.tenant.name})")
-            for a in Assistant.objects.filter(tenant__organization=organization)
-            .select_related("tenant")
-            .order_by("tenant__name", "name", "pk")
-        ]
-
-    def clean(self):
-        data = super().clean()
-        try:
-            data["group"] = queries.groups.group_of(
-                self.organization, data.get("tenant"), data.get("assistant")
-            )
-        except errors.NotFound as exc:
-            raise forms.ValidationError(exc.message) from None
-        return data
-
-    @property
-    def group(self):
-        """The filter asked for, or None (every call; also while the form is invalid)."""
-        return self.cleaned_data.get("group") if self.is_bound and self.is_valid() else None
