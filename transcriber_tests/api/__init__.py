@@ -7,7 +7,7 @@ and every payload is built by transcriber_tests.shapes, as the webhook events' a
 
 from ninja import NinjaAPI
 
-from . import banks, calls, flags, runs, trust
+from . import banks, calls, flags, runs, screens
 
 TAGS = {
     "Catalogue and organization": "The transcribers a bank can compare (read-only: operators add them with "
@@ -28,10 +28,12 @@ ROUTERS = [
     ("", calls.catalogue),
     ("", calls.calls),
     ("", flags.router),
+    ("", screens.flags),
     ("", banks.banks),
+    ("", screens.board),
     ("", banks.candidates),
     ("", banks.results),
-    ("", trust.router),
+    ("", screens.router),
     ("", runs.router),
     ("", banks.queue),
 ]

@@ -12,10 +12,8 @@ from pydantic import field_validator, model_validator
 
 from benchmark import selectors as benchmark
 from oncore.api import created
-from oncore.names import check_name
 from oncore.transcribers.models import Transcriber
-from transcriber_tests import actions, alignment, controls, exports, jobs, lookups, queries
-from transcriber_tests.queries import people
+from transcriber_tests import actions, controls, exports, jobs, lookups, queries
 from transcriber_tests.models import Bank, Candidate
 
 from ..shapes.banks import (
@@ -75,7 +73,6 @@ class BankIn(BodyIn):
     )
 
     _name = field_validator("name")(_strip)
-    _hidden = field_validator("name", "language_label")(check_name)
 
 
 class BankEdit(BodyIn):
@@ -85,7 +82,6 @@ class BankEdit(BodyIn):
     controls_per_flag: int | None = Field(None, ge=0, le=2)
 
     _name = field_validator("name")(_strip)
-    _hidden = field_validator("name", "language_label")(check_name)
 
 
 class BankPage(Page):
@@ -329,26 +325,6 @@ class TurnFilters(PageIn):
     disagree: bool = Field(
         False, description="Only items where at least one candidate matched and one did not."
     )
-    transcriber_id: Id | None = Field(None, description="With `pair`: the candidate whose confusion pair it is.")
-    pair: Text | None = Field(
-        None,
-        max_length=140,
-        description='Only items where that candidate makes this confusion pair ("s:for>four", "d:the>", "i:>uh": '
-        "the `pair` of GET .../confusions).",
-    )
-    flagged_by: Text | None = Field(
-        None, max_length=40, description='Only items of flags made by "user:<id>" or by the API key "key:<id>".'
-    )
-
-    @model_validator(mode="after")
-    def _filters(self):
-        if (self.pair is None) != (self.transcriber_id is None):
-            raise ValueError("pair and transcriber_id go together")
-        if self.pair is not None and alignment.parse_pair(self.pair) is None:
-            raise ValueError('pair must be a confusion pair such as "s:for>four", "d:the>" or "i:>uh"')
-        if self.flagged_by is not None and people.parse_flagger(self.flagged_by) is None:
-            raise ValueError('flagged_by must be "user:<id>" or "key:<id>"')
-        return self
 
 
 @results.get(
@@ -358,16 +334,8 @@ def turn_table(request, bank_id: int, q: Query[TurnFilters]):
     """Every flagged line and control line of the bank in the window, newest flag first, with the production
     transcript and each candidate's text, whether it matched and its WER."""
     bank = _bank(request, bank_id)
-    if q.transcriber_id is not None:
-        lookups.candidate(bank, q.transcriber_id)
     items = queries.turn_items(
-        bank,
-        q.window,
-        kind="" if q.kind == "all" else q.kind,
-        tag=q.tag or "",
-        disagree=q.disagree,
-        pair=(q.transcriber_id, q.pair.strip()) if q.pair is not None else None,
-        flagged_by=people.parse_flagger(q.flagged_by) if q.flagged_by else None,
+        bank, q.window, kind="" if q.kind == "all" else q.kind, tag=q.tag or "", disagree=q.disagree
     )
     count = items.count()
     cands = list(queries.candidates_of(bank))
