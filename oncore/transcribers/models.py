@@ -1,6 +1,7 @@
 from decimal import Decimal
 
 from django.db import models
+from django.db.models import Q
 
 
 class Transcriber(models.Model):
@@ -15,6 +16,14 @@ class Transcriber(models.Model):
     ELEVENLABS = "elevenlabs"
     ASSEMBLYAI = "assemblyai"
     GENERIC = "generic"
+    BATCH = "batch"
+    STREAMING = "streaming"
+    MODES = [
+        (BATCH, "Batch: the whole clip in one request"),
+        (STREAMING, "Streaming: the clip as a live call"),
+    ]
+    # Providers with a streaming engine (engines/streaming/): a streaming entry of another provider is refused.
+    STREAMING_PROVIDERS = {FASTER_WHISPER, DEEPGRAM, OPENAI, ELEVENLABS, ASSEMBLYAI}
     PROVIDERS = [
         (FASTER_WHISPER, "faster-whisper (local)"),
         (POCKETSPHINX, "PocketSphinx (local)"),
@@ -28,6 +37,13 @@ class Transcriber(models.Model):
     slug = models.SlugField(max_length=100, unique=True)
     provider = models.CharField(max_length=32, choices=PROVIDERS)
     model = models.CharField(max_length=200, help_text="The provider's model string, e.g. nova-3 or tiny.en.")
+    mode = models.CharField(
+        max_length=10,
+        choices=MODES,
+        default=BATCH,
+        help_text="How a replay sends a line: batch (the clip in one request) or streaming (20 ms frames paced in "
+        "real time over the vendor's live API, measuring the time to final text after the caller stops).",
+    )
     display_name = models.CharField(max_length=200)
     price_per_minute = models.DecimalField(
         max_digits=10, decimal_places=5, default=Decimal("0"), help_text="List price per audio minute, USD."
@@ -53,6 +69,15 @@ class Transcriber(models.Model):
 
     class Meta:
         ordering = ["display_name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(mode__in=["batch", "streaming"]), name="transcriber_mode_valid"
+            )
+        ]
 
     def __str__(self):
         return self.display_name
+
+    @property
+    def is_streaming(self) -> bool:
+        return self.mode == self.STREAMING

@@ -49,7 +49,7 @@ def test_it_has_an_engine_for_every_seeded_provider():
 
 def test_it_offers_the_current_model_of_each_vendor_sdk():
     current = Transcriber.objects.filter(
-        model__in=["gpt-transcribe", "scribe_v2", "universal-3-5-pro", "nova-3"], enabled=True
+        model__in=["gpt-transcribe", "scribe_v2", "universal-3-5-pro", "nova-3"], enabled=True, mode="batch"
     )
     assert sorted(current.values_list("provider", flat=True)) == [
         "assemblyai",

@@ -1,7 +1,8 @@
 """What every transcription engine returns and raises, and the helpers they share.
 
 An engine is built from a catalogue entry (duck-typed: `.provider`, `.model`, `.options`, `.api_key_env`,
-`.price_per_minute`, `.display_name`) and has `transcribe(wav, language=None) -> EngineResult`.
+`.price_per_minute`, `.display_name`, and `.mode` for streaming entries) and has `transcribe(wav, language=None)
+-> EngineResult` (a streaming engine's also takes `speech_end_s`).
 Keys are read from the environment variable the entry names, at call time, and never leave the engine:
 not in messages, not in `raw`, not in logs.
 """
@@ -22,6 +23,9 @@ class EngineResult:
     cost: Decimal
     latency_s: float
     raw: dict  # the vendor's JSON response, or a small dict for local engines; never holds a key
+    # A streaming replay's figures (streaming.session.StreamFigures: time to first partial and to final, partials,
+    # revisions, pacing); None for a batch one. A streaming result's latency_s is its time to final.
+    stream: object = None
 
 
 class TranscriptionError(Exception):
