@@ -12,6 +12,7 @@ from pydantic import field_validator, model_validator
 
 from benchmark import selectors as benchmark
 from oncore.api import created
+from oncore.names import check_name
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, controls, exports, jobs, lookups, queries
 from transcriber_tests.models import Bank, Candidate
@@ -73,6 +74,7 @@ class BankIn(BodyIn):
     )
 
     _name = field_validator("name")(_strip)
+    _hidden = field_validator("name", "language_label")(check_name)
 
 
 class BankEdit(BodyIn):
@@ -82,6 +84,7 @@ class BankEdit(BodyIn):
     controls_per_flag: int | None = Field(None, ge=0, le=2)
 
     _name = field_validator("name")(_strip)
+    _hidden = field_validator("name", "language_label")(check_name)
 
 
 class BankPage(Page):
