@@ -5,13 +5,19 @@ integers, NaN and infinities, very long strings, NUL characters, nested JSON, wr
 may be a 5xx. Each request of the walk that could write runs in a savepoint rolled back after it, so every
 request meets the same objects. Schemathesis (tests/api/test_schema_fuzz.py) adds generated requests on top."""
 
+import copy
+import io
 import json
 import re
 
+import numpy as np
 import pytest
+import soundfile as sf
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 from django.urls import reverse
 
+from oncore.transcribers.models import Transcriber
 from tests.fixtures import assert_error
 from tests.test_isolation import DASHBOARD, all_dashboard_names, owner_values
 from transcriber_tests.models import Flag
@@ -66,8 +72,6 @@ def test_it_answers_a_form_error_to_an_integer_past_the_databases_range_on_the_d
 
 
 def test_it_refuses_a_deeply_nested_json_import_as_an_import_format_error(api, org):
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
     for depth in (100_000, 900):
         nested = '{"format": "oncore-calls/1", "calls": [], "x": ' + "[" * depth + "]" * depth + "}"
         response = api.upload("/calls/import", {"file": SimpleUploadedFile("calls.json", nested.encode())})
@@ -307,12 +311,128 @@ def test_it_answers_every_api_operation_without_a_5xx_whatever_a_parameter_holds
         "a list": "[]",
         "huge number": '{"format": "oncore-calls/1", "calls": [{"tenant": "t", "external_id": 1e999}]}',
     }.items():
-        from django.core.files.uploadedfile import SimpleUploadedFile
-
         upload = SimpleUploadedFile("calls.json", text.encode() if isinstance(text, str) else text)
         walk.send("post", "/api/v1/calls/import", f"file: {label}", headers=headers, data={"file": upload})
     assert len(walk.operations) >= 39 and len(values_used) == len(TEXT_VALUES | JSON_VALUES)
     walk.check(minimum_requests=1_000)
+
+
+# ---------------------------------------------------------------- the walk: the calls file
+
+# Values the call import missed before (items 5, 9-11 of the third penetration test), beside the JSON body values.
+IMPORT_VALUES = {
+    **JSON_VALUES,
+    "300 characters": "x" * 300,
+    "bidi override": "\u202eEnglish",
+    "zero width": "English\u200b",
+    "past year 9999 in UTC": "9999-12-31T23:59:59-23:59",
+    "before year 1 in UTC": "0001-01-01T00:00:00+01:00",
+    "not a slug": "a b/../<x>",
+    "a path": "../../etc/passwd",
+    "negative seconds": -1.5,
+    "NUL only": "\x00",
+}
+
+
+def _calls_body(transcriber) -> dict:
+    """A calls file with every field of the format in use (docs/call-import-format.md)."""
+    line = {"speaker": "caller", "text": "Table for two.", "start_s": 0.5, "end_s": 1.5}
+    call = {
+        "external_id": "ext-1",
+        "tenant": "bistro",
+        "assistant": "Front desk",
+        "started_at": "2025-03-01T18:00:00+01:00",
+        "recording": "ext-1.flac",
+        "recorded": True,
+        "live_transcriber": {"name": "Old STT"},
+        "lines": [line, {**line, "speaker": "assistant", "start_s": 1.6, "end_s": 2.5}],
+    }
+    return {
+        "format": "oncore-calls/1",
+        "reference_date": "2025-03-02T00:00:00Z",
+        "tenants": [{"slug": "bistro", "name": "Bistro"}],
+        "assistants": [
+            {
+                "tenant": "bistro",
+                "name": "Front desk",
+                "instructions": "Bookings.",
+                "transcriber": {"id": transcriber.pk},
+                "records_from": "2025-01-01T00:00:00Z",
+                "records_until": "2025-06-01T00:00:00Z",
+            }
+        ],
+        "calls": [
+            call,
+            {**call, "external_id": 2, "recording": None, "live_transcriber": transcriber.slug, "lines": []},
+            {
+                **call,
+                "external_id": "ext-3",
+                "recording": None,
+                "live_transcriber": {"slug": transcriber.slug},
+            },
+        ],
+    }
+
+
+def _places(node, path=()):
+    """Every place in the body, containers and values, as paths of keys and indexes."""
+    if path:
+        yield path
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, child in items:
+        yield from _places(child, (*path, key))
+
+
+def _put(body, path, value):
+    body = copy.deepcopy(body)
+    node = body
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return body
+
+
+def _recording(container: str) -> bytes:
+    if container == "not audio":
+        return b"RIFF\x00\x00\x00\x00WAVEnot really"
+    t = np.arange(8000 * 3) / 8000
+    out = io.BytesIO()
+    sf.write(out, (np.sin(t * 2000) * 0.2).astype(np.float32), 8000, format=container)
+    return out.getvalue()
+
+
+def test_it_answers_every_field_of_a_calls_file_without_a_5xx_whatever_it_holds(api, org):
+    """Each place of a calls file that uses every field, in turn, holds each hostile value: the import answers
+    200 or a 400 (or 413) that says what is wrong, never a 5xx, on every database. Then the recording itself is
+    each container libsndfile reads, named .flac."""
+    body = _calls_body(Transcriber.objects.order_by("pk").first())
+    flac = _recording("FLAC")
+    walk = Walk(api.client)
+    places = list(_places(body))
+
+    def send(what, data, recording=flac):
+        text = data if isinstance(data, str) else json_text(data)
+        files = {
+            "file": SimpleUploadedFile("calls.json", text.encode(), content_type="application/json"),
+            "recordings": [SimpleUploadedFile("ext-1.flac", recording, content_type="audio/flac")],
+        }
+        response = walk.send("post", "/api/v1/calls/import", what, headers=api.headers, data=files)
+        if (
+            response is not None
+            and response.status_code < 500
+            and response.status_code not in (200, 400, 413)
+        ):
+            walk.failures.append(f"[{what}]: {response.status_code} {response.content[:200]!r}")
+
+    send("the file as it is", body)
+    for path in places:
+        for label, value in IMPORT_VALUES.items():
+            send(f"{'.'.join(map(str, path))}={label}", _put(body, path, value))
+    for container in ("WAV", "OGG", "AIFF", "AU", "CAF", "W64", "not audio"):
+        send(f"recording: {container}", body, _recording(container))
+    walk.operations.add("POST /calls/import")
+    assert len(places) >= 40
+    walk.check(minimum_requests=len(places) * len(IMPORT_VALUES))
 
 
 # ---------------------------------------------------------------- the walk: the dashboard
