@@ -11,7 +11,8 @@ from django.conf import settings
 @dataclass(frozen=True)
 class Config:
     clip_margin_s: float  # seconds added on each side of a line when its clip is cut
-    org_concurrency: int  # line transcriptions one organization runs at once
+    org_concurrency: int  # line transcriptions one organization runs at once (open sessions)
+    org_streams: int  # of those, streaming sessions (each holds a connection for its line's duration)
     org_queue_limit: int  # waiting transcriptions past which work into banks is refused
     task_chain_s: float  # seconds a task goes on with its organization's next ready lines
     max_transcription_attempts: int

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
-import anthropic
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
@@ -165,7 +164,9 @@ def cost(
 
 # -- the call ---------------------------------------------------------------------------------------------
 @lru_cache(maxsize=4)
-def _client(api_key: str, url: str | None, retries: int, timeout: float) -> anthropic.Anthropic:
+def _client(api_key: str, url: str | None, retries: int, timeout: float):
+    import anthropic  # here, not at the top: the SDK costs seconds to import, and most requests never judge
+
     return anthropic.Anthropic(api_key=api_key, base_url=url, max_retries=retries, timeout=timeout)
 
 
@@ -181,6 +182,8 @@ def call_tool(*, system: str, prompt: str, tool: dict, max_tokens: int = 1024) -
     name = tool["name"]
     retries, timeout, url, model_id = max_retries(), timeout_s(), base_url(), model()
     client = _client(api_key, url, retries, timeout)
+    import anthropic  # imported by _client already: only its error classes are read here
+
     try:
         response = client.messages.create(
             model=model_id,
@@ -294,7 +297,7 @@ def _scrub(text: str, api_key: str) -> str:
     return text.replace(api_key, "[redacted]") if api_key else text
 
 
-def _status_error(exc: anthropic.APIStatusError, api_key: str, retries: int, model_id: str) -> LLMError:
+def _status_error(exc, api_key: str, retries: int, model_id: str) -> LLMError:
     """The error of an API answer: the message says what happened in words that reveal nothing of the server's
     settings (it is shown to organization admins and over the API); the detail goes to the log."""
     status = exc.status_code

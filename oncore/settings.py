@@ -231,6 +231,9 @@ ONCORE = {
     "CLIP_MARGIN_S": env_float("ONCORE_CLIP_MARGIN_S", 0.3, minimum=0.0),
     # Line transcriptions one organization may have running at once.
     "ORG_CONCURRENCY": env_int("ONCORE_ORG_CONCURRENCY", 3, minimum=1),
+    # Of those, streaming replays one organization may hold open at once: each keeps a connection (and a worker)
+    # for its line's real-time duration, and vendors cap concurrent streams per key.
+    "ORG_STREAMS": env_int("ONCORE_ORG_STREAMS", 2, minimum=1),
     # Queued line transcriptions past which new flags into banks and backfills are refused.
     "ORG_QUEUE_LIMIT": env_int("ONCORE_ORG_QUEUE_LIMIT", 2000, minimum=1),
     # A worker that finishes a line transcription goes straight on with its organization's next ready one, for
@@ -243,7 +246,7 @@ ONCORE = {
     # Full-call runs: lines replayed through the live transcriber for calibration, the agreement below which the
     # run page warns, and the size of the sample set aside for a person to review.
     "RUN_CALIBRATION_LINES": env_int("ONCORE_RUN_CALIBRATION_LINES", 20, minimum=0),
-    "RUN_CALIBRATION_WARN": env_float("ONCORE_RUN_CALIBRATION_WARN", 0.8, minimum=0.0),
+    "RUN_CALIBRATION_WARN": env_float("ONCORE_RUN_CALIBRATION_WARN", 0.8, minimum=0.0, maximum=1.0),
     # The sample is at most 120 lines, as the product promises: a larger value fails here, at start-up.
     "RUN_REVIEW_LINES": env_int("ONCORE_RUN_REVIEW_LINES", 120, minimum=0, maximum=120),
     # Limits that keep one organization's input from exhausting the server (docs/deploy.md says why each).

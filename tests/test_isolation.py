@@ -67,6 +67,8 @@ DASHBOARD = {
     "tt:turn_table": ("get", lambda o: {"pk": o["bank"].pk}),
     "tt:export_results": ("get", lambda o: {"pk": o["bank"].pk}),
     "tt:export_turns": ("get", lambda o: {"pk": o["bank"].pk}),
+    "tt:bank_trust": ("get", lambda o: {"pk": o["bank"].pk}),
+    "tt:export_confusions": ("get", lambda o: {"pk": o["bank"].pk}),
     "runs:bank_runs": ("get", lambda o: {"pk": o["bank"].pk}),
     "runs:new": ("get", lambda o: {"pk": o["bank"].pk}),
     "runs:from_call": ("get", lambda o: {"pk": o["call"].pk}),

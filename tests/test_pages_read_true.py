@@ -23,19 +23,25 @@ TAGS = "span|div|a|p|b|i|em|strong|small|code|td|th|tr|ul|ol|li|br|ins|del|mark|
 ESCAPED_MARKUP = re.compile(rf"&lt;/|&lt;({TAGS})[\s&]|&amp;(lt|gt|amp|quot|#\d+);")
 PYTHON_VALUES = re.compile(r"(?<![\w.-])(None|nan|NaN|inf)(?![\w-])")
 MONEY_PAST_CENTS = re.compile(r"\$\d[\d,]*\.\d{3,}")
+# A catalogue price's source, quoted as the vendor wrote it ("$0.0045 per audio minute"): not the product's figure.
+QUOTED_SOURCE = re.compile(r'<q class="price-source">.*?</q>', re.S)
 TRUTH = "Siobhan, table for four at 830"
 
 
 def assert_reads_true(html: bytes, where: str) -> str:
     """The page's source has no escaped markup; what a person reads on it has no Python values and no money past
-    the cent. Returns what a person reads."""
+    the cent (but in a vendor's price quoted as its source wrote it). Returns what a person reads."""
     source = html.decode()
     found = ESCAPED_MARKUP.search(source)
     assert not found, f"{where}: escaped markup {source[max(0, found.start() - 80) : found.end() + 80]!r}"
     text = read(source)
-    for pattern, what in ((PYTHON_VALUES, "a Python value"), (MONEY_PAST_CENTS, "money past the cent")):
-        found = pattern.search(text)
-        assert not found, f"{where}: {what} {text[max(0, found.start() - 80) : found.end() + 80]!r}"
+    unquoted = read(QUOTED_SOURCE.sub("", source))
+    for pattern, what, read_text in (
+        (PYTHON_VALUES, "a Python value", text),
+        (MONEY_PAST_CENTS, "money past the cent", unquoted),
+    ):
+        found = pattern.search(read_text)
+        assert not found, f"{where}: {what} {read_text[max(0, found.start() - 80) : found.end() + 80]!r}"
     return text
 
 
@@ -106,10 +112,19 @@ def admin_pages(p) -> list[str]:
     urls += [reverse("tt:flag_line", args=[caller_lines(p["calls"][1])[1].pk])]
     urls += [reverse("tt:edit_flag", args=[flag.pk]), reverse("tt:flag_results", args=[flag.pk])]
     for b in (bank, other, p["vendor"]):
-        for name in ("tt:bank", "tt:bank_edit", "tt:bank_candidates", "tt:turn_table", "runs:bank_runs"):
+        for name in (
+            "tt:bank",
+            "tt:bank_edit",
+            "tt:bank_candidates",
+            "tt:turn_table",
+            "runs:bank_runs",
+            "tt:bank_trust",
+        ):
             urls.append(reverse(name, args=[b.pk]))
         urls += [reverse("tt:bank", args=[b.pk]) + "?window=90", reverse("runs:new", args=[b.pk])]
     urls += [reverse("tt:turn_table", args=[bank.pk]) + f"?kind={kind}" for kind in ("flags", "controls")]
+    wrong = bank.candidates.get(transcriber__model="wrong").transcriber_id
+    urls += [reverse("tt:turn_table", args=[bank.pk]) + f"?transcriber={wrong}&pair=s:siobhan>shivon"]
     for run in p["runs"]:
         urls += [reverse("runs:detail", args=[run.pk]), reverse("runs:review", args=[run.pk])]
         urls += [reverse("runs:detail", args=[run.pk]) + f"?show={show}" for show in ("differs", "review")]
@@ -157,7 +172,10 @@ def test_the_turn_table_cells_read_as_a_person_expects(pages, admin_client):
     assert cells(html, "Test lower")[siobhan] == (
         "siobhan table for four at 830 ✓ match differs only in capitals or punctuation"
     )
-    assert cells(html, "Test wrong")[siobhan] == "Shivon table for four at 830 WER 0.17"
+    # The word it got wrong is marked against the expected text: struck and underlined, and said in words.
+    assert cells(html, "Test wrong")[siobhan] == (
+        "said Siobhan,→, heard Shivon table for four at 830 1 substitution WER 0.17"
+    )
     assert cells(html, "Test broken")[siobhan] == "✗ error"
     assert cells(html, "Test blank")[siobhan] == "✗ no text ..."
     assert cells(html, "Test late")[siobhan] == "waiting…"

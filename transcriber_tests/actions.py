@@ -22,7 +22,8 @@ from oncore.transcribers.models import Transcriber
 
 from . import aggregates, controls, errors, events, jobs, picks, scores, scoring
 from .lines import bank_lines, untranscribed, why_not_flaggable
-from .models import MAX_CANDIDATES, Bank, Candidate, Flag, Score
+from .models import MAX_CANDIDATES, Bank, Candidate, Flag, FlagEdit, Score
+from .models.history import name_of
 
 
 def _clean_expected(text: str) -> str:
@@ -67,9 +68,11 @@ def do_flag_line(
     tags=(),
     note="",
     user=None,
+    key=None,
     rng=None,
     confirm_matches_live=False,
 ) -> Flag:
+    """Flag a caller line with what was said, made by `user` (the dashboard) or `key` (an organization API key)."""
     line = Line.objects.select_related("call__tenant", "call__live_transcriber").get(pk=line.pk)
     organization_id = line.call.tenant.organization_id
     if bank is not None and bank.organization_id != organization_id:
@@ -93,6 +96,7 @@ def do_flag_line(
                 tags=Flag.encode_tags(tags),
                 note=note or "",
                 created_by=user,
+                created_by_key=key,
             )
             Call.objects.filter(pk=line.call_id).update(n_flags=F("n_flags") + 1)
             controls.retire(line, rng)
@@ -137,16 +141,45 @@ def do_move_flag(flag: Flag, bank: Bank | None, rng=None) -> Flag:
 KEEP = object()  # do_edit_flag's bank when the flag stays where it is
 
 
+def _record_edits(flag: Flag, before: dict, user, key) -> None:
+    """One FlagEdit per field of the flag that changed from `before`: who (the person, or the API key), when,
+    old and new (tags written as the pages write them, space-separated)."""
+    by = name_of(user, key)
+    shown = {FlagEdit.TAGS: lambda v: " ".join(Flag.decode_tags(v))}
+    FlagEdit.objects.bulk_create(
+        FlagEdit(
+            flag=flag,
+            by=user,
+            by_key=key,
+            by_name=by[:150],
+            field=field,
+            old=shown.get(field, str)(old),
+            new=shown.get(field, str)(getattr(flag, field)),
+        )
+        for field, old in before.items()
+        if getattr(flag, field) != old
+    )
+
+
 def do_edit_flag(
-    flag: Flag, *, expected_text=None, tags=None, note=None, confirm_matches_live=False, bank=KEEP
+    flag: Flag,
+    *,
+    expected_text=None,
+    tags=None,
+    note=None,
+    confirm_matches_live=False,
+    bank=KEEP,
+    user=None,
+    key=None,
 ) -> Flag:
     """Edit a flag, and move it to `bank` (a Bank, or None for no bank) when one is given: one transaction, so a
     refused move leaves the edit unsaved too. A new expected text re-scores every transcriber's stored text
     against it, and the judge's pick on the flagged line is dropped and asked again (it was made against the old
-    text)."""
+    text). Each field that changes is recorded with who changed it (`user`, or the API `key`) and when."""
     fields = ["updated_at"]
     with transaction.atomic():
         flag = Flag.objects.select_for_update().select_related("line").get(pk=flag.pk)
+        before = {f: getattr(flag, f) for f in (FlagEdit.EXPECTED_TEXT, FlagEdit.TAGS, FlagEdit.NOTE)}
         rescore = False
         if expected_text is not None:
             expected_text = _clean_expected(expected_text)
@@ -165,6 +198,7 @@ def do_edit_flag(
         if retag:  # its bank's per-tag totals move with the flag
             aggregates.flag_leaving(flag.pk)
         flag.save(update_fields=fields)
+        _record_edits(flag, before, user, key)
         if retag:
             aggregates.flag_entered(flag.pk)
             scores.results_changed(flag.bank_id)

@@ -1,6 +1,7 @@
-"""The weekly trend drawn as SVG coordinates (the results page draws them on the server: no chart library, no
-inline style). Pure: weeks in, coordinates out."""
+"""The results page's charts as SVG coordinates (drawn on the server: no chart library, no inline style): the
+weekly trend, and accuracy against p95 latency with the Pareto front. Pure: figures in, coordinates out."""
 
+import math
 from dataclasses import dataclass
 
 
@@ -54,3 +55,95 @@ def chart(weeks: list, threshold) -> Chart:
         bands.append(" ".join(upper + lower))
     ticks = [(x(i), w.last_day) for i, w in enumerate(weeks)]
     return Chart(points, line, bands, ticks, y(float(threshold)))
+
+
+# ---------------------------------------------------------------- accuracy against latency
+
+# The trade-off chart's viewBox (T_WIDTH x T_HEIGHT): the plot spans T_LEFT..T_WIDTH-T_RIGHT across and
+# T_TOP..T_HEIGHT-T_BOTTOM down; p95 latency runs left to right on a log scale, accuracy bottom to top.
+T_WIDTH, T_HEIGHT, T_LEFT, T_RIGHT, T_TOP, T_BOTTOM = 640, 320, 52, 24, 16, 48
+LABEL_GAP = 13  # the least vertical distance between two labels on the same side
+
+
+@dataclass(frozen=True)
+class TradeoffPoint:
+    """One candidate on the chart: where it is drawn, where its label goes and on which side."""
+
+    x: float
+    y: float
+    label_x: float
+    label_y: float
+    anchor: str  # "start" (label to the right) or "end" (to the left)
+    item: object  # what the caller passed: its key, name, cost words, accuracy, p95
+
+
+@dataclass(frozen=True)
+class TradeoffChart:
+    points: list  # TradeoffPoint, in the order given
+    front: str  # an SVG path: the staircase through the Pareto front, fastest first
+    x_ticks: list  # (x, seconds)
+    y_ticks: list  # (y, accuracy fraction)
+    plot: tuple  # (left, top, right, bottom) of the plot area
+    width: int = T_WIDTH
+    height: int = T_HEIGHT
+
+    @property
+    def middle(self) -> float:
+        """The plot's middle across: where the x axis's title goes."""
+        return (self.plot[0] + self.plot[2]) / 2
+
+
+def _latency_ticks(low: float, high: float) -> list:
+    """1-2-5 steps of seconds within [low, high]."""
+    ticks = []
+    for exponent in range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 1):
+        for m in (1, 2, 5):
+            value = m * 10.0**exponent
+            if low <= value <= high:
+                ticks.append(round(value, 6))
+    return ticks
+
+
+def tradeoff_chart(items: list, front_keys) -> TradeoffChart:
+    """Coordinates of accuracy against p95 latency. `items`: objects with `.key`, `.accuracy` (a fraction) and
+    `.p95_s` (seconds, > 0), each drawn as a point; `front_keys`: the keys on the Pareto front (tradeoffs), joined
+    by a staircase from the fastest to the most accurate. Pure: no Django, no template."""
+    left, top, right, bottom = T_LEFT, T_TOP, T_WIDTH - T_RIGHT, T_HEIGHT - T_BOTTOM
+    if not items:
+        return TradeoffChart([], "", [], [], (left, top, right, bottom))
+    latencies = [max(i.p95_s, 1e-3) for i in items]
+    low, high = min(latencies) / 1.6, max(latencies) * 1.6
+    span = math.log10(high) - math.log10(low)
+    lowest = min(i.accuracy for i in items)
+    floor_acc = max(0.0, math.floor((lowest - 0.05) * 10) / 10)
+
+    def x(seconds: float) -> float:
+        return round(left + (math.log10(max(seconds, 1e-3)) - math.log10(low)) / span * (right - left), 1)
+
+    def y(accuracy: float) -> float:
+        return round(bottom - (accuracy - floor_acc) / (1 - floor_acc) * (bottom - top), 1)
+
+    step = 0.2 if 1 - floor_acc > 0.5 else 0.1
+    y_ticks = [(y(v), v) for v in (round(floor_acc + k * step, 2) for k in range(11)) if v <= 1.0001]
+    x_ticks = [(x(v), v) for v in _latency_ticks(low, high)]
+
+    placed, last_y = [], {"start": [], "end": []}
+    for item in sorted(items, key=lambda i: (-i.accuracy, i.p95_s)):
+        px, py = x(item.p95_s), y(item.accuracy)
+        anchor = "end" if px > right - 150 else "start"
+        label_y = py + 4
+        for other in sorted(last_y[anchor]):  # move down past the labels already on this side
+            if abs(label_y - other) < LABEL_GAP * 2:
+                label_y = other + LABEL_GAP * 2
+        last_y[anchor].append(label_y)
+        placed.append(
+            (item, TradeoffPoint(px, py, px + (8 if anchor == "start" else -8), label_y, anchor, item))
+        )
+    order = {id(item): n for n, item in enumerate(items)}
+    points = [p for _, p in sorted(placed, key=lambda pair: order[id(pair[0])])]
+
+    front = sorted((p for p in points if p.item.key in front_keys), key=lambda p: p.x)
+    path = ""
+    for n, p in enumerate(front):
+        path += f"M{p.x} {p.y}" if n == 0 else f" H{p.x} V{p.y}"
+    return TradeoffChart(points, path, x_ticks, y_ticks, (left, top, right, bottom))

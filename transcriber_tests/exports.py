@@ -12,7 +12,8 @@ from oncore.formats import money
 from oncore.transcribers.models import Transcriber
 
 from . import queries, scoring
-from .shapes import turns
+from .queries import confusion
+from .shapes import run_figures, tradeoff, turns
 
 RESULTS_COLUMNS = [
     "bank",
@@ -35,6 +36,7 @@ RESULTS_COLUMNS = [
     "clears_threshold",
     "threshold",
     "audio_cost_usd",
+    *tradeoff.CSV_COLUMNS,  # latency, price and the monthly projection; the per-tenant and per-assistant rows
 ]
 
 
@@ -63,8 +65,13 @@ def _summary_cells(transcriber, summary, interval):
     ]
 
 
-def results_rows(bank, window_days):
-    r = queries.bank_results(bank, window_days)
+def results_rows(bank, window_days, group=None):
+    """The candidates' rows (on the group's calls, with `group`), the live rows, the catalogue's other prices at
+    the volume (`catalogue price`: never called on these lines), then each candidate's accuracy per tenant and
+    per assistant (rows `tenant` and `assistant`, the whole bank's, as on the page)."""
+    r = queries.bank_results(bank, window_days, group=group)
+    choices = queries.tradeoff.bank_tradeoff(bank, r)
+    by_id = {c.key: c for c in choices.choices}
     threshold = float(bank.threshold)
     period = [bank.name, r.window_days, *queries.window_days_covered(r.window_days, bank.organization.zone)]
     for card in r.cards:
@@ -77,6 +84,7 @@ def results_rows(bank, window_days):
             _yes(card.clears_threshold),
             threshold,
             money(card.cost),
+            *tradeoff.choice_cells(by_id[card.transcriber.pk], group),
         ]
     for t, s, interval in r.live_rows:
         yield [
@@ -88,11 +96,42 @@ def results_rows(bank, window_days):
             _yes(scoring.clears(s.matches, s.scored, bank.threshold)),
             threshold,
             "",
+            *tradeoff.blank_cells(group),
         ]
+    for entry, p in choices.catalogue:
+        measured = [""] * 7 + ["", "", threshold, ""]  # scored ... mean_wer, leader, clears, threshold, cost
+        yield [
+            *period,
+            "catalogue price",
+            "",
+            entry.display_name,
+            entry.provider,
+            entry.model,
+            *measured,
+            *tradeoff.catalogue_cells(entry, p),
+        ]
+    transcribers = [card.transcriber for card in r.cards]
+    order = {card.transcriber.pk: card.position + 1 for card in r.cards}
+    for by in (queries.groups.TENANT, queries.groups.ASSISTANT):
+        for row in queries.bank_groups(bank, r.window_days, transcribers, by).rows:
+            for t, cell in zip(transcribers, row.cells, strict=True):
+                yield [
+                    *period,
+                    by,
+                    order[t.pk],
+                    *_summary_cells(t, cell, scoring.wilson_interval(cell.matches, cell.scored)),
+                    "",
+                    _yes(scoring.clears(cell.matches, cell.scored, bank.threshold) if cell.scored else None),
+                    threshold,
+                    "",
+                    *tradeoff.group_cells(row, cell),
+                ]
 
 
-def results_csv(bank, window_days):
-    return stream_csv(f"{slugify(bank.name)}-results.csv", RESULTS_COLUMNS, results_rows(bank, window_days))
+def results_csv(bank, window_days, group=None):
+    return stream_csv(
+        f"{slugify(bank.name)}-results.csv", RESULTS_COLUMNS, results_rows(bank, window_days, group)
+    )
 
 
 def turn_csv_rows(bank, window_days):
@@ -158,6 +197,9 @@ RUN_LINE_COLUMNS = [
     "pattern",
     "candidate_wer",
     "live_wer",
+    "candidate_substitutions",
+    "candidate_deletions",
+    "candidate_insertions",
     "calibration",
     "replay_text",
     "replay_matches",
@@ -196,6 +238,7 @@ def run_csv_rows(run):
             rl.pattern.name if rl.pattern and not hidden else "",
             _fmt(rl.candidate_wer),
             _fmt(rl.live_wer),
+            *_edits(rl),
             _yes(rl.calibration),
             rl.replay_text,
             _yes(rl.replay_matches),
@@ -206,7 +249,60 @@ def run_csv_rows(run):
         ]
 
 
+def _edits(rl) -> list:
+    """The candidate's substitutions, deletions and insertions against what was said (flagged lines it has text
+    for); blank elsewhere."""
+    found = run_figures.line_alignment(rl)
+    if found["aligned_against"] != "expected":
+        return ["", "", ""]
+    return [found["candidate_substitutions"], found["candidate_deletions"], found["candidate_insertions"]]
+
+
 def run_csv(run):
     return stream_csv(
         f"run-{run.pk}-{slugify(run.candidate.display_name)}.csv", RUN_LINE_COLUMNS, run_csv_rows(run)
+    )
+
+
+CONFUSION_COLUMNS = [
+    "bank",
+    "window_days",
+    "first_day",
+    "last_day",
+    "order",
+    "transcriber",
+    "kind",
+    "expected_word",
+    "heard_word",
+    "count",
+    "share_of_its_errors",
+    "pair",
+]
+
+
+def confusion_rows(bank, window_days):
+    """Every candidate's every confusion pair in the window, candidate by candidate in the bank's order, most
+    frequent first (queries.confusion: the per-day totals, whatever the bank's size). `pair` is the pair as the
+    turn table's filter and the API name it (s:for>four)."""
+    window_days = queries.clamp_window(window_days)
+    period = [bank.name, window_days, *queries.window_days_covered(window_days, bank.organization.zone)]
+    order = {c.transcriber_id: c.position + 1 for c in queries.candidates_of(bank)}
+    for entry in confusion.confusion_pairs(bank, window_days, limit=None):
+        for pair in entry.pairs:
+            yield [
+                *period,
+                order[entry.transcriber.pk],
+                entry.transcriber.display_name,
+                pair.kind,
+                pair.expected_word,
+                pair.heard_word,
+                pair.n,
+                _fmt(pair.n / entry.errors) if entry.errors else "",
+                pair.token,
+            ]
+
+
+def confusions_csv(bank, window_days):
+    return stream_csv(
+        f"{slugify(bank.name)}-confusion-pairs.csv", CONFUSION_COLUMNS, confusion_rows(bank, window_days)
     )

@@ -229,3 +229,34 @@ class RunForm(forms.Form):
 
     def call_ids(self) -> list[int]:
         return list(dict.fromkeys(list(self.cleaned_data["calls"]) + self.cleaned_data["more_calls"]))
+
+
+class ResultsFilterForm(forms.Form):
+    """The results page's filter: one tenant, or one assistant, of the organization (queries.groups.group_of);
+    an id that is none of them is a form error, and the page shows every call's results. The page offers the
+    tenants and assistants with lines in the window (queries.groups.GroupTable.groups); any of the
+    organization's may be asked for."""
+
+    tenant = forms.IntegerField(required=False, min_value=1, max_value=MAX_ID)
+    assistant = forms.IntegerField(required=False, min_value=1, max_value=MAX_ID)
+
+    def __init__(self, *args, organization, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.organization = organization
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            data["group"] = queries.groups.group_of(
+                self.organization, data.get("tenant"), data.get("assistant")
+            )
+        except errors.NotFound as exc:
+            raise forms.ValidationError(exc.message) from None
+        return data
+
+    @property
+    def group(self):
+        """The filter asked for, or None (every call; also while the form is invalid)."""
+        return self.cleaned_data.get("group") if self.is_bound and self.is_valid() else None

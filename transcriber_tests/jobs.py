@@ -8,7 +8,12 @@ organization with thousands of flags cannot starve another: every organization h
 broker queue. A task claims its row (`claim`, a conditional update: a second delivery finds it claimed and stops),
 and `finish` writes the outcome only while the claim holds. A task that finishes its row goes on with its
 organization's next ready row for up to ONCORE_TASK_CHAIN_S (no wait for the broker in between: `claimed_chain`),
-then pumps. A periodic `pump_all` picks up retries whose backoff has passed and rows whose worker died."""
+then pumps. A periodic `pump_all` picks up retries whose backoff has passed and rows whose worker died.
+
+Concurrency counts open sessions: a running row is a request in flight (batch) or a connection held open for the
+line's real-time duration (streaming, minutes of worker time for long lines). Of an organization's
+ORG_CONCURRENCY, at most ORG_STREAMS are streaming sessions at once (vendors cap concurrent streams per key, and a
+session holds its worker for the whole line), so batch lines keep moving beside a streaming candidate."""
 
 import logging
 import time
@@ -19,6 +24,7 @@ from django.db.models import Count
 
 from oncore import queue
 from oncore.config import config
+from oncore.transcribers.models import Transcriber
 
 from .errors import QueueFull
 from .models import Transcription
@@ -69,23 +75,53 @@ def queue_status(organization_id: int) -> dict:
 
 
 def free_slots(organization_id: int) -> int:
+    """Sessions the organization may still open: ORG_CONCURRENCY less its running rows (dispatched or open)."""
     running = Transcription.objects.filter(
         organization_id=organization_id, status=Transcription.RUNNING
     ).count()
     return config().org_concurrency - running
 
 
+def open_streams(organization_id: int) -> int:
+    """The organization's streaming sessions: running rows of streaming transcribers."""
+    return Transcription.objects.filter(
+        organization_id=organization_id, status=Transcription.RUNNING, transcriber__mode=Transcriber.STREAMING
+    ).count()
+
+
+def free_streams(organization_id: int) -> int:
+    return config().org_streams - open_streams(organization_id)
+
+
 def pump(organization_id: int) -> list[int]:
-    """Dispatch queued rows of one organization up to its concurrency. Returns the ids dispatched."""
+    """Dispatch queued rows of one organization up to its concurrency, streaming rows up to ORG_STREAMS of it,
+    oldest first. Returns the ids dispatched."""
     slots = free_slots(organization_id)
     if slots <= 0:
         return []
+    streams = max(0, min(free_streams(organization_id), slots))
+    ready = [
+        (pk, False)
+        for pk in TRANSCRIPTIONS.ready(organization_id=organization_id, transcriber__mode=Transcriber.BATCH)[
+            : slots * 2
+        ]
+    ]
+    if streams:
+        ready += [
+            (pk, True)
+            for pk in TRANSCRIPTIONS.ready(
+                organization_id=organization_id, transcriber__mode=Transcriber.STREAMING
+            )[: streams * 2]
+        ]
     dispatched = []
-    for pk in TRANSCRIPTIONS.ready(organization_id=organization_id)[: slots * 2]:
+    for pk, streaming in sorted(ready):
         if len(dispatched) == slots:
             break
+        if streaming and not streams:
+            continue
         if TRANSCRIPTIONS.dispatch(pk):  # two pumps racing dispatch each row once
             dispatched.append(pk)
+            streams -= streaming
     for pk in dispatched:
         TRANSCRIBE.later(pk)
     return dispatched
@@ -138,7 +174,8 @@ def claim_next(organization_id: int) -> Transcription | None:
     the slot it holds passes to that row without a round trip through the broker (unless a pump took it)."""
     if free_slots(organization_id) <= 0:
         return None
-    pk = TRANSCRIPTIONS.claim_next(tries=4, organization_id=organization_id)
+    scope = {} if free_streams(organization_id) > 0 else {"transcriber__mode": Transcriber.BATCH}
+    pk = TRANSCRIPTIONS.claim_next(tries=4, organization_id=organization_id, **scope)
     return None if pk is None else _load(pk)
 
 

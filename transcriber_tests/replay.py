@@ -8,6 +8,7 @@ import logging
 
 from oncore import audio, queue
 from oncore.transcribers.engines import TranscriptionError, get_engine
+from oncore.transcribers.models import Transcriber
 
 from . import events, jobs, picks, scores
 from .lines import too_long
@@ -34,7 +35,7 @@ def transcribe_claimed(t: Transcription) -> str:
         clips = audio.cut_line(
             audio.stored(line.call.recording), line.start_s, line.end_s, label=f"call {line.call_id}"
         )
-        result = get_engine(t.transcriber).transcribe(clips.candidate_wav)
+        result = _replay(t, line, clips)
     except audio.AudioError as exc:
         outcome, written = "failed", _finish(t, status=Transcription.FAILED, error=str(exc))
     except TranscriptionError as exc:
@@ -57,11 +58,35 @@ def transcribe_claimed(t: Transcription) -> str:
                 audio_seconds=result.audio_seconds,
                 cost=result.cost,
                 latency_s=result.latency_s,
+                **_stream_fields(result.stream),
             ),
         )
     if written and outcome != "retry":
         _after_final(t)
     return outcome
+
+
+def _replay(t: Transcription, line, clips):
+    """The clip through the transcriber's engine: in one request (batch), or as a live call (streaming), told
+    where the caller's speech ends within the clip, from which its time to final counts."""
+    engine = get_engine(t.transcriber)
+    if t.transcriber.mode != Transcriber.STREAMING:
+        return engine.transcribe(clips.candidate_wav)
+    return engine.transcribe(clips.candidate_wav, speech_end_s=max(0.0, line.end_s - clips.start_s))
+
+
+def _stream_fields(figures) -> dict:
+    """A streaming replay's figures as the row keeps them (mode batch and none for a batch replay)."""
+    if figures is None:
+        return {"mode": Transcription.BATCH}
+    return {
+        "mode": Transcription.STREAMING,
+        "first_partial_s": figures.first_partial_s,
+        "partials": figures.partials,
+        "partial_revisions": figures.revisions,
+        "frames_sent": figures.frames,
+        "frames_off_schedule": figures.frames_off_schedule,
+    }
 
 
 def _finish(t: Transcription, **fields) -> bool:

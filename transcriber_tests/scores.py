@@ -7,7 +7,7 @@ marks its bank's results changed, so the cached results are recomputed."""
 from django.db import transaction
 from django.utils import timezone
 
-from . import aggregates, events, jobs, picks, scoring
+from . import aggregates, alignment, events, jobs, picks, scoring
 from .lines import live_transcriber_of
 from .models import Bank, ControlLine, Flag, Score, Transcription
 
@@ -38,6 +38,8 @@ def score_values(expected: str, hypothesis: str | None) -> dict:
             deletions=0,
             insertions=0,
             reference_words=0,
+            confusions="",
+            text_key=None,
         )
         return values
     s = scoring.score_line(expected, hypothesis)
@@ -51,6 +53,8 @@ def score_values(expected: str, hypothesis: str | None) -> dict:
         deletions=s.deletions,
         insertions=s.insertions,
         reference_words=s.reference_words,
+        confusions="" if s.match else alignment.encode_confusions(alignment.confusions(expected, hypothesis)),
+        text_key=alignment.text_key(hypothesis),
     )
     return values
 
@@ -149,3 +153,37 @@ def queue_lines(organization_id: int, lines, transcriber_ids) -> int:
     picks.ask_later(reused)
     events.scores_written(organization_id, reused)
     return len(new)
+
+
+BACKFILL_CHUNK = 2000
+
+
+def backfill_alignment() -> int:
+    """Give every scored score stored before scores kept their alignment its confusion pairs and text key, from
+    its text and its item's expected text (the recount migration runs this before the totals are rebuilt).
+    Returns how many were filled."""
+    done, last = 0, 0
+    while True:
+        rows = list(
+            Score.objects.filter(failed=False, text_key__isnull=True, pk__gt=last)
+            .order_by("pk")
+            .values_list("pk", "hypothesis", "match", "flag__expected_text", "control__expected_text")[
+                :BACKFILL_CHUNK
+            ]
+        )
+        if not rows:
+            return done
+        filled = []
+        for pk, hypothesis, match, flag_expected, control_expected in rows:
+            expected = control_expected if control_expected is not None else flag_expected
+            pairs = [] if match else alignment.confusions(expected, hypothesis)
+            filled.append(
+                Score(
+                    pk=pk,
+                    confusions=alignment.encode_confusions(pairs),
+                    text_key=alignment.text_key(hypothesis),
+                )
+            )
+        Score.objects.bulk_update(filled, ["confusions", "text_key"])
+        done += len(filled)
+        last = rows[-1][0]

@@ -103,6 +103,27 @@ def normalize(text: str) -> str:
     return " ".join(_words(text))
 
 
+def words(text: str) -> list[str]:
+    """The normalized text's words, as WER counts them."""
+    return _words(text)
+
+
+def ascii_in_place(text: str) -> str | None:
+    """An ASCII text with its normalization applied in place: capitals lowercased, punctuation, symbols, control
+    characters and loose apostrophes turned into spaces, every other character where it was, so the words of
+    `words(text)` are its runs of non-spaces, at their offsets in `text`. None for a text that is not ASCII."""
+    if not text.isascii():
+        return None
+    text = text.encode().translate(_ASCII_TABLE).decode()
+    return _LOOSE_APOSTROPHE.sub(" ", text) if "'" in text else text
+
+
+def edit_ops(reference: list[str], hypothesis: list[str]):
+    """The word-level edits that turn the reference's words into the hypothesis's (rapidfuzz's Levenshtein
+    editops): the one alignment WER counts, and the one the turn table marks (alignment.py)."""
+    return Levenshtein.editops(reference, hypothesis)
+
+
 def has_words(text: str | None) -> bool:
     """True when the text has at least one word after normalization."""
     return bool(text) and bool(_words(text))
@@ -165,7 +186,7 @@ def score_line(expected: str, hypothesis: str) -> LineScore:
     if not words:
         return LineScore(False, 1.0, False, 0, reference_words, 0, reference_words, 0)
     substitutions = deletions = insertions = 0
-    for tag, _, _ in Levenshtein.editops(reference, words).as_list():
+    for tag, _, _ in edit_ops(reference, words).as_list():
         if tag == "replace":
             substitutions += 1
         elif tag == "delete":

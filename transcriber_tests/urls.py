@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from . import views
+from . import trust_views, views
 
 # The dashboard pages under the `tt:` namespace, and the full-call run pages under `runs:`.
 tt_patterns = [
@@ -30,6 +30,8 @@ tt_patterns = [
     path("banks/<int:pk>/turns/", views.turn_table, name="turn_table"),
     path("banks/<int:pk>/results.csv", views.export_results, name="export_results"),
     path("banks/<int:pk>/turns.csv", views.export_turns, name="export_turns"),
+    path("banks/<int:pk>/trust/", trust_views.bank_trust, name="bank_trust"),
+    path("banks/<int:pk>/confusions.csv", trust_views.export_confusions, name="export_confusions"),
 ]
 
 urlpatterns = [

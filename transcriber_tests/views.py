@@ -12,10 +12,11 @@ from django_htmx.http import HTMX_STOP_POLLING
 from oncore.accounts.access import admin_required, admins_of, current_membership
 from oncore.http import clip_response, id_in, query_without_page, redirect_next
 
-from . import actions, controls, exports, lookups, queries, scoring
+from . import actions, alignment, controls, exports, lookups, queries, scoring
 from .errors import ActionError, EstimateNotConfirmed
-from .forms import AddCandidateForm, BankForm, CallFilterForm, FlagForm, MoveFlagForm
+from .forms import AddCandidateForm, BankForm, CallFilterForm, FlagForm, MoveFlagForm, ResultsFilterForm
 from .lines import bank_lines
+from .queries import people, reference_check
 
 PAGE_SIZE = 50
 WINDOWS = [7, 14, 30, 60, 90]
@@ -78,6 +79,7 @@ def call_page(request, pk):
             "rows": screen.rows,
             "results": screen.results,
             "live": screen.live,
+            "histories": screen.histories,
         },
     )
 
@@ -113,7 +115,13 @@ def _line_fragment(request, line, form=None, status=200):
     return render(
         request,
         "transcriber_tests/_line_row.html",
-        {"row": screen.rows[0], "form": form, "call": screen.call, "results": screen.results},
+        {
+            "row": screen.rows[0],
+            "form": form,
+            "call": screen.call,
+            "results": screen.results,
+            "histories": screen.histories,
+        },
         status=status,
     )
 
@@ -187,6 +195,7 @@ def edit_flag(request, pk):
                 note=form.cleaned_data["note"],
                 confirm_matches_live=form.cleaned_data["confirm_matches_live"],
                 bank=form.cleaned_data["bank"],
+                user=request.user,
             )
         except ActionError as exc:
             form.refused(exc)
@@ -429,7 +438,9 @@ def candidate_remove(request, pk, transcriber_pk):
 @admin_required
 def bank_results(request, pk):
     bank = lookups.bank(request.org, pk)
-    screen = queries.results_screen(bank, _window(request))
+    # ?tenant= or ?assistant=: the cards recomputed on that tenant's or assistant's calls.
+    filters = ResultsFilterForm(request.GET, organization=request.org)
+    screen = queries.results_screen(bank, _window(request), filters.group)
     context = {
         "bank": bank,
         "r": screen.results,
@@ -439,6 +450,10 @@ def bank_results(request, pk):
         "language_wer": screen.language_wer,
         "trends": screen.trends,
         "tags": screen.tags,
+        "tradeoff": screen.tradeoff,
+        "by_tenant": screen.by_tenant,
+        "by_assistant": screen.by_assistant,
+        "filters": filters,
     }
     if request.htmx and request.GET.get("fragment") == "progress":
         # Polls stop (HTMX_STOP_POLLING) once nothing for this bank is waiting.
@@ -448,7 +463,12 @@ def bank_results(request, pk):
             context,
             status=HTMX_STOP_POLLING if not screen.results.pending else 200,
         )
-    return render(request, "transcriber_tests/results.html", context)
+    # The expected texts to check: a partial index holds the few marked flags (the trust figures and the
+    # confusion pairs load after the page, trust_views.bank_trust).
+    context["checks"], context["checks_total"] = reference_check.expected_checks(
+        bank, screen.results.window_days
+    )
+    return render(request, "transcriber_tests/results.html", context, status=422 if filters.errors else 200)
 
 
 @require_GET
@@ -459,8 +479,18 @@ def turn_table(request, pk):
     kind = request.GET.get("kind", "")
     tag = request.GET.get("tag", "").replace("\x00", "")  # no tag holds one; PostgreSQL cannot compare it
     disagree = request.GET.get("disagree") == "1"
+    pair, pair_of = _pair_filter(bank, request.GET)
+    flagged_by = people.parse_flagger(request.GET.get("flagged_by", ""))
     screen = queries.turn_screen(
-        bank, window, request.GET.get("page"), size=PAGE_SIZE, kind=kind, tag=tag, disagree=disagree
+        bank,
+        window,
+        request.GET.get("page"),
+        size=PAGE_SIZE,
+        kind=kind,
+        tag=tag,
+        disagree=disagree,
+        pair=pair,
+        flagged_by=flagged_by,
     )
     return render(
         request,
@@ -477,15 +507,37 @@ def turn_table(request, pk):
             "disagree": disagree,
             "query": query_without_page(request),
             "windows": WINDOWS,
+            "pair": pair and alignment.parse_pair(pair[1]),
+            "pair_of": pair_of,
+            "pair_token": pair[1] if pair else "",
+            "flaggers": people.flaggers(request.org),
+            "flagged_by": request.GET.get("flagged_by", "") if flagged_by else "",
         },
     )
+
+
+def _pair_filter(bank, params):
+    """The turn table's confusion-pair filter (?transcriber=<id>&pair=s:for>four): ((transcriber id, pair),
+    the candidate) when both name one of the bank's candidates and a valid pair, else (None, None)."""
+    token = (params.get("pair") or "").strip()
+    transcriber = id_in(params.get("transcriber"))
+    if not token or transcriber is None or alignment.parse_pair(token) is None:
+        return None, None
+    found = next(
+        (c.transcriber for c in queries.candidates_of(bank) if c.transcriber_id == transcriber), None
+    )
+    return ((transcriber, token), found) if found else (None, None)
 
 
 @require_GET
 @admin_required
 def export_results(request, pk):
     bank = lookups.bank(request.org, pk)
-    return exports.results_csv(bank, _window(request))
+    filters = ResultsFilterForm(request.GET, organization=request.org)
+    if filters.errors:
+        said = " ".join(message for errs in filters.errors.values() for message in errs)
+        return HttpResponse(f"No results CSV for that filter: {said}", status=422, content_type="text/plain")
+    return exports.results_csv(bank, _window(request), filters.group)
 
 
 @require_GET

@@ -34,7 +34,23 @@ from .errors import (
     register_error_codes,
 )
 from .instance import ApiJSONEncoder, api, errors_page, urls
-from .schemas import MAX_LIMIT, BodyIn, Id, Money, Page, PageIn, Text, created, get_or_404, page, page_of
+from .schemas import (
+    MAX_LIMIT,
+    BodyIn,
+    Cursor,
+    CursorIn,
+    CursorPage,
+    Id,
+    Money,
+    Page,
+    PageIn,
+    Text,
+    created,
+    cursor_page,
+    get_or_404,
+    page,
+    page_of,
+)
 
 __all__ = [
     "CSV_CONTENT",
@@ -46,6 +62,9 @@ __all__ = [
     "ApiJSONEncoder",
     "BodyIn",
     "CallsNotFoundDetail",
+    "Cursor",
+    "CursorIn",
+    "CursorPage",
     "Detail",
     "ErrorCode",
     "ErrorOut",
@@ -58,6 +77,7 @@ __all__ = [
     "Text",
     "api",
     "created",
+    "cursor_page",
     "describe_codes",
     "doc",
     "errors_page",

@@ -265,8 +265,9 @@ def not_found(request, *args, **kwargs):
     return JsonResponse(
         error_body(
             "not_found",
-            f"No API endpoint at {request.path}. The reference lists them all.",
-            {"reference": reverse("api:openapi-view")},
+            # no detail, as every not_found declares (a path that matches no route is often one operation's path
+            # with an id its converter refuses, e.g. a negative one); the message names the reference
+            f"No API endpoint at {request.path}. The reference at {reverse('api:openapi-view')} lists them all.",
         ),
         status=404,
     )

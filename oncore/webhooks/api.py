@@ -13,12 +13,15 @@ from pydantic import create_model, field_validator
 from oncore import idempotency
 from oncore.api import (
     BodyIn,
+    CursorIn,
+    CursorPage,
     Detail,
     ErrorCode,
     Page,
     PageIn,
     Text,
     created,
+    cursor_page,
     doc,
     get_or_404,
     page,
@@ -135,11 +138,11 @@ class DeliveryDetail(DeliveryOut):
     event: dict[str, Any] = Field(description="The body sent: {id, type, created_at, data}.")
 
 
-class DeliveryPage(Page):
+class DeliveryPage(CursorPage):
     items: list[DeliveryOut]
 
 
-class DeliveryFilters(PageIn):
+class DeliveryFilters(CursorIn):
     status: DeliveryStatus | None = Field(None, description="Only deliveries in this status.")
 
 
@@ -202,6 +205,7 @@ def _delivery_out(d: WebhookDelivery) -> dict:
 
 @router.get("/webhooks", **doc(200, WebhookPage, "The organization's webhook endpoints, newest first."))
 def list_webhooks(request, q: Query[PageIn]):
+    """The organization's endpoints (at most ONCORE_WEBHOOK_MAX_ENDPOINTS, 10 by default), newest first."""
     return page(WebhookEndpoint.objects.filter(organization=request.org), q, _webhook_out)
 
 
@@ -267,7 +271,7 @@ def list_deliveries(request, webhook_id: int, q: Query[DeliveryFilters]):
     deliveries = _endpoint(request, webhook_id).deliveries.defer("body")
     if q.status:
         deliveries = deliveries.filter(status=q.status)
-    return page(deliveries, q, _delivery_out)
+    return cursor_page(deliveries, q, _delivery_out)
 
 
 @router.get(

@@ -64,7 +64,10 @@ def test_it_lists_calls_newest_first_with_filters(
     assert [c["id"] for c in api.get("/calls", {"date_from": "2024-01-06"}).json()["items"]] == [
         recorded_call.pk
     ]
-    assert api.get("/calls", {"tenant": tenant.pk + 1000}).json()["count"] == 0
+    # A tenant the organization does not have is refused, named, never answered with an empty list.
+    unknown = assert_error(api.get("/calls", {"tenant": tenant.pk + 1000}), 422, "validation_error")
+    assert f"No tenant '{tenant.pk + 1000}'" in unknown["message"]
+    assert unknown["detail"]["errors"][0]["loc"] == ["query", "tenant"]
     assert api.get("/calls", {"assistant": older.assistant_id}).json()["count"] == 1
     paged = api.get("/calls", {"limit": 1, "offset": 1}).json()
     assert paged["count"] == 2 and [c["id"] for c in paged["items"]] == [older.pk]

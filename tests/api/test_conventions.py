@@ -210,7 +210,7 @@ def test_it_finds_calls_by_external_id_and_tenant_slug_or_id(api, org, tenant, l
     assert api.get("/calls", {"external_id": "crm-000"}).json()["count"] == 0
     for value in ("bistro", tenant.pk):
         assert [c["id"] for c in api.get("/calls", {"tenant": value}).json()["items"]] == [call.pk]
-    assert api.get("/calls", {"tenant": "nowhere"}).json()["count"] == 0
+    assert_error(api.get("/calls", {"tenant": "nowhere"}), 422, "validation_error")  # named: no such tenant
     assert api.get("/assistants", {"tenant": "dental"}).json()["count"] == 1
     paged = api.get("/calls", {"limit": 1}).json()
     assert paged["count"] == 2 and paged["has_more"] is True

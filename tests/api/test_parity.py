@@ -29,7 +29,15 @@ SCREENS = {
     # Banks, candidates and results.
     "tt:banks": ["leaderboard"],
     "tt:bank_new": ["create_bank"],
-    "tt:bank": ["bank_results", "bank_trends", "bank_tags", "bank_languages", "queue_status"],
+    "tt:bank": [
+        "bank_results",
+        "bank_groups",
+        "bank_trends",
+        "bank_tags",
+        "bank_languages",
+        "expected_checks",
+        "queue_status",
+    ],
     "tt:bank_edit": ["get_bank", "edit_bank", "estimate_controls"],
     "tt:bank_delete": ["delete_bank"],
     "tt:bank_redraw_controls": ["estimate_controls", "redraw_controls"],
@@ -39,6 +47,8 @@ SCREENS = {
     "tt:turn_table": ["turn_table"],
     "tt:export_results": ["export_results"],
     "tt:export_turns": ["export_turns"],
+    "tt:bank_trust": ["bank_uncertainty", "confusions"],
+    "tt:export_confusions": ["export_confusions"],
     # Full-call runs.
     "runs:bank_runs": ["list_runs"],
     "runs:new": ["estimate_run", "start_run"],

@@ -140,7 +140,14 @@ def test_it_cancels_a_run_and_keeps_it_readable_after_its_bank_is_deleted(api, r
     run = api.get(f"/runs/{run_id}").json()
     assert run["bank_id"] is None and run["bank_name"] == "English"
     # Deleting the bank took its runs out of every list; each still reads by its id.
-    assert api.get("/runs").json() == {"count": 0, "limit": 50, "offset": 0, "has_more": False, "items": []}
+    assert api.get("/runs").json() == {
+        "count": 0,
+        "limit": 50,
+        "offset": 0,
+        "has_more": False,
+        "next_after": None,
+        "items": [],
+    }
     assert api.get("/runs", {"status": "cancelled"}).json()["count"] == 0
 
 

@@ -8,7 +8,10 @@ from oncore.logs import OneRecordPerLine, escape
 
 
 def test_it_escapes_control_characters_so_a_record_stays_one_line():
-    assert escape("GET /x\nINFO oncore.requests GET /admin 200") == "GET /x\\nINFO oncore.requests GET /admin 200"
+    assert (
+        escape("GET /x\nINFO oncore.requests GET /admin 200")
+        == "GET /x\\nINFO oncore.requests GET /admin 200"
+    )
     assert escape("a\r\x1b[31mb\u2028c\x7f") == "a\\r\\x1b[31mb\\u2028c\\x7f"
     assert escape("plain text, unicode é ✓") == "plain text, unicode é ✓"
 

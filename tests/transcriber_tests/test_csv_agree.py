@@ -121,7 +121,8 @@ def test_the_csvs_hold_the_rows_of_the_page_and_the_api_in_their_order(
             card["failed"],
         )
         assert row["clears_threshold"] in ("yes", "no") and row["leader"] in ("yes", "no")
-    assert all(r["clears_threshold"] in ("yes", "no") for r in results)
+    # measured rows say yes or no (the catalogue's other prices are not measured on these lines)
+    assert all(r["clears_threshold"] in ("yes", "no") for r in results if r["row"] in ("candidate", "live"))
 
 
 def test_the_turn_csv_streams_a_flag_with_fewer_controls_before_one_with_more(

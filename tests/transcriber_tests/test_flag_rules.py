@@ -265,11 +265,15 @@ def test_it_offers_to_draw_the_flags_controls_again_when_the_setting_changes_and
     actions.do_add_candidate(bank, make_transcriber("x", "hello", price="0.006"), confirmed=True)
     flags = []
     for _ in range(3):
-        call = make_call(tenant, live_transcriber, caller_texts=["one two", "three four", "five six", "seven"])
+        call = make_call(
+            tenant, live_transcriber, caller_texts=["one two", "three four", "five six", "seven"]
+        )
         flags.append(actions.do_flag_line(caller_lines(call)[0], "one too", bank=bank))
     tasks.drain()
     edit = reverse("tt:bank_edit", args=[bank.pk])
-    saved = admin_client.post(edit, {"name": "B", "threshold_pct": "60", "controls_per_flag": "2"}, follow=True)
+    saved = admin_client.post(
+        edit, {"name": "B", "threshold_pct": "60", "controls_per_flag": "2"}, follow=True
+    )
     offer = read(saved.content, "Controls of the flags already in this bank")
     assert "3 flags carry another number of control lines than the bank's 2 per flag" in offer
     assert "removes 0 control lines and draws 3 from the same calls" in offer
@@ -278,7 +282,10 @@ def test_it_offers_to_draw_the_flags_controls_again_when_the_setting_changes_and
     flags.append(actions.do_flag_line(caller_lines(call)[0], "one too", bank=bank))  # drawn with 2: a mix
     tasks.drain()
     bank.refresh_from_db()
-    assert "Control lines per flag differ" in admin_client.get(reverse("tt:bank", args=[bank.pk])).content.decode()
+    assert (
+        "Control lines per flag differ"
+        in admin_client.get(reverse("tt:bank", args=[bank.pk])).content.decode()
+    )
 
     admin_client.post(reverse("tt:bank_redraw_controls", args=[bank.pk]), {"confirmed": "on"})
     tasks.drain()
@@ -293,7 +300,9 @@ def test_it_offers_to_draw_the_flags_controls_again_when_the_setting_changes_and
 
 def test_declining_keeps_the_mix_and_the_warning(org, tenant, live_transcriber, admin_client):
     bank = actions.do_create_bank(org, name="B", controls_per_flag=2)
-    calls = [make_call(tenant, live_transcriber, caller_texts=["one two", "three four", "five six"]) for _ in "ab"]
+    calls = [
+        make_call(tenant, live_transcriber, caller_texts=["one two", "three four", "five six"]) for _ in "ab"
+    ]
     flag = actions.do_flag_line(caller_lines(calls[0])[0], "one too", bank=bank)
     actions.do_update_bank(bank, controls_per_flag=0)
     actions.do_flag_line(caller_lines(calls[1])[0], "one too", bank=bank)

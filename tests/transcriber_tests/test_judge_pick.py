@@ -60,7 +60,9 @@ def test_it_picks_among_matching_versions_with_the_assistants_instructions_and_n
     pick = picks.maybe_pick(flag.pk)
 
     assert pick.chosen.slug == "test-lower" and pick.chosen_text == "mary kate table for two"
-    assert pick.reasoning == "The booking system stores names in lower case."  # one sentence, as the pick records
+    assert (
+        pick.reasoning == "The booking system stores names in lower case."
+    )  # one sentence, as the pick records
     tool = llm_server.bodies[0]["tools"][0]
     assert "One sentence" in tool["input_schema"]["properties"]["reasoning"]["description"]
     assert pick.versions == {

@@ -3,6 +3,7 @@ WebSocket (stream_vendors.py): connect, paced frames, partials, the final, error
 that stalls (the attempt has a deadline and fails with a reason). The pacing is sped up (session.SPEED) where a
 test is not about pacing, so the suite does not wait in real time."""
 
+import asyncio
 import base64
 import socket
 import time
@@ -81,6 +82,16 @@ def test_it_streams_the_clip_and_returns_the_final_text_with_the_streams_figures
     assert figures.speech_end_s == 0.5 and result.audio_seconds == pytest.approx(0.6)
     assert figures.frames == len(audio_frames(server, server.sessions[0]))
     assert result.raw["finals"] == [TRANSCRIPT] and TEST_KEY not in str(result.raw)
+
+
+def test_it_streams_from_a_thread_that_already_runs_an_event_loop(server):
+    """The browser tests' driver keeps an event loop running in the test thread, as an async caller would: a
+    session still runs, in a thread of its own (CI failed every streaming test after the browser walk)."""
+
+    async def inside_a_loop():
+        return stream(server)
+
+    assert asyncio.run(inside_a_loop()).text == TRANSCRIPT
 
 
 def test_it_sends_every_sample_of_the_clip_in_frames_of_the_vendors_size(server):

@@ -37,6 +37,7 @@ from ..models import (
     ScoreTotal,
     TagTotal,
 )
+from . import detail
 
 MICROS = 1_000_000  # costs are summed in millionths of a dollar (Score.cost has six decimal places): exact
 
@@ -69,6 +70,9 @@ TABLES = {
     ),
 }
 
+TABLES.update(
+    detail.TABLES
+)  # confusion pairs and calls: what one call adds depends on all its items (detail.py)
 
 EVERY_TENANT = (0, 0)  # the (tenant_id, assistant_id) of the latency rows that count every tenant's calls
 
@@ -285,6 +289,7 @@ def item_change(flag_id: int, control_id=None):
     """Around a change to one item's scores (within a transaction): the item's totals follow it."""
     bank_id, day, tags, group = _lock_flag(flag_id)
     before = _scores(flag_id, control_id) if bank_id else None
+    call = detail.before_item(flag_id, bank_id, day) if bank_id else None
     yield
     if bank_id is None:
         return
@@ -297,6 +302,7 @@ def item_change(flag_id: int, control_id=None):
     delta = Delta()
     delta.add(bank_id, day, old, -1)
     delta.add(bank_id, day, new)
+    delta.add(bank_id, day, detail.after_item(call, flag_id, control_id))
     delta.save()
 
 
@@ -323,6 +329,7 @@ def flag_leaving(flag_id: int) -> None:
     if bank_id is not None:
         delta = Delta()
         delta.add(bank_id, day, _whole_flag(flag_id, _scores(flag_id, whole_flag=True), tags, group), -1)
+        delta.add(bank_id, day, detail.leaving(flag_id, bank_id, day))
         delta.save()
 
 
@@ -342,4 +349,5 @@ def flag_entered(flag_id: int) -> None:
     ]
     delta = Delta()
     delta.add(bank_id, day, _whole_flag(flag_id, marked, tags, group))
+    delta.add(bank_id, day, detail.entered(flag_id, bank_id, day))
     delta.save()

@@ -23,6 +23,7 @@ from django.db.models.functions import Coalesce, TruncDate
 from oncore.calls.models import Call, Line
 
 from ..models import Bank, Candidate, ControlLine, Flag, FlagTotal, PairTotal, Score
+from . import detail
 from .maintain import EVERY_TENANT, TABLES, ItemScore, _micros, latency_key
 
 
@@ -30,6 +31,7 @@ def candidates_changed(bank_id: int) -> None:
     """After the bank's candidates changed (within the transaction): every item's mark and the bank's flag rows
     again (one pass over its items in the database; the score and pair totals do not depend on candidates)."""
     _marks(bank_id, fix=True)
+    detail.recheck(bank_id, fix=True)  # the check of the expected texts counts the bank's candidates
     FlagTotal.objects.filter(bank_id=bank_id).delete()
     zone = ZoneInfo(Bank.objects.values_list("organization__timezone", flat=True).get(pk=bank_id))
     FlagTotal.objects.bulk_create(FlagTotal(**row) for row in _flag_rows([bank_id], zone))
@@ -329,6 +331,7 @@ COMPUTE = {
     "group": _group_rows,
     "group_pair": _group_pair_rows,
     "latency": _latency_rows,
+    **detail.COMPUTE,  # confusion pairs and calls
 }
 
 
@@ -346,7 +349,7 @@ class Drift:
     """What a rebuild found different from the stored totals."""
 
     rows: dict  # table -> rows that were missing, extra or different
-    marks: int  # items whose disagree mark was wrong
+    marks: int  # items whose disagree mark, or flags whose check_expected mark, was wrong
     calls: int  # calls whose line or flag counter was wrong
     examples: tuple = ()
 
@@ -368,7 +371,7 @@ def _rebuild(bank_ids, *, fix: bool) -> Drift:
     list(
         Bank.objects.select_for_update().filter(pk__in=bank_ids).values_list("pk")
     )  # score writes wait (see _lock_flag)
-    marks = sum(_marks(bank_id, fix=fix) for bank_id in bank_ids)
+    marks = sum(_marks(bank_id, fix=fix) + detail.recheck(bank_id, fix=fix) for bank_id in bank_ids)
     rows, examples = {}, []
     zones = defaultdict(list)  # the banks by their organization's timezone: their days are counted there
     for bank_id, name in Bank.objects.filter(pk__in=bank_ids).values_list("pk", "organization__timezone"):

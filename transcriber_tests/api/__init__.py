@@ -7,7 +7,7 @@ and every payload is built by transcriber_tests.shapes, as the webhook events' a
 
 from ninja import NinjaAPI
 
-from . import banks, calls, flags, runs, screens
+from . import banks, calls, flags, runs, screens, trust
 
 TAGS = {
     "Catalogue and organization": "The transcribers a bank can compare (read-only: operators add them with "
@@ -34,6 +34,7 @@ ROUTERS = [
     ("", banks.candidates),
     ("", banks.results),
     ("", screens.router),
+    ("", trust.router),
     ("", runs.router),
     ("", banks.queue),
 ]

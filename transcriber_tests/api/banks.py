@@ -14,8 +14,9 @@ from benchmark import selectors as benchmark
 from oncore.api import created
 from oncore.names import check_name
 from oncore.transcribers.models import Transcriber
-from transcriber_tests import actions, controls, exports, jobs, lookups, queries
+from transcriber_tests import actions, alignment, controls, exports, jobs, lookups, queries
 from transcriber_tests.models import Bank, Candidate
+from transcriber_tests.queries import people
 
 from ..shapes.banks import (
     BankOut,
@@ -29,6 +30,7 @@ from ..shapes.banks import (
     results_out,
 )
 from ..shapes.refs import TranscriberRef, transcriber_ref
+from ..shapes.tradeoff import GroupTableOut, group_table_out
 from ..shapes.turns import TurnOut, turn_out
 from .errors import CSV_CONTENT, OrderDetail, doc
 from .schemas import (
@@ -286,6 +288,11 @@ WINDOW = Query(
 )
 
 
+TENANT = Query(None, description="Only the items of this tenant's calls, as on GET .../results.")
+ASSISTANT = Query(None, description="Only the items of this assistant's calls.")
+BY = Query("tenant", description="Rows per tenant, or per assistant.")
+
+
 class ResultsFilters(Schema):
     window: int = Field(
         queries.DEFAULT_WINDOW_DAYS,
@@ -297,6 +304,12 @@ class ResultsFilters(Schema):
         None, description="A fixed period instead of the window: flags from this day (inclusive, UTC)."
     )
     date_to: date | None = Field(None, description="A fixed period: flags up to this day (inclusive, UTC).")
+    tenant_id: Id | None = Field(
+        None, description="Only the items of this tenant's calls: the cards, leader and lead test recomputed."
+    )
+    assistant_id: Id | None = Field(
+        None, description="Only the items of this assistant's calls (of tenant_id's, when both are given)."
+    )
 
     @model_validator(mode="after")
     def _in_order(self):
@@ -309,9 +322,34 @@ class ResultsFilters(Schema):
 def bank_results(request, bank_id: int, q: Query[ResultsFilters]):
     """Every candidate's accuracy over the window's flags and controls (or a fixed period's, with date_from and
     date_to), the leader (highest accuracy, ties to lower mean WER, then the one listed first), whether it clears
-    the threshold, and the McNemar test of its lead over the runner-up."""
-    r = queries.bank_results(_bank(request, bank_id), q.window, date_from=q.date_from, date_to=q.date_to)
-    return results_out(r, benchmark.entity_headlines([c.transcriber.pk for c in r.cards]))
+    the threshold, and the McNemar test of its lead over the runner-up; beside each card its latency (p50, p95,
+    n, the real-time factor of a local engine), its price and what switching to it would cost a month at the
+    organization's volume; the trade-off chart as data. With tenant_id or assistant_id, all of it on that
+    tenant's or assistant's calls (an id of another organization: 404 not_found)."""
+    bank = _bank(request, bank_id)
+    group = queries.groups.group_of(request.org, q.tenant_id, q.assistant_id)
+    r = queries.bank_results(bank, q.window, date_from=q.date_from, date_to=q.date_to, group=group)
+    tradeoff = queries.tradeoff.bank_tradeoff(bank, r)
+    return results_out(r, benchmark.entity_headlines([c.transcriber.pk for c in r.cards]), tradeoff)
+
+
+@results.get(
+    "/banks/{int:bank_id}/results/groups",
+    **doc(200, GroupTableOut, "Each candidate's accuracy per tenant or per assistant.", "not_found"),
+)
+def bank_groups(
+    request,
+    bank_id: int,
+    by: Literal["tenant", "assistant"] = BY,
+    window: int = WINDOW,
+):
+    """Where a candidate wins: its accuracy with n on the window's flagged and control lines of each tenant (or
+    assistant) of the bank's calls, the rows with the most lines first (at most 20; `more` counts the rest), and
+    the best candidate of each row (ties to the lower mean WER, then the one listed first; none when none got a
+    line right). Filter the results by a row's id (tenant_id, assistant_id) to see its cards."""
+    bank = _bank(request, bank_id)
+    candidates = [c.transcriber for c in queries.candidates_of(bank)]
+    return group_table_out(queries.bank_groups(bank, window, candidates, by), window)
 
 
 class TurnPage(Page):
@@ -328,6 +366,30 @@ class TurnFilters(PageIn):
     disagree: bool = Field(
         False, description="Only items where at least one candidate matched and one did not."
     )
+    transcriber_id: Id | None = Field(
+        None, description="With `pair`: the candidate whose confusion pair it is."
+    )
+    pair: Text | None = Field(
+        None,
+        max_length=140,
+        description='Only items where that candidate makes this confusion pair ("s:for>four", "d:the>", "i:>uh": '
+        "the `pair` of GET .../confusions).",
+    )
+    flagged_by: Text | None = Field(
+        None,
+        max_length=40,
+        description='Only items of flags made by "user:<id>" or by the API key "key:<id>".',
+    )
+
+    @model_validator(mode="after")
+    def _filters(self):
+        if (self.pair is None) != (self.transcriber_id is None):
+            raise ValueError("pair and transcriber_id go together")
+        if self.pair is not None and alignment.parse_pair(self.pair) is None:
+            raise ValueError('pair must be a confusion pair such as "s:for>four", "d:the>" or "i:>uh"')
+        if self.flagged_by is not None and people.parse_flagger(self.flagged_by) is None:
+            raise ValueError('flagged_by must be "user:<id>" or "key:<id>"')
+        return self
 
 
 @results.get(
@@ -337,8 +399,16 @@ def turn_table(request, bank_id: int, q: Query[TurnFilters]):
     """Every flagged line and control line of the bank in the window, newest flag first, with the production
     transcript and each candidate's text, whether it matched and its WER."""
     bank = _bank(request, bank_id)
+    if q.transcriber_id is not None:
+        lookups.candidate(bank, q.transcriber_id)
     items = queries.turn_items(
-        bank, q.window, kind="" if q.kind == "all" else q.kind, tag=q.tag or "", disagree=q.disagree
+        bank,
+        q.window,
+        kind="" if q.kind == "all" else q.kind,
+        tag=q.tag or "",
+        disagree=q.disagree,
+        pair=(q.transcriber_id, q.pair.strip()) if q.pair is not None else None,
+        flagged_by=people.parse_flagger(q.flagged_by) if q.flagged_by else None,
     )
     count = items.count()
     cands = list(queries.candidates_of(bank))
@@ -351,10 +421,18 @@ def turn_table(request, bank_id: int, q: Query[TurnFilters]):
     "/banks/{int:bank_id}/results.csv",
     **doc(200, None, "The results cards as CSV (UTF-8 with a BOM).", "not_found", content=CSV_CONTENT),
 )
-def export_results(request, bank_id: int, window: int = WINDOW):
-    """The same CSV as the dashboard's results export: one row per candidate, then the production rows (the
-    dashboard's CSV calls them live)."""
-    return exports.results_csv(_bank(request, bank_id), window)
+def export_results(
+    request,
+    bank_id: int,
+    window: int = WINDOW,
+    tenant_id: Id | None = TENANT,
+    assistant_id: Id | None = ASSISTANT,
+):
+    """The same CSV as the dashboard's results export: one row per candidate (with its latency, price and
+    monthly projection), then the production rows (the dashboard's CSV calls them live), then each candidate's
+    accuracy per tenant and per assistant."""
+    group = queries.groups.group_of(request.org, tenant_id, assistant_id)
+    return exports.results_csv(_bank(request, bank_id), window, group)
 
 
 @results.get(

@@ -4,7 +4,7 @@ import tempfile
 import uuid
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from django.db.models import Q
 from django.urls import reverse
@@ -32,6 +32,7 @@ from ..shapes.refs import (
 )
 from .errors import WAV_CONTENT, doc
 from .schemas import (
+    CursorPage,
     DateRange,
     FlagBrief,
     Id,
@@ -50,13 +51,22 @@ TenantKey = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[-a-zA
 
 
 def _tenant_id(organization, value: str | None) -> int | None:
-    """The id of the organization's tenant a filter names by id or slug; 0 (no tenant) when it names none."""
+    """The id of the organization's tenant a filter names by id or slug; a tenant it does not have is refused
+    (422 validation_error naming it), never answered with an empty list."""
     if value is None:
         return None
     named = Q(slug=value)
     if pk := id_in(value):
         named |= Q(pk=pk)
-    return organization.tenants.filter(named).values_list("pk", flat=True).first() or 0
+    found = organization.tenants.filter(named).values_list("pk", flat=True).first()
+    if found is None:
+        message = f"No tenant {value!r} in this organization: name one by its id or slug (GET /organization lists them)."
+        raise ApiError(
+            "validation_error",
+            f"Invalid request: query.tenant: {message}",
+            {"errors": [{"loc": ["query", "tenant"], "msg": message, "type": "value_error"}]},
+        )
+    return found
 
 
 # ---------------------------------------------------------------- catalogue and organization
@@ -198,11 +208,8 @@ class CallFilters(PageIn, DateRange):
     )
 
 
-class CallPage(Page):
+class CallPage(CursorPage):
     items: list[CallOut]
-    next_after: str | None = Field(
-        description="Where the next page starts: pass it as `after`; null on the last page."
-    )
 
 
 def _call_out(call, n_lines, n_flags) -> dict:
@@ -248,7 +255,9 @@ def list_calls(request, q: Query[CallFilters]):
 class LineOut(Schema):
     id: int
     position: int
-    speaker: str = Field(description="caller or assistant")
+    speaker: Literal["caller", "assistant"] = Field(
+        description="Who spoke the line: only caller lines can be flagged."
+    )
     text: str = Field(description="The line's production transcript (the live one), as stored.")
     start_s: float | None
     end_s: float | None

@@ -11,7 +11,7 @@ from transcriber_tests.models import Flag
 
 from ..shapes.flags import FlagOut, flag_out
 from .errors import doc
-from .schemas import BodyIn, DateRange, Id, Page, PageIn, Text, page
+from .schemas import BodyIn, CursorIn, CursorPage, DateRange, Id, Text, cursor_page
 
 router = Router(tags=["Flags"])
 
@@ -74,7 +74,7 @@ class MoveIn(BodyIn):
     )
 
 
-class FlagFilters(PageIn, DateRange):
+class FlagFilters(CursorIn, DateRange):
     bank: Id | None = Field(None, description="Only flags in this bank (bank id).")
     unbanked: bool | None = Field(
         None, description="true: only flags in no bank; false: only flags in a bank."
@@ -83,12 +83,16 @@ class FlagFilters(PageIn, DateRange):
     call: Id | None = Field(None, description="Only flags on this call's lines (call id).")
 
 
-class FlagPage(Page):
+class FlagPage(CursorPage):
     items: list[FlagOut]
 
 
 def _flags(request, **filters):
-    return queries.flags_list(request.org, **filters).prefetch_related("controls")
+    return (
+        queries.flags_list(request.org, **filters)
+        .select_related("created_by", "created_by_key")
+        .prefetch_related("controls", "edits__by", "edits__by_key")
+    )
 
 
 def _bank(request, bank_id):
@@ -122,6 +126,7 @@ def create_flag(request, body: FlagIn):
         bank=_bank(request, body.bank_id),
         tags=body.tags,
         note=body.note,
+        key=request.api_key,
         confirm_matches_live=body.confirm_matches_production,
     )
     return created(
@@ -131,6 +136,8 @@ def create_flag(request, body: FlagIn):
 
 @router.get("/flags", **doc(200, FlagPage, "Flags, newest first."))
 def list_flags(request, q: Query[FlagFilters]):
+    """The organization's flags, newest first, filtered by bank (or in no bank: the unbanked flags page), tag,
+    call and the days they were made; a cursor page at a time (`after`)."""
     qs = _flags(
         request,
         bank=q.bank,
@@ -140,7 +147,7 @@ def list_flags(request, q: Query[FlagFilters]):
         date_from=q.date_from,
         date_to=q.date_to,
     )
-    return page(qs, q, flag_out)
+    return cursor_page(qs, q, flag_out)
 
 
 @router.get("/flags/{int:flag_id}", **doc(200, FlagOut, "The flag.", "not_found"))
@@ -170,6 +177,7 @@ def edit_flag(request, flag_id: int, body: FlagEdit):
         tags=body.tags,
         note=body.note,
         confirm_matches_live=body.confirm_matches_production,
+        key=request.api_key,
     )
     return flag_out(_flags(request).get(pk=flag.pk))
 

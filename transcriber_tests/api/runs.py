@@ -29,11 +29,13 @@ from ..shapes.runs import (
 from .errors import CSV_CONTENT, RUN_CALL_DETAILS, doc
 from .schemas import (
     BodyIn,
+    CursorIn,
+    CursorPage,
     Id,
     Page,
     PageIn,
+    cursor_page,
     page,
-    page_of,
 )
 
 router = Router(tags=["Full-call runs"])
@@ -65,7 +67,7 @@ class RunStartIn(RunIn):
     confirm: bool = Field(False, description="Must be true: send once the estimate was accepted.")
 
 
-class RunPage(Page):
+class RunPage(CursorPage):
     items: list[RunBrief]
 
 
@@ -93,7 +95,7 @@ class ReviewFilters(PageIn):
     show: Literal[tuple(key or "all" for key in queries.REVIEW_FILTERS)] = "all"
 
 
-class RunFilters(PageIn):
+class RunFilters(CursorIn):
     bank: Id | None = Field(None, description="Only this bank's runs (bank id).")
     status: STATUSES | None = Field(None, description="Only runs in this status.")
 
@@ -120,10 +122,13 @@ def _candidate(bank, candidate_id):
     return lookups.candidate(bank, candidate_id)
 
 
-def _run_page(qs, q: PageIn) -> dict:
-    run_list = list(qs[q.offset : q.offset + q.limit])
+def _briefs(run_list) -> list:
     counts = queries.counts_for_runs(run_list)
-    return page_of(qs.count(), q, [run_brief(run, counts.get(run.pk, {})) for run in run_list])
+    return [run_brief(run, counts.get(run.pk, {})) for run in run_list]
+
+
+def _run_page(qs, q: CursorIn) -> dict:
+    return cursor_page(qs, q, _briefs, batch=True)
 
 
 @router.get("/runs", **doc(200, RunPage, "The organization's runs, newest first."))
@@ -134,7 +139,7 @@ def list_all_runs(request, q: Query[RunFilters]):
 
 
 @router.get("/banks/{int:bank_id}/runs", **doc(200, RunPage, "The bank's runs, newest first.", "not_found"))
-def list_runs(request, bank_id: int, q: Query[PageIn]):
+def list_runs(request, bank_id: int, q: Query[CursorIn]):
     """The bank's runs. A deleted bank's runs stay in GET /runs and readable at /runs/{id}."""
     return _run_page(queries.runs_for_bank(_bank(request, bank_id)), q)
 

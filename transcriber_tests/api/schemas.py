@@ -6,23 +6,52 @@ The live transcript is called `production` in the API. A request body with a fie
 refused (422), so a misspelt field never goes unnoticed."""
 
 from datetime import date
+from typing import Literal
 
 from ninja import Field, Schema
 
 from oncore.api import (  # the pieces every router uses, re-exported for this app's routers
     MAX_LIMIT,
     BodyIn,
+    CursorIn,
+    CursorPage,
     Id,
     Money,
     Page,
     PageIn,
     Text,
+    cursor_page,
     get_or_404,
     page,
     page_of,
 )
 
-__all__ = ["MAX_LIMIT", "BodyIn", "Id", "Money", "Page", "PageIn", "Text", "get_or_404", "page", "page_of"]
+__all__ = [
+    "MAX_LIMIT",
+    "BodyIn",
+    "CursorIn",
+    "CursorPage",
+    "Id",
+    "Money",
+    "Page",
+    "PageIn",
+    "Text",
+    "cursor_page",
+    "get_or_404",
+    "page",
+    "page_of",
+]
+
+# Every code a line can carry in `not_flaggable` (lines.why_not_flaggable, and a line already flagged).
+LINE_REASONS = Literal[
+    "line_not_caller",
+    "line_not_recorded",
+    "live_transcriber_unknown",
+    "line_has_no_timing",
+    "line_too_long",
+    "recording_unavailable",
+    "flag_exists",
+]
 
 
 # ---------------------------------------------------------------- small references
@@ -34,7 +63,9 @@ class DateRange(Schema):
 
 
 class Reason(Schema):
-    code: str = Field(description="The error code flagging this line would give; see the error guide.")
+    code: LINE_REASONS = Field(
+        description="The error code flagging this line would give; see the error guide."
+    )
     message: str
 
 

@@ -2,10 +2,16 @@
 scores), totals (the per-day totals of the scores), runs (the judge's picks and full-call runs)."""
 
 from .banks import MAX_CANDIDATES, STANDARD_TAGS, Bank, Candidate, ControlLine, Flag, Score, Transcription
+from .detail import CallPairTotal, CallTotal, ConfusionTotal
+from .history import FlagEdit
 from .runs import JudgePick, Run, RunCall, RunLine, RunPattern
 from .totals import FlagTotal, GroupPairTotal, GroupTotal, LatencyTotal, PairTotal, ScoreTotal, TagTotal
 
 __all__ = [
+    "CallPairTotal",
+    "CallTotal",
+    "ConfusionTotal",
+    "FlagEdit",
     "MAX_CANDIDATES",
     "STANDARD_TAGS",
     "Bank",

@@ -85,16 +85,33 @@ class Flag(models.Model):
     tags = models.CharField(max_length=500, blank=True, default="")
     note = models.TextField(blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    # Made through the API: the organization key that made it (created_by is then empty). Who typed the expected
+    # text, on the flag, in the API and in the list of expected texts to check.
+    created_by_key = models.ForeignKey(
+        "accounts.ApiKey", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     # When it joined its bank (made in it, or moved in; for a flag in no bank, when it was made or left): a flag
     # counts in its bank's window, and its scores in the per-day totals, from that day.
     joined_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
+    # Its expected text is worth checking: two of its bank's candidates agree with each other (after
+    # normalization) but not with it, or the live transcript and every candidate that scored the line do. Kept by
+    # every score write and candidate change (aggregates.detail); False in no bank.
+    check_expected = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        # A bank's flags newest in the bank first, ties by id: the turn table walks it in order, a page at a time.
-        indexes = [models.Index(fields=["bank", "-joined_at", "-id"], name="flag_bank_newest")]
+        indexes = [
+            # A bank's flags newest in the bank first, ties by id: the turn table walks it in order, a page at a time.
+            models.Index(fields=["bank", "-joined_at", "-id"], name="flag_bank_newest"),
+            # The few whose expected text is worth checking: the results page lists them.
+            models.Index(
+                fields=["bank", "-joined_at", "-id"],
+                condition=Q(check_expected=True),
+                name="flag_check_expected",
+            ),
+        ]
 
     def __str__(self):
         return f"Flag {self.pk} on line {self.line_id}"
@@ -154,7 +171,29 @@ class Transcription(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     audio_seconds = models.FloatField(null=True, blank=True)
     cost = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    # From sending the line to its final text; for a streaming replay, from the end of the caller's speech.
     latency_s = models.FloatField(null=True, blank=True)
+    # How the line was replayed, as its transcriber's catalogue entry says, and a streaming replay's figures
+    # (oncore.transcribers.engines.streaming.session.StreamFigures); all None for a batch replay.
+    BATCH = "batch"
+    STREAMING = "streaming"
+    MODES = [(BATCH, "Batch"), (STREAMING, "Streaming")]
+    mode = models.CharField(max_length=10, choices=MODES, default=BATCH)
+    first_partial_s = models.FloatField(
+        null=True, blank=True, help_text="From the first frame to the first text."
+    )
+    partials = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Partial results that carried text."
+    )
+    partial_revisions = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Partials and finals that changed a word an earlier partial had shown.",
+    )
+    frames_sent = models.PositiveIntegerField(null=True, blank=True)
+    frames_off_schedule = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Frames sent more than 5 ms from their schedule."
+    )
     not_before = models.DateTimeField(null=True, blank=True, help_text="Retry no earlier than this.")
     claimed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -218,6 +257,10 @@ class Score(models.Model):
     # transcript): the per-day latency totals count them.
     latency_s = models.FloatField(null=True, blank=True)
     audio_s = models.FloatField(null=True, blank=True)
+    # The alignment WER counts, as its confusion pairs (alignment.encode_confusions: " s:for>four d:the> "), and a
+    # digest of the normalized text (alignment.text_key), so transcribers that agree are found with an equality.
+    confusions = models.TextField(blank=True, default="")
+    text_key = models.BigIntegerField(null=True, blank=True)
     # On a live score (one per item): whether the bank's candidates disagree on the item, some matching and some
     # not among their scored texts. Kept by every score write and candidate change (aggregates.py).
     disagree = models.BooleanField(default=False)

@@ -1,11 +1,13 @@
 """Every read the dashboard, the API and the CSV files share, one module per screen: calls (the calls list, a
 call's lines, a line's clip), flags (the flags lists, the flag form's preselected bank, a flag's results per
 candidate), board (the leaderboard), results (a bank's cards, trends, tags and languages), turns (the turn-by-turn
-table), with the windows of days they count (window) and the per-day totals they read (totals). The views, the
+table), with the windows of days they count (window) and the per-day totals they read (totals); beside accuracy,
+latency (the candidates' latencies), cost (the organization's call volume and what a switch would cost), tradeoff
+(both beside each card, and the chart of accuracy against latency) and groups (results by tenant and assistant). The views, the
 API routers, the webhook events and the CSV writers call these; none of them reads the tables itself. Full-call
 runs have theirs in runs/queries.py."""
 
-from . import cells, totals
+from . import cells, cost, groups, latency, totals, tradeoff
 from .board import (
     BoardRow,
     banks_list,
@@ -50,6 +52,7 @@ from .results import (
     TagRow,
     TagTable,
     Trend,
+    bank_groups,
     bank_language_wer,
     bank_languages,
     bank_results,
@@ -88,7 +91,12 @@ __all__ = [
     "TurnScreen",
     "turn_screen",
     "cells",
+    "cost",
+    "groups",
+    "latency",
     "totals",
+    "tradeoff",
+    "bank_groups",
     "ScoreCell",
     "all_turn_rows",
     "BoardRow",

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from django.db import connection
 from django.db.models import Count, OuterRef, Sum
 
-from .. import jobs, scoring
+from .. import jobs, scoring, tradeoffs
 from ..models import Bank, Candidate, ControlLine, Flag, PairTotal, Score, ScoreTotal, Transcription
-from . import totals
+from . import cost, latency, totals
 from .window import clamp_window, window_start
 
 
@@ -41,6 +41,11 @@ class BoardRow:
     lead: scoring.LeadTest | None
     pending: int
     all_failed: tuple = ()  # (transcriber, failed lines) of candidates whose every line in the window failed
+    latency: tradeoffs.Latency | None = None  # the leader's over the window (queries.latency)
+    projection: tradeoffs.Projection | None = (
+        None  # the leader a month at the organization's volume (queries.cost)
+    )
+    local: bool = False  # the leader runs on this server
 
     @property
     def provisional(self) -> bool:
@@ -89,8 +94,10 @@ def _lead(pairs: dict, bank_id: int, leader: int, runner_up: int) -> scoring.Lea
 
 
 def leaderboard(organization, window_days: int) -> list[BoardRow]:
-    """Every bank of the organization by name with its leader over the window, in five queries: the banks (with
-    their flag counts), their candidates, the window's score totals, its pair totals and the waiting work."""
+    """Every bank of the organization by name with its leader over the window, its latency and what it would cost
+    a month at the organization's volume, in a fixed number of queries: the banks (with their flag counts),
+    their candidates, the window's score totals, its pair totals, the waiting work, the leaders' latency totals
+    and the call volume (cached, queries.cost)."""
     since = window_start(clamp_window(window_days), organization.zone)
     banks = list(banks_list(organization).annotate(n_window=totals.flags_in(OuterRef("pk"), since=since)))
     candidates: dict[int, list] = {}
@@ -110,6 +117,17 @@ def leaderboard(organization, window_days: int) -> list[BoardRow]:
         .annotate(b=Sum("both"), lo=Sum("low_only"), hi=Sum("high_only"))
     }
     pending = _pending(organization.pk) if banks else {}
+    leaders = {}
+    for bank in banks:
+        rows = [
+            scoring.summary_row(t.pk, *counts.get((bank.pk, t.pk), (0, 0, 0, 0)))
+            for t in candidates.get(bank.pk, [])
+        ]
+        leaders[bank.pk] = scoring.rank(rows, bank.threshold).leader
+    timed = latency.board_latencies(
+        [b.pk for b in banks], since, [(b, t) for b, t in leaders.items() if t is not None]
+    )
+    volume = cost.call_volume(organization) if any(t is not None for t in leaders.values()) else None
     board = []
     for bank in banks:
         transcribers = candidates.get(bank.pk, [])
@@ -117,6 +135,8 @@ def leaderboard(organization, window_days: int) -> list[BoardRow]:
         ranked = scoring.rank(rows, bank.threshold)
         by_id = {t.pk: t for t in transcribers}
         best = next((r for r in rows if r.candidate == ranked.leader), None)
+        leader = by_id.get(ranked.leader)
+        found = timed.get((bank.pk, ranked.leader))
         board.append(
             BoardRow(
                 bank=bank,
@@ -128,6 +148,11 @@ def leaderboard(organization, window_days: int) -> list[BoardRow]:
                 lead=_lead(pairs, bank.pk, ranked.leader, ranked.runner_up) if ranked.runner_up else None,
                 pending=pending.get(bank.pk, 0),
                 all_failed=tuple((by_id[r.candidate], r.failed) for r in rows if r.failed and not r.scored),
+                latency=found,
+                projection=cost.projection_of(leader, volume, found.real_time_factor if found else None)
+                if leader is not None and volume is not None
+                else None,
+                local=leader is not None and cost.is_local(leader),
             )
         )
     return board

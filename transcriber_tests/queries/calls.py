@@ -3,7 +3,7 @@ flagged, and a line's clip."""
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.core.paginator import Paginator
@@ -18,6 +18,7 @@ from ..lines import live_transcriber_of, why_not_flaggable
 from ..models import Flag
 from .filters import where
 from .flags import flag_results
+from .people import histories
 from .window import EPOCH, _midnight
 
 
@@ -218,14 +219,21 @@ class CallScreen:
     rows: list  # LineRow
     results: dict  # flag id -> flags.FlagResults
     live: object  # the live transcriber, or None
+    histories: dict = field(default_factory=dict)  # flag id -> people.History: who made it, who edited it
 
 
 def call_screen(call: Call, number=None, line_id: int | None = None) -> CallScreen:
     """Page `number` of the call's lines (or the page holding `line_id`), with what each shows."""
     page = call_lines_page(call, number, line_id)
     rows = line_rows(call, list(page.object_list))
+    flags = [row.flag for row in rows if row.flag]
     return CallScreen(
-        call, page, rows, flag_results(row.flag for row in rows if row.flag), live_transcriber_of(call)
+        call,
+        page,
+        rows,
+        flag_results(flags),
+        live_transcriber_of(call),
+        histories(f.pk for f in flags) if flags else {},
     )
 
 
@@ -235,5 +243,7 @@ def line_screen(line: Line) -> CallScreen:
         "call__tenant__organization", "call__assistant", "call__live_transcriber", "flag__bank"
     ).get(pk=line.pk)
     rows = line_rows(line.call, [line])
-    results = flag_results(row.flag for row in rows if row.flag)
-    return CallScreen(line.call, None, rows, results, live_transcriber_of(line.call))
+    flags = [row.flag for row in rows if row.flag]
+    results = flag_results(flags)
+    people = histories(f.pk for f in flags) if flags else {}
+    return CallScreen(line.call, None, rows, results, live_transcriber_of(line.call), people)

@@ -18,6 +18,9 @@ COLUMNS = (
     "wer",
     "case_or_punctuation_only",
     "normalizer_version",
+    "substitutions",
+    "deletions",
+    "insertions",
 )
 
 
@@ -36,6 +39,10 @@ class ScoreCell(NamedTuple):
     case_or_punctuation_only: bool = False
     normalizer_version: str = ""
     reason: str = ""
+    # The edits WER counts (scoring.score_line); alignment.align on the expected text and `text` marks them.
+    substitutions: int = 0
+    deletions: int = 0
+    insertions: int = 0
 
     @property
     def waiting(self) -> bool:
@@ -55,7 +62,17 @@ def waiting(transcriber_id: int) -> ScoreCell:
 
 
 def cell(
-    transcriber_id: int, hypothesis, failed, failure, match, wer, noted, normalizer_version
+    transcriber_id: int,
+    hypothesis,
+    failed,
+    failure,
+    match,
+    wer,
+    noted,
+    normalizer_version,
+    substitutions=0,
+    deletions=0,
+    insertions=0,
 ) -> ScoreCell:
     """The cell of one Score row's COLUMNS."""
     if failed:
@@ -63,7 +80,20 @@ def cell(
         return ScoreCell(
             transcriber_id, FAILED, hypothesis, failure, normalizer_version=normalizer_version, reason=reason
         )
-    return ScoreCell(transcriber_id, SCORED, hypothesis, "", match, wer, noted, normalizer_version)
+    return ScoreCell(
+        transcriber_id,
+        SCORED,
+        hypothesis,
+        "",
+        match,
+        wer,
+        noted,
+        normalizer_version,
+        "",
+        substitutions,
+        deletions,
+        insertions,
+    )
 
 
 def of_score(score: Score) -> ScoreCell:

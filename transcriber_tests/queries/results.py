@@ -20,8 +20,9 @@ from oncore.transcribers.models import Transcriber
 from .. import jobs, scoring
 from ..charts import Chart, chart
 from ..models import STANDARD_TAGS, Bank, ControlLine, Flag, Score, ScoreTotal, Transcription
-from . import totals
+from . import groups, totals
 from .board import candidates_of
+from .tradeoff import Tradeoff, bank_tradeoff
 from .window import DEFAULT_WINDOW_DAYS, EPOCH, clamp_window, period_bounds, today, window_start
 
 LIVE_REASON = (
@@ -34,8 +35,15 @@ def _empty(tid) -> scoring.CandidateSummary:
     return scoring.summary_row(tid, 0, 0, 0, 0)
 
 
-def lead_test(bank: Bank, since, leader_id: int, runner_up_id: int, until=None) -> scoring.LeadTest:
-    """Exact McNemar on the items both scored, from the bank's per-day pair totals (aggregates)."""
+def lead_test(
+    bank: Bank, since, leader_id: int, runner_up_id: int, until=None, group=None
+) -> scoring.LeadTest:
+    """Exact McNemar on the items both scored, from the bank's per-day pair totals (aggregates); with `group`
+    (queries.groups.Group), on that tenant's or assistant's calls only."""
+    if group is not None:
+        return scoring.lead_test(
+            *groups.group_pair_counts(bank.pk, since, until, leader_id, runner_up_id, group)
+        )
     return scoring.lead_test(*totals.pair_counts(bank.pk, since, until, leader_id, runner_up_id))
 
 
@@ -75,6 +83,8 @@ class BankResults:
     first_day: date | None = None  # the days counted, first and last (None: from the first flag)
     last_day: date | None = None
     timezone: str = "UTC"  # the organization's, whose days these are
+    # The tenant or assistant the cards are recomputed on (None: every call).
+    group: groups.Group | None = None
 
     @property
     def provisional(self) -> bool:
@@ -119,32 +129,39 @@ RESULTS_CACHE_SECONDS = 60
 
 
 def bank_results(
-    bank: Bank, window_days: int = DEFAULT_WINDOW_DAYS, *, date_from=None, date_to=None
+    bank: Bank, window_days: int = DEFAULT_WINDOW_DAYS, *, date_from=None, date_to=None, group=None
 ) -> BankResults:
-    """The results of a bank over a window, or over the days from `date_from` to `date_to` (period_bounds).
-    Cached per bank and period until the next write that changes the bank's results
+    """The results of a bank over a window, or over the days from `date_from` to `date_to` (period_bounds),
+    on every call's items or on those of one tenant or assistant (`group`, queries.groups.Group).
+    Cached per bank, period and group until the next write that changes the bank's results
     (scores.results_changed moves bank.results_changed_at) or for a minute at most, so the window's start
     moves on; the waiting count is always fresh."""
     window_days = clamp_window(window_days)
     changed = bank.results_changed_at.isoformat()
-    key = f"bank-results:{bank.pk}:{window_days}:{date_from}:{date_to}:{changed}"
+    group_key = group.key if group else ""
+    key = f"bank-results:{bank.pk}:{window_days}:{date_from}:{date_to}:{group_key}:{changed}"
     results = cache.get(key)
     if results is None:
-        results = _compute_bank_results(bank, window_days, date_from, date_to)
+        results = _compute_bank_results(bank, window_days, date_from, date_to, group)
         cache.set(key, results, RESULTS_CACHE_SECONDS)
     ids = [card.transcriber.pk for card in results.cards]
     return replace(results, bank=bank, pending=pending_for_bank(bank, ids))
 
 
-def _compute_bank_results(bank: Bank, window_days: int, date_from=None, date_to=None) -> BankResults:
+def _compute_bank_results(
+    bank: Bank, window_days: int, date_from=None, date_to=None, group=None
+) -> BankResults:
     candidates = list(candidates_of(bank))
     ids = [c.transcriber_id for c in candidates]
     zone = bank.organization.zone
     since, until = period_bounds(window_days, date_from, date_to, zone)
-    summaries, costs = totals.summaries(bank.pk, since, until)
+    if group is not None:
+        summaries, costs = groups.group_summaries(bank.pk, since, until, group)
+    else:
+        summaries, costs = totals.summaries(bank.pk, since, until)
     candidate = {t: summaries.get((Score.CANDIDATE, t), _empty(t)) for t in ids}
     failing = [t for t in ids if candidate[t].failed]
-    reasons = failure_reasons(bank, failing, since, until) if failing else {}
+    reasons = failure_reasons(bank, failing, since, until, group) if failing else {}
     ranked = scoring.rank([candidate[t] for t in ids], bank.threshold)
     cards = []
     for c in candidates:
@@ -165,7 +182,7 @@ def _compute_bank_results(bank: Bank, window_days: int, date_from=None, date_to=
     leader = by_id.get(ranked.leader)
     runner_up_id = ranked.runner_up
     lead = (
-        lead_test(bank, since, ranked.leader, runner_up_id, until)
+        lead_test(bank, since, ranked.leader, runner_up_id, until, group)
         if leader and runner_up_id is not None
         else None
     )
@@ -191,6 +208,7 @@ def _compute_bank_results(bank: Bank, window_days: int, date_from=None, date_to=
         first_day=None if since == EPOCH else since.date(),
         last_day=(until - timedelta(days=1)).date() if until else today(zone),
         timezone=bank.organization.timezone,
+        group=group,
     )
 
 
@@ -200,10 +218,11 @@ NO_WORDS = "its text had no words"
 NOTHING_CAME_BACK = "no text came back"
 
 
-def failure_reasons(bank: Bank, transcriber_ids, since, until=None) -> dict[int, tuple]:
-    """Why the candidates' failed lines in the period failed: {transcriber id: ((reason, lines), ...)}, most
-    lines first. The reason is the engine's error on the line's transcription ("DEEPGRAM_API_KEY is not set on
-    this server: ..."), or that its text had no words. One query, grouped in the database."""
+def failure_reasons(bank: Bank, transcriber_ids, since, until=None, group=None) -> dict[int, tuple]:
+    """Why the candidates' failed lines in the period (of the group's calls, with `group`) failed: {transcriber
+    id: ((reason, lines), ...)}, most lines first. The reason is the engine's error on the line's transcription
+    ("DEEPGRAM_API_KEY is not set on this server: ..."), or that its text had no words. One query, grouped in the
+    database."""
     failed = Score.objects.filter(
         flag__bank=bank,
         flag__joined_at__gte=since,
@@ -213,6 +232,8 @@ def failure_reasons(bank: Bank, transcriber_ids, since, until=None) -> dict[int,
     )
     if until is not None:
         failed = failed.filter(flag__joined_at__lt=until)
+    if group is not None:
+        failed = failed.filter(**group.call_filter("flag__line__call__"))
     error = Transcription.objects.filter(
         line_id=OuterRef("item_line"),
         transcriber_id=OuterRef("transcriber_id"),
@@ -405,12 +426,29 @@ class ResultsScreen:
     trends: list  # Trend per candidate
     tags: TagTable
     queue: dict  # the organization's queue (jobs.queue_status)
+    # Latency and cost beside accuracy, and the chart of accuracy against latency (queries.tradeoff).
+    tradeoff: Tradeoff | None = None
+    by_tenant: groups.GroupTable | None = None  # each candidate's accuracy per tenant, and per assistant
+    by_assistant: groups.GroupTable | None = None
 
 
-def results_screen(bank: Bank, window_days: int) -> ResultsScreen:
-    """A bank's results with the public benchmark beside each candidate, the leader's per-language WER, each
-    candidate's weekly trend and per-tag accuracy, and the organization's queue."""
-    results = bank_results(bank, window_days)
+def bank_groups(bank: Bank, window_days: int, candidates, by: str) -> groups.GroupTable:
+    """Each candidate's accuracy per tenant (by="tenant") or per assistant of the window's items
+    (queries.groups.group_tables), cached as the per-tag table."""
+    if by not in groups.BY:
+        raise ValueError(f"by must be one of {groups.BY}, not {by!r}")
+    window_days = clamp_window(window_days)
+    since = window_start(window_days, bank.organization.zone)
+    return _cached("groups", bank, window_days, lambda: groups.group_tables(bank, since, None, candidates))[
+        by
+    ]
+
+
+def results_screen(bank: Bank, window_days: int, group=None) -> ResultsScreen:
+    """A bank's results (on one tenant's or assistant's calls, with `group`) with the public benchmark beside
+    each candidate, their latency and cost and the trade-off chart, the leader's per-language WER, each
+    candidate's weekly trend, per-tag, per-tenant and per-assistant accuracy, and the organization's queue."""
+    results = bank_results(bank, window_days, group=group)
     transcribers = [card.transcriber for card in results.cards]
     leader = results.leader
     return ResultsScreen(
@@ -420,4 +458,7 @@ def results_screen(bank: Bank, window_days: int) -> ResultsScreen:
         trends=bank_trends(bank, results.window_days, transcribers),
         tags=bank_tags(bank, results.window_days, transcribers),
         queue=jobs.queue_status(bank.organization_id),
+        tradeoff=bank_tradeoff(bank, results),
+        by_tenant=bank_groups(bank, results.window_days, transcribers, groups.TENANT),
+        by_assistant=bank_groups(bank, results.window_days, transcribers, groups.ASSISTANT),
     )

@@ -8,7 +8,8 @@ from datetime import date, datetime
 from typing import NamedTuple
 
 from django.core.paginator import Paginator
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef, Value
+from django.db.models.functions import Coalesce
 
 from ..models import Bank, Flag, JudgePick, Score, Transcription
 from ..picks import picks_by_item
@@ -38,12 +39,38 @@ class KnownCount:
         return iter(self.queryset)
 
 
-def turn_items(bank: Bank, window_days: int, *, kind: str = "", tag: str = "", disagree: bool = False):
+def with_pair(items, transcriber_id: int, token: str):
+    """Only the items on which this transcriber's scored text makes this confusion pair (alignment.pair_token,
+    stored on its score)."""
+    made = (
+        Score.objects.filter(
+            flag_id=OuterRef("flag_id"),
+            source=Score.CANDIDATE,
+            transcriber_id=transcriber_id,
+            confusions__contains=f" {token} ",
+        )
+        .annotate(item=Coalesce("control_id", Value(0)))
+        .filter(item=Coalesce(OuterRef("control_id"), Value(0)))
+    )
+    return items.filter(Exists(made))
+
+
+def turn_items(
+    bank: Bank,
+    window_days: int,
+    *,
+    kind: str = "",
+    tag: str = "",
+    disagree: bool = False,
+    pair: tuple[int, str] | None = None,
+    flagged_by: tuple[str, int] | None = None,
+):
     """Ids of the bank's items (flags and their controls), newest flag first, for pagination; `turn_rows` loads
     one page of them. Every item has exactly one live score, written when it entered a bank, so live scores
     double as the item list; each carries whether the bank's candidates disagree on the item (aggregates).
     Pages are read along the bank's flags newest first (an index); the count comes from the per-day totals,
-    except with a tag (counted in the database)."""
+    except with a tag, a confusion pair (`pair`: a transcriber id and alignment.pair_token) or the person who
+    flagged (`flagged_by`: ("user", id) or ("key", API key id)), counted in the database."""
     since = window_start(clamp_window(window_days), bank.organization.zone)
     items = Score.objects.filter(source=Score.LIVE, flag__bank=bank, flag__joined_at__gte=since)
     if kind == "flags":
@@ -54,10 +81,15 @@ def turn_items(bank: Bank, window_days: int, *, kind: str = "", tag: str = "", d
         items = items.filter(flag__tags__contains=f",{tag.strip().lower()},")
     if disagree:
         items = items.filter(disagree=True)
+    if pair is not None:
+        items = with_pair(items, *pair)
+    if flagged_by is not None:
+        who, pk = flagged_by
+        items = items.filter(**{"flag__created_by_key_id" if who == "key" else "flag__created_by_id": pk})
     ordered = items.order_by(
         "-flag__joined_at", "-flag_id", F("control_id").asc(nulls_first=True)
     ).values_list("id", flat=True)
-    if tag:
+    if tag or pair is not None or flagged_by is not None:
         return ordered
     return KnownCount(ordered, totals.item_count(bank.pk, since, kind=kind, disagree=disagree))
 
@@ -231,12 +263,24 @@ class TurnScreen:
     timezone: str
 
 
-def turn_screen(bank: Bank, window_days: int, number=None, *, size: int, kind="", tag="", disagree=False):
+def turn_screen(
+    bank: Bank,
+    window_days: int,
+    number=None,
+    *,
+    size: int,
+    kind="",
+    tag="",
+    disagree=False,
+    pair=None,
+    flagged_by=None,
+):
     """Page `number` (of `size` items) of the bank's turn table with the filters, as the page shows it."""
     candidates = list(candidates_of(bank))
-    page = Paginator(turn_items(bank, window_days, kind=kind, tag=tag, disagree=disagree), size).get_page(
-        number
+    items = turn_items(
+        bank, window_days, kind=kind, tag=tag, disagree=disagree, pair=pair, flagged_by=flagged_by
     )
+    page = Paginator(items, size).get_page(number)
     first, last = window_days_covered(clamp_window(window_days), bank.organization.zone)
     rows = turn_rows(bank, page.object_list, candidates)
     return TurnScreen(page, rows, candidates, first, last, bank.organization.timezone)

@@ -12,7 +12,7 @@ from oncore import llm
 from oncore.calls.models import Call
 from oncore.config import config
 
-from .. import jobs
+from .. import jobs, uncertainty
 from ..agreement import Agreement, agreement
 from ..models import Bank, Flag, Run, RunLine, Transcription
 from ..queries import bank_results
@@ -132,6 +132,17 @@ class RunSummary:
     @property
     def labelled(self) -> int:
         return self.fixes + self.breaks + self.same_meaning + self.both_wrong
+
+    @property
+    def with_text(self) -> int:
+        """Compared lines on which the candidate produced text: the y of "lines that differ: x of y"."""
+        return self.identical + self.differing
+
+    @property
+    def tally(self) -> uncertainty.RunTally:
+        """Fixes and breaks out of the lines whose outcome is known (identical, or differing and labelled), with
+        their 95% intervals, and the net with its sign test (uncertainty.run_tally)."""
+        return uncertainty.run_tally(self.fixes, self.breaks, self.identical + self.labels.labelled)
 
 
 # What each count of a run's lines counts, written once: the run page's figures (run_summary), the runs list's

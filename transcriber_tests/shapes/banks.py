@@ -12,6 +12,18 @@ from oncore.formats import money
 from .. import queries
 from ..models import Candidate
 from .refs import TranscriberOut, TranscriberRef, transcriber_out, transcriber_ref
+from .tradeoff import (
+    CataloguePriceOut,
+    FilterOut,
+    TradeoffFields,
+    TradeoffOut,
+    VolumeOut,
+    card_fields,
+    catalogue_out,
+    filter_out,
+    tradeoff_out,
+    volume_out,
+)
 
 
 class BankOut(Schema):
@@ -120,7 +132,7 @@ class EntityBenchmark(Schema):
     )
 
 
-class CardOut(Summary):
+class CardOut(Summary, TradeoffFields):
     position: int = Field(description="Its place among the candidates, from 0.")
     audio_cost: Money = Field(description="Audio cost so far on the bank's lines, USD.")
     is_leader: bool
@@ -167,6 +179,19 @@ class ResultsOut(Schema):
         "than one entry when the bank's setting changed (it applies to new flags) or a call had too few lines."
     )
     pending: int = Field(description="Transcriptions of this bank still queued or running.")
+    filter: FilterOut | None = Field(
+        description="The tenant or assistant the results were computed on (tenant_id, assistant_id); null: every "
+        "call."
+    )
+    volume: VolumeOut = Field(
+        description="The organization's (the filter's) caller audio over the last 30 days: what `monthly` on each "
+        "card projects."
+    )
+    tradeoff: TradeoffOut = Field(description="Accuracy against p95 latency: the dashboard's chart as data.")
+    catalogue_prices: list[CataloguePriceOut] = Field(
+        description="The catalogue's other priced entries at the same volume, cheapest first: prices only (never "
+        "called on these lines)."
+    )
 
 
 def interval_out(interval):
@@ -185,16 +210,19 @@ def summary_out(t, s, interval) -> dict:
     }
 
 
-def results_out(r: queries.BankResults, entity: dict) -> dict:
+def results_out(r: queries.BankResults, entity: dict, tradeoff) -> dict:
     """A bank's results (queries.bank_results) with each candidate's public entity benchmark figure (`entity`:
-    benchmark.selectors.entity_headlines of its candidates)."""
+    benchmark.selectors.entity_headlines of its candidates) and its latency and cost (`tradeoff`:
+    queries.tradeoff.bank_tradeoff of these results)."""
     period = r.date_from is not None or r.date_to is not None
+    choices = {c.key: c for c in tradeoff.choices}
     cards = []
     for c in r.cards:
         e = entity.get(c.transcriber.pk)
         cards.append(
             {
                 **summary_out(c.transcriber, c.summary, c.interval),
+                **card_fields(choices[c.transcriber.pk]),
                 "position": c.position,
                 "audio_cost": money(c.cost),
                 "is_leader": c.is_leader,
@@ -240,4 +268,8 @@ def results_out(r: queries.BankResults, entity: dict) -> dict:
         "production_note": r.live_reason,
         "control_mix": [{"controls": c, "flags": n} for c, n in r.control_mix],
         "pending": r.pending,
+        "filter": filter_out(r.group),
+        "volume": volume_out(tradeoff.volume),
+        "tradeoff": tradeoff_out(tradeoff),
+        "catalogue_prices": catalogue_out(tradeoff),
     }

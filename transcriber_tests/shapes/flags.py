@@ -1,9 +1,11 @@
 """A flag as the API and the flag.scored event show it."""
 
 from datetime import datetime
+from typing import Literal
 
 from ninja import Field, Schema
 
+from ..queries.people import history_of
 from .refs import TenantRef, tenant_ref
 
 
@@ -13,6 +15,16 @@ class ControlOut(Schema):
     expected_text: str = Field(
         description="The control line's production transcript, stored when it was sampled."
     )
+
+
+class FlagEditOut(Schema):
+    at: datetime
+    by: str | None = Field(
+        description='Who edited it: a user name, or "API key <name> (<prefix>…)"; null if unknown.'
+    )
+    field: Literal["expected_text", "tags", "note"]
+    old: str = Field(description="Before the edit (tags space-separated).")
+    new: str = Field(description="After the edit.")
 
 
 class FlagOut(Schema):
@@ -27,11 +39,22 @@ class FlagOut(Schema):
     note: str
     created_at: datetime
     updated_at: datetime
+    flagged_by: str | None = Field(
+        description='Who made the flag: a user name (the dashboard) or "API key <name> (<prefix>…)"; null for a '
+        "flag made before who flagged was recorded, or whose maker was deleted."
+    )
+    typed_by: str | None = Field(
+        description="Who typed its current expected text: the last person to edit it, else who made the flag."
+    )
+    history: list[FlagEditOut] = Field(
+        description="Every edit of its expected text, tags or note, oldest first: who, when, old and new."
+    )
     controls: list[ControlOut]
 
 
 def flag_out(flag) -> dict:
     line = flag.line
+    history = history_of(flag)
     return {
         "id": flag.pk,
         "line_id": line.pk,
@@ -44,6 +67,12 @@ def flag_out(flag) -> dict:
         "note": flag.note,
         "created_at": flag.created_at,
         "updated_at": flag.updated_at,
+        "flagged_by": history.flagged_by or None,
+        "typed_by": history.typed_by or None,
+        "history": [
+            {"at": e.at, "by": e.by or None, "field": e.field, "old": e.old, "new": e.new}
+            for e in history.edits
+        ],
         "controls": [
             {"id": c.pk, "line_id": c.line_id, "expected_text": c.expected_text} for c in flag.controls.all()
         ],

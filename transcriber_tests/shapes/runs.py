@@ -16,6 +16,7 @@ from ..models import RunLine
 from ..runs import queries
 from ..runs.queries import LeftOutLine
 from .refs import TranscriberRef, transcriber_ref
+from .run_figures import FixesAndBreaks, LineAlignment, fixes_and_breaks, line_alignment
 
 STATUSES = Literal["queued", "transcribing", "judging", "done", "cancelled", "failed"]
 
@@ -339,6 +340,9 @@ class RunOut(Schema):
     call_ids: list[int]
     estimate: RunEstimateOut = Field(description="The estimate shown before the run started.")
     counts: Counts
+    fixes_and_breaks: FixesAndBreaks = Field(
+        description="Fixes and breaks as shares with their 95% intervals, and the net with its sign test."
+    )
     calibration: Calibration
     review: Review
     judge: Judge
@@ -346,7 +350,7 @@ class RunOut(Schema):
     verdict: str
 
 
-class RunLineOut(Schema):
+class RunLineOut(LineAlignment):
     id: int = Field(description="The run line's id (used to review it).")
     position: int = Field(description="Its place in the run, from 0.")
     line_id: int
@@ -427,6 +431,7 @@ def run_out(run) -> dict:
             "transcriptions": s.transcriptions,
             "transcriptions_finished": s.transcriptions_finished,
         },
+        "fixes_and_breaks": fixes_and_breaks(s),
         "calibration": {
             "sampled": s.calibration_sampled,
             "compared": s.calibration_compared,
@@ -510,6 +515,7 @@ def run_line_out(rl) -> dict:
         "reviewed_at": rl.reviewed_at,
         "correction": api_label(rl.correction),
         "corrected_at": rl.corrected_at,
+        **line_alignment(rl),
     }
     if rl.label_hidden:
         out.update(BLIND)

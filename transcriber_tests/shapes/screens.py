@@ -9,8 +9,10 @@ from ninja import Field, Schema
 
 from .. import scoring
 from ..queries.cells import ScoreCell
+from ..queries.tradeoff import switch_words
 from .banks import Interval, LeadTestOut, interval_out
 from .refs import TranscriberRef, transcriber_ref
+from .tradeoff import LatencyOut, ProjectionOut, latency_fields, projection_out
 from .turns import Cell, PickOut, cell_out, pick_out
 
 
@@ -48,6 +50,13 @@ class BoardRowOut(Schema):
     pending: int = Field(description="Transcriptions of the bank still queued or running.")
     all_failed: list[AllFailed] = Field(
         description="Candidates whose every line in the window failed (why: GET /banks/{bank_id}/results)."
+    )
+    leader_latency: LatencyOut | None = Field(
+        description="The leader's latency over the window (p50, p95, n); null without a leader or a measured line."
+    )
+    leader_monthly: ProjectionOut | None = Field(
+        description="What switching to the leader would cost a month at the organization's last 30 days' volume, "
+        "against what its calls cost now; null without a leader."
     )
 
 
@@ -103,6 +112,10 @@ def leaderboard_out(board, window_days: int, days, zone: str) -> dict:
                 "lead_test": _lead(row.lead, row.runner_up.pk if row.runner_up else None),
                 "pending": row.pending,
                 "all_failed": [{"transcriber": transcriber_ref(t), "failed": n} for t, n in row.all_failed],
+                "leader_latency": latency_fields(row.latency, row.local),
+                "leader_monthly": projection_out(row.projection, switch_words(row.leader, row.projection))
+                if row.projection is not None
+                else None,
             }
         )
     return {

@@ -9,9 +9,16 @@ from ninja import Field, Schema
 from oncore.csv import safe_cell
 from oncore.formats import iso_time
 
+from .. import alignment
 from ..models import Score
 from ..queries.cells import ScoreCell
 from ..queries.turns import TurnRow
+
+
+class AlignedWord(Schema):
+    op: Literal["equal", "substitution", "deletion", "insertion"]
+    expected: str | None = Field(description="The expected text's word as written; null for an insertion.")
+    heard: str | None = Field(description="The transcriber's word as written; null for a deletion.")
 
 
 class Cell(Schema):
@@ -26,6 +33,17 @@ class Cell(Schema):
     match: bool | None
     wer: float | None
     case_or_punctuation_only: bool
+    substitutions: int | None = Field(
+        description="Words of the expected text it heard as another word (WER's S); null unless scored."
+    )
+    deletions: int | None = Field(
+        description="Words of the expected text it left out (D); null unless scored."
+    )
+    insertions: int | None = Field(description="Words it added (I); null unless scored.")
+    alignment: list[AlignedWord] | None = Field(
+        description="Its words against the expected text, in order, from the alignment WER counts (its "
+        "substitutions, deletions and insertions are the counts above); null unless scored."
+    )
 
 
 class PickOut(Schema):
@@ -59,8 +77,17 @@ class TurnOut(Schema):
     )
 
 
-def cell_out(transcriber_id: int, cell: ScoreCell | None) -> dict:
-    """A score cell (None, or a waiting one, while its transcription is queued or running)."""
+def alignment_out(expected: str, text: str) -> list[dict]:
+    """The words of a scored text against the expected text (alignment.align)."""
+    return [
+        {"op": step.kind, "expected": step.expected or None, "heard": step.heard or None}
+        for step in alignment.align(expected, text).steps
+    ]
+
+
+def cell_out(transcriber_id: int, cell: ScoreCell | None, expected: str | None = None) -> dict:
+    """A score cell (None, or a waiting one, while its transcription is queued or running), with its words
+    aligned against `expected` when it is given and the cell was scored."""
     if cell is None or cell.waiting:
         return {
             "transcriber_id": transcriber_id,
@@ -71,7 +98,12 @@ def cell_out(transcriber_id: int, cell: ScoreCell | None) -> dict:
             "match": None,
             "wer": None,
             "case_or_punctuation_only": False,
+            "substitutions": None,
+            "deletions": None,
+            "insertions": None,
+            "alignment": None,
         }
+    scored = not cell.failed
     return {
         "transcriber_id": transcriber_id,
         "scored": True,
@@ -81,6 +113,10 @@ def cell_out(transcriber_id: int, cell: ScoreCell | None) -> dict:
         "match": None if cell.failed else cell.match,
         "wer": None if cell.failed else cell.wer,
         "case_or_punctuation_only": cell.case_or_punctuation_only,
+        "substitutions": cell.substitutions if scored else None,
+        "deletions": cell.deletions if scored else None,
+        "insertions": cell.insertions if scored else None,
+        "alignment": alignment_out(expected, cell.text) if scored and expected else None,
     }
 
 
@@ -108,8 +144,8 @@ def turn_out(row: TurnRow) -> dict:
         "joined_at": row.joined_at,
         "tags": row.tags,
         "expected_text": row.expected_text,
-        "production": cell_out(row.production.transcriber_id, row.production),
-        "cells": [cell_out(t.pk, cell) for t, cell in row.cells],
+        "production": cell_out(row.production.transcriber_id, row.production, row.expected_text),
+        "cells": [cell_out(t.pk, cell, row.expected_text) for t, cell in row.cells],
         "judge_pick": pick_out(row.pick),
     }
 
@@ -136,6 +172,9 @@ TURN_COLUMNS = [
     "failure",
     "match",
     "wer",
+    "substitutions",
+    "deletions",
+    "insertions",
     "case_or_punctuation_only",
     "normalizer_version",
     "judge_pick",
@@ -175,6 +214,9 @@ def score_cells(source: str, cell: ScoreCell) -> list:
         cell.failure,
         "" if cell.failed else ("yes" if cell.match else "no"),
         _places(cell.wer),
+        "" if cell.failed else cell.substitutions,
+        "" if cell.failed else cell.deletions,
+        "" if cell.failed else cell.insertions,
         "yes" if cell.case_or_punctuation_only else "no",
         cell.normalizer_version,
     ]

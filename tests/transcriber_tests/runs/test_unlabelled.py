@@ -90,8 +90,12 @@ def test_it_shows_how_many_differing_lines_are_labelled_beside_a_partial_figure(
     assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
     page = admin_client.get(reverse("runs:detail", args=[run.pk])).content
     note = f"1 of 5 differing lines labelled; 4 not labelled: {NOT_CONFIGURED}."
-    assert read(page, "Fixes") == f"Fixes 1 candidate right, live wrong {note}"
-    assert read(page, "Breaks") == f"Breaks 0 live right, candidate wrong {note}"
+    # the shares are of the lines whose outcome is known: the identical ones and the one labelled
+    assert read(page, "Fixes") == (
+        f"Fixes 1 candidate right, live wrong 33.3% of 3 lines whose outcome is known · 95% interval 6.1–79.2% {note}"
+    )
+    assert read(page, "Breaks").startswith("Breaks 0 live right, candidate wrong 0.0% of 3 lines")
+    assert read(page, "Breaks").endswith(note)
     assert read(page, "Other lines").endswith(f"Flagged lines 1 Same meaning and both wrong: {note}")
 
     listing = read(admin_client.get(reverse("runs:bank_runs", args=[bank.pk])).content)
@@ -110,7 +114,9 @@ def test_it_says_the_judge_failed_beside_what_it_labelled_before_it_failed(
     assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE
     page = admin_client.get(reverse("runs:detail", args=[run.pk])).content
     note = "3 of 5 differing lines labelled; 2 not labelled: the judge failed."
-    assert read(page, "Breaks") == f"Breaks 1 live right, candidate wrong {note}"
+    assert read(page, "Breaks") == (
+        f"Breaks 1 live right, candidate wrong 20.0% of 5 lines whose outcome is known · 95% interval 3.6–62.4% {note}"
+    )
     assert read(page, "Patterns") == f"What it breaks patterns Not grouped: {note}"
     assert f"No verdict: {note}" in read(page, "Verdict")
 
@@ -145,5 +151,7 @@ def test_it_says_a_verdict_was_written_from_the_labelled_lines_only(admin_client
         f"It would fix the names and break the numbers; not worth it yet. Written from the lines that are labelled: {note}"
         in read(page, "Verdict")
     )
-    assert read(page, "Breaks") == f"Breaks 1 live right, candidate wrong {note}"
+    assert read(page, "Breaks") == (
+        f"Breaks 1 live right, candidate wrong 16.7% of 6 lines whose outcome is known · 95% interval 3.0–56.4% {note}"
+    )
     assert f"Grouped from the breaks among the lines that are labelled: {note}" in read(page, "Patterns")

@@ -106,7 +106,7 @@ class WhisperStreamingEngine:
         frames = session.split_frames(pcm, SAMPLE_RATE, session.FRAME_MS)
         speed = float(speed or session.SPEED)
         opened_at = time.perf_counter()
-        heard, pacer, passes = asyncio.run(self._run(frames, speed))
+        heard, pacer, passes = session.run_session(self._run(frames, speed))
         figures = session.figures(
             heard,
             pacer,

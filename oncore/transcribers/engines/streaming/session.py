@@ -21,6 +21,7 @@ Figures (StreamFigures), each measured, never estimated:
 import asyncio
 import math
 import re
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -34,6 +35,30 @@ FRAME_MS = 20
 ON_SCHEDULE_MS = 5.0  # a frame sent within this of its schedule is on time
 SPEED = 1.0  # real time; only tests change it (see the module's docstring)
 _WORD = re.compile(r"[\w']+")
+
+
+def run_session(coroutine):
+    """Run a session's coroutine to its end from synchronous code: in this thread, or, where this thread already
+    runs an event loop (a caller inside async code, a browser driver's loop), in a thread of its own, so the
+    session's pacing never shares a loop with other work."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    outcome = {}
+
+    def run():
+        try:
+            outcome["value"] = asyncio.run(coroutine)
+        except BaseException as exc:  # handed back to the caller below
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run, name="streaming-session")
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 @dataclass(frozen=True)

@@ -115,7 +115,7 @@ class WebSocketEngine:
         end = session.speech_end_within(speech_end_s, seconds)
         url = self.url(ws_scheme(call.base_url), rate, language)
         try:
-            heard, pacer, opened_at, ended_at = asyncio.run(
+            heard, pacer, opened_at, ended_at = session.run_session(
                 self._run(url, frames, rate, language, speed, seconds)
             )
         except TranscriptionError as exc:

@@ -4,9 +4,12 @@ is the one place that runs the app's code: an earlier one would run today's code
 - a control line that became a flag stops being a control (flagging now retires it, controls.retire):
   banks made before kept such lines as controls scored against their wrong live text; each is retired, with its
   scores, and a replacement drawn from the same call when one is left;
+- scores made before scores kept their alignment get their confusion pairs and text key (scores.backfill_alignment,
+  0013), from their texts;
 - every per-day total, disagree mark and call counter is built from the scores (aggregates.rebuild), in the days
   each flag joined its bank in its organization's timezone, the per-tenant and per-assistant totals and the
-  candidates' latency buckets (0012) included.
+  candidates' latency buckets (0012), the confusion pairs, the call totals and the expected-text checks (0013)
+  included.
 
 A later migration that changes what these compute moves this step after itself."""
 
@@ -16,13 +19,14 @@ from django.db import migrations
 def recount(apps, schema_editor):
     if not apps.get_model("transcriber_tests", "Flag").objects.exists():
         return  # nothing to recount on a new database
-    from transcriber_tests import aggregates, controls
+    from transcriber_tests import aggregates, controls, scores
 
     controls.retire_flagged_controls()
+    scores.backfill_alignment()
     aggregates.rebuild()
 
 
 class Migration(migrations.Migration):
-    dependencies = [("transcriber_tests", "0012_latency_and_groups")]
+    dependencies = [("transcriber_tests", "0014_transcription_streaming")]
 
     operations = [migrations.RunPython(recount, migrations.RunPython.noop)]

@@ -1,0 +1,163 @@
+"""What a switch would cost this organization: its caller audio minutes over the last 30 days (from all its calls,
+not only the flagged ones; a tenant's or an assistant's under the results' filter) and what they cost now on
+their calls' live transcribers, then each transcriber's monthly projection at that volume (minutes x its catalogue
+price; a local engine is free and says how long it would run here at its real-time factor). The arithmetic is
+tradeoffs.py's.
+
+The volume: the window's calls counted per live transcriber (one query, whose total and newest call id key the
+cache), then one grouped query over their caller lines, cached per organization and filter until a call of the
+window is added or removed or the day changes."""
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from django.core.cache import cache
+from django.db.models import Count, F, Max, Sum
+
+from oncore.calls.models import Call, Line
+from oncore.transcribers.models import Transcriber
+
+from .. import tradeoffs
+from .window import today, window_start
+
+VOLUME_DAYS = 30
+VOLUME_CACHE_SECONDS = 600
+LOCAL_PROVIDERS = frozenset({Transcriber.FASTER_WHISPER, Transcriber.POCKETSPHINX})
+
+
+def is_local(transcriber) -> bool:
+    """A local engine runs on this server: no charge, and its latency is its processing time."""
+    return transcriber.provider in LOCAL_PROVIDERS
+
+
+@dataclass(frozen=True)
+class LiveShare:
+    """The calls of the volume that ran on one live transcriber, and what their minutes cost there."""
+
+    name: str
+    transcriber_id: int | None  # None: a live transcriber known by name only, with no catalogue price
+    calls: int
+    minutes: Decimal
+    cost: Decimal | None  # None when it has no catalogue price
+    local: bool = False
+
+
+@dataclass(frozen=True)
+class Volume:
+    """The organization's (or the group's) caller audio over the last VOLUME_DAYS days: the caller lines with
+    timing of the calls started in them."""
+
+    first_day: date
+    last_day: date
+    calls: int
+    minutes: Decimal
+    live: tuple  # LiveShare, most minutes first
+    group: object | None = None  # queries.groups.Group when the results are filtered
+
+    @property
+    def unpriced_minutes(self) -> Decimal:
+        return sum((s.minutes for s in self.live if s.cost is None), Decimal(0))
+
+    @property
+    def now(self) -> Decimal | None:
+        """What the volume costs now on its calls' live transcribers; None when some of it ran on one with no
+        catalogue price."""
+        if self.unpriced_minutes:
+            return None
+        return sum((s.cost for s in self.live), Decimal(0))
+
+
+def call_volume(organization, group=None) -> Volume:
+    """The caller audio of the organization's calls started in the last VOLUME_DAYS days (today and the days
+    before it, in its timezone), or of the group's calls: the calls counted per live transcriber (one query,
+    which also keys the cache), then, unless cached, their caller lines' seconds (a second)."""
+    zone = organization.zone
+    since = window_start(VOLUME_DAYS, zone)
+    calls = Call.objects.filter(tenant__organization=organization, started_at__gte=since)
+    if group is not None:
+        calls = calls.filter(group.calls())
+    per_live = list(
+        calls.values(
+            "live_transcriber_id",
+            "live_transcriber_name",
+            "live_transcriber__display_name",
+            "live_transcriber__provider",
+            "live_transcriber__price_per_minute",
+        )
+        .annotate(n=Count("id"), newest=Max("id"))
+        .order_by()
+    )
+    stamp = f"{sum(r['n'] for r in per_live)}:{max((r['newest'] for r in per_live), default=0)}"
+    key = f"call-volume:{organization.pk}:{group.key if group else ''}:{since.date()}:{stamp}"
+    found = cache.get(key)
+    if found is None:
+        found = _volume(organization, calls, per_live, since, group)
+        cache.set(key, found, VOLUME_CACHE_SECONDS)
+    return found
+
+
+def _volume(organization, calls, per_live, since, group) -> Volume:
+    lines = Line.objects.filter(
+        call__in=calls, speaker=Line.CALLER, start_s__isnull=False, end_s__isnull=False
+    )
+    seconds = {
+        r["call__live_transcriber_id"]: r["s"] or 0.0
+        for r in lines.values("call__live_transcriber_id")
+        .annotate(s=Sum(F("end_s") - F("start_s")))
+        .order_by()
+    }
+    shares, by_live, unknown_calls, unknown_names = [], {}, 0, set()
+    for r in per_live:
+        tid = r["live_transcriber_id"]
+        if tid is None:  # known by name only
+            unknown_calls += r["n"]
+            unknown_names.add(r["live_transcriber_name"] or "unknown")
+            continue
+        found = by_live.setdefault(tid, {**r, "n": 0})
+        found["n"] += r["n"]
+    for tid, r in by_live.items():
+        minutes = tradeoffs.minutes_of(seconds.get(tid, 0.0))
+        local = r["live_transcriber__provider"] in LOCAL_PROVIDERS
+        price = r["live_transcriber__price_per_minute"]
+        cost = Decimal(0) if local else tradeoffs.cost_of(minutes, price)
+        shares.append(LiveShare(r["live_transcriber__display_name"], tid, r["n"], minutes, cost, local))
+    if unknown_calls:
+        name = ", ".join(sorted(unknown_names))
+        shares.append(
+            LiveShare(name, None, unknown_calls, tradeoffs.minutes_of(seconds.get(None, 0.0)), None)
+        )
+    shares.sort(key=lambda s: (-s.minutes, s.name))
+    return Volume(
+        first_day=since.date(),
+        last_day=today(organization.zone),
+        calls=sum(s.calls for s in shares),
+        minutes=tradeoffs.minutes_of(sum(seconds.values())),
+        live=tuple(shares),
+        group=group,
+    )
+
+
+def projection_of(transcriber, volume: Volume, real_time_factor=None) -> tradeoffs.Projection:
+    """What `transcriber` would cost a month at the volume, beside what it costs now."""
+    return tradeoffs.projection(
+        transcriber.pk,
+        transcriber.price_per_minute,
+        volume.minutes,
+        volume.now or Decimal(0),
+        volume.unpriced_minutes,
+        local=is_local(transcriber),
+        rtf=real_time_factor,
+    )
+
+
+def catalogue_prices(volume: Volume, leave_out) -> list:
+    """(transcriber, projection) of the catalogue's enabled priced entries that are not in `leave_out` (the bank's
+    candidates), cheapest first: what they would cost at the volume, as prices only (they were never called on
+    these lines)."""
+    entries = (
+        Transcriber.objects.filter(enabled=True, price_per_minute__gt=0)
+        .exclude(pk__in=leave_out)
+        .order_by("price_per_minute", "display_name")
+    )
+    return [(t, projection_of(t, volume)) for t in entries if not is_local(t)]

@@ -1,0 +1,216 @@
+"""Choosing a transcriber the way voice-agent teams choose: each candidate's accuracy (the results' cards) beside
+its latency (p50 and p95 with n, the real-time factor of a local engine), its cost (the catalogue price per 1,000
+minutes with its source and date, the cost per scored line, and what switching to it would cost a month at the
+organization's volume, beside what the calls cost now), the picture of accuracy against p95 latency with the
+Pareto front, and the catalogue's other priced entries at the same volume (prices only: never called on these
+lines). Read from the per-day totals and the cached call volume (queries.cost): a few queries whatever the
+bank's size; cached with the results."""
+
+from dataclasses import dataclass, replace
+from decimal import Decimal
+
+from django.core.cache import cache
+from django.db.models import Q, Sum
+
+from oncore.templatetags.oncore_tags import dollars
+
+from .. import tradeoffs
+from ..aggregates import MICROS
+from ..charts import TradeoffChart, tradeoff_chart
+from ..models import GroupTotal, Score, ScoreTotal
+from . import cost, latency
+from .window import period_bounds
+
+CACHE_SECONDS = 60  # as the results cards (queries.results.RESULTS_CACHE_SECONDS), whose key it shares
+
+LATENCY_MEANING = (
+    "Latency is the time from sending a line to its final text (for a streaming transcriber, from the end of the "
+    "caller's speech to its final text), measured on this server, network included for a vendor."
+)
+LEFT_OFF_CHART = "no latency measured yet"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One candidate's figures beside its accuracy."""
+
+    transcriber: object
+    summary: object  # scoring.CandidateSummary of the results' card
+    latency: tradeoffs.Latency | None
+    local: bool
+    window_cost: Decimal  # its audio cost on the window's scored items
+    cost_per_line: Decimal | None  # window_cost / scored lines; None with none scored
+    projection: tradeoffs.Projection
+    on_front: bool
+    is_leader: bool
+
+    # what tradeoff_chart reads
+    @property
+    def key(self):
+        return self.transcriber.pk
+
+    @property
+    def accuracy(self):
+        return self.summary.accuracy
+
+    @property
+    def p95_s(self):
+        return self.latency.p95_s if self.latency else None
+
+    @property
+    def charted(self) -> bool:
+        return self.summary.accuracy is not None and self.latency is not None
+
+    @property
+    def real_time_factor(self) -> float | None:
+        """Processing seconds per audio second: a local engine's (a vendor's latency includes the network)."""
+        return self.latency.real_time_factor if self.local and self.latency else None
+
+    @property
+    def price_words(self) -> str:
+        return price_words(self.transcriber)
+
+    @property
+    def switch_words(self) -> str:
+        return switch_words(self.transcriber, self.projection)
+
+    @property
+    def chart_label(self) -> str:
+        """The cost beside the point: its price per 1,000 minutes, or free."""
+        if self.local:
+            return "free (local)"
+        return f"{dollars(self.projection.price_per_minute * 1000)}/1,000 min"
+
+
+@dataclass(frozen=True)
+class Tradeoff:
+    choices: list  # Choice, in the candidates' order
+    chart: TradeoffChart
+    volume: cost.Volume
+    catalogue: list  # (transcriber, tradeoffs.Projection): priced entries not in the bank, cheapest first
+    resolution: str = tradeoffs.RESOLUTION_WORDS
+    latency_meaning: str = LATENCY_MEANING
+
+    @property
+    def by_id(self) -> dict:
+        """{transcriber id: Choice}: what each results card looks up."""
+        return {c.key: c for c in self.choices}
+
+    @property
+    def charted(self) -> list:
+        return [c for c in self.choices if c.charted]
+
+    @property
+    def left_off(self) -> list:
+        """Candidates not on the chart, each with why."""
+        return [
+            (c, "nothing scored" if c.summary.accuracy is None else LEFT_OFF_CHART)
+            for c in self.choices
+            if not c.charted
+        ]
+
+    @property
+    def front(self) -> list:
+        return [c for c in self.choices if c.on_front]
+
+
+def price_words(transcriber) -> str:
+    """The catalogue price as pages compare vendors: "$4.30 per 1,000 min", or "free (runs on this server)"."""
+    if cost.is_local(transcriber) or not transcriber.price_per_minute:
+        return "free (runs on this server)"
+    return f"{dollars(Decimal(str(transcriber.price_per_minute)) * 1000)} per 1,000 min"
+
+
+def minutes_words(minutes: Decimal) -> str:
+    """ "12,000 minutes"; under ten, to a tenth ("0.3 minutes")."""
+    shown = minutes.quantize(Decimal("1") if minutes >= 10 else Decimal("0.1"))
+    return f"{shown:,} minute{'s' if shown != 1 else ''}"
+
+
+def switch_words(transcriber, p: tradeoffs.Projection) -> str:
+    """ "Switching to X: about $Y a month at your last 30 days' volume (Z minutes), $W more than now." A local
+    engine says it is free, with the hours it would run here at its real-time factor."""
+    volume = f"your last {cost.VOLUME_DAYS} days' volume ({minutes_words(p.minutes)})"
+    name = transcriber.display_name
+    if p.local:
+        hours = p.processing_hours
+        run = (
+            f", real-time factor {p.real_time_factor:.2f}: about {hours:,.1f} hours of processing a month at {volume}"
+            if hours is not None
+            else f" at {volume}; its real-time factor is not measured yet"
+        )
+        return f"Switching to {name}: free (runs on this server){run}."
+    amount = dollars(p.cost)
+    sentence = f"Switching to {name}: {amount if amount.startswith('under') else 'about ' + amount} a month at {volume}"
+    if p.difference is None:
+        return (
+            f"{sentence}; what it costs now is not known: {minutes_words(p.unpriced_minutes)} ran on a live "
+            "transcriber with no catalogue price."
+        )
+    if p.difference == 0:
+        return f"{sentence}, the same as now."
+    more = "more" if p.difference > 0 else "less"
+    return f"{sentence}, {dollars(abs(p.difference))} {more} than now."
+
+
+def _window_costs(bank, results) -> dict:
+    """{candidate's transcriber id: its audio cost on the window's items} (of the group's calls, under a filter):
+    one query of the per-day totals."""
+    since, until = period_bounds(
+        results.window_days, results.date_from, results.date_to, bank.organization.zone
+    )
+    days = Q(day__gte=since.date()) & (Q(day__lt=until.date()) if until else Q())
+    if results.group is not None:
+        qs = results.group.rows(GroupTotal.objects.filter(bank_id=bank.pk))
+    else:
+        qs = ScoreTotal.objects.filter(bank_id=bank.pk)
+    rows = qs.filter(days, source=Score.CANDIDATE).values("transcriber_id").annotate(c=Sum("cost_micros"))
+    return {r["transcriber_id"]: Decimal(int(r["c"] or 0)) / MICROS for r in rows}
+
+
+def _figures(bank, results) -> tuple[dict, dict]:
+    """(latencies, window costs) of the results' candidates, cached as the results are."""
+    group = results.group.key if results.group else ""
+    key = (
+        f"bank-tradeoff:{bank.pk}:{results.window_days}:{results.date_from}:{results.date_to}:{group}:"
+        f"{bank.results_changed_at.isoformat()}"
+    )
+    found = cache.get(key)
+    if found is None:
+        since, until = period_bounds(
+            results.window_days, results.date_from, results.date_to, bank.organization.zone
+        )
+        found = (latency.latencies(bank.pk, since, until, results.group), _window_costs(bank, results))
+        cache.set(key, found, CACHE_SECONDS)
+    return found
+
+
+def bank_tradeoff(bank, results) -> Tradeoff:
+    """The trade-off of the results' candidates (queries.bank_results, filtered or not), with the organization's
+    volume (the group's, under a filter)."""
+    latencies, window_costs = _figures(bank, results)
+    volume = cost.call_volume(bank.organization, results.group)
+    choices = []
+    for card in results.cards:
+        t, s = card.transcriber, card.summary
+        found = latencies.get(t.pk)
+        local = cost.is_local(t)
+        spent = window_costs.get(t.pk, Decimal(0))
+        choices.append(
+            Choice(
+                transcriber=t,
+                summary=s,
+                latency=found,
+                local=local,
+                window_cost=spent,
+                cost_per_line=(spent / s.scored).quantize(tradeoffs.MONEY_PLACES) if s.scored else None,
+                projection=cost.projection_of(t, volume, found.real_time_factor if found else None),
+                on_front=False,
+                is_leader=card.is_leader,
+            )
+        )
+    front = tradeoffs.pareto_front([(c.key, c.accuracy, c.p95_s) for c in choices])
+    choices = [replace(c, on_front=c.key in front) for c in choices]
+    chart = tradeoff_chart([c for c in choices if c.charted], front)
+    catalogue = cost.catalogue_prices(volume, [c.key for c in choices])
+    return Tradeoff(choices, chart, volume, catalogue)

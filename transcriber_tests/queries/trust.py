@@ -1,0 +1,133 @@
+"""How far to trust a bank's lead over a window: each candidate's accuracy and the leader's lead over the
+runner-up with call-level bootstrap intervals (uncertainty.py: calls resampled whole, 10,000 times, seeded),
+beside the Wilson intervals and the exact McNemar test of the results cards; a sentence where the two disagree;
+and about how many more flags would make the lead clear. Read from the per-day call totals (aggregates.detail: a
+few rows per candidate, day and kind of call, whatever the bank's size) and cached with the results until the
+bank's results change. The results page loads it after the page (the bootstrap takes tens of milliseconds), the
+API serves it on its own."""
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.core.cache import cache
+from django.db.models import Sum
+
+from .. import uncertainty
+from ..models import Bank, CallPairTotal, CallTotal
+from . import totals
+from .results import RESULTS_CACHE_SECONDS, BankResults, bank_results
+from .window import clamp_window, period_bounds
+
+
+@dataclass(frozen=True)
+class TrustRow:
+    transcriber: object
+    wilson: tuple[float, float] | None
+    calls: uncertainty.Bootstrap
+
+
+@dataclass(frozen=True)
+class Trust:
+    window_days: int
+    rows: list  # TrustRow per candidate, in the bank's order
+    leader: object | None  # transcriber
+    runner_up: object | None
+    lead: object | None  # scoring.LeadTest of the results
+    lead_calls: uncertainty.Bootstrap | None  # the leader's accuracy less the runner-up's, calls resampled
+    plan: uncertainty.FlagPlan | None
+    sentence: str  # where the call-level and the line-level figures disagree, and why; "" when they agree
+    items: int  # items (flags and controls) in the window the plan's rates are per
+    controls_per_flag: int
+    resamples: int = uncertainty.RESAMPLES
+    seed: int = uncertainty.SEED
+
+
+def _histograms(bank_id: int, since, until, transcriber_ids) -> dict[int, list]:
+    rows = CallTotal.objects.filter(
+        bank_id=bank_id, day__gte=since.date(), transcriber_id__in=transcriber_ids
+    )
+    if until is not None:
+        rows = rows.filter(day__lt=until.date())
+    found = defaultdict(list)
+    for tid, scored, matches, calls in (
+        rows.values("transcriber_id", "scored", "matches")
+        .annotate(n=Sum("calls"))
+        .values_list("transcriber_id", "scored", "matches", "n")
+    ):
+        if calls:
+            found[tid].append((scored, matches, int(calls)))
+    return found
+
+
+def _pair_histogram(bank_id: int, since, until, leader_id: int, runner_up_id: int) -> list:
+    """(both scored, only the leader right, only the runner-up right, calls) of the window's calls."""
+    low, high = sorted((leader_id, runner_up_id))
+    rows = CallPairTotal.objects.filter(bank_id=bank_id, low_id=low, high_id=high, day__gte=since.date())
+    if until is not None:
+        rows = rows.filter(day__lt=until.date())
+    out = []
+    for both, low_only, high_only, calls in (
+        rows.values("both", "low_only", "high_only")
+        .annotate(n=Sum("calls"))
+        .values_list("both", "low_only", "high_only", "n")
+    ):
+        if calls:
+            lo, ro = (low_only, high_only) if leader_id == low else (high_only, low_only)
+            out.append((both, lo, ro, int(calls)))
+    return out
+
+
+def _compute(bank: Bank, r: BankResults) -> Trust:
+    since, until = period_bounds(r.window_days, r.date_from, r.date_to, bank.organization.zone)
+    ids = [card.transcriber.pk for card in r.cards]
+    histograms = _histograms(bank.pk, since, until, ids)
+    rows = [
+        TrustRow(
+            card.transcriber,
+            card.interval,
+            uncertainty.accuracy_bootstrap(histograms.get(card.transcriber.pk, [])),
+        )
+        for card in r.cards
+    ]
+    by_id = {row.transcriber.pk: row for row in rows}
+    items = totals.item_count(bank.pk, since, until)
+    lead_calls = plan = None
+    if r.lead is not None and r.leader is not None and r.runner_up is not None:
+        leader_id, runner_up_id = r.leader.transcriber.pk, r.runner_up.transcriber.pk
+        lead_calls = uncertainty.lead_bootstrap(
+            _pair_histogram(bank.pk, since, until, leader_id, runner_up_id)
+        )
+        plan = uncertainty.flags_needed(
+            r.lead.leader_only_right, r.lead.runner_up_only_right, items, bank.controls_per_flag
+        )
+    leader_row = by_id.get(r.leader.transcriber.pk) if r.leader else None
+    sentence = uncertainty.disagreement(
+        r.lead,
+        lead_calls,
+        leader_row.wilson if leader_row else None,
+        leader_row.calls if leader_row else None,
+    )
+    return Trust(
+        r.window_days,
+        rows,
+        r.leader.transcriber if r.leader else None,
+        r.runner_up.transcriber if r.runner_up else None,
+        r.lead,
+        lead_calls,
+        plan,
+        sentence,
+        items,
+        bank.controls_per_flag,
+    )
+
+
+def bank_trust(bank: Bank, window_days: int) -> Trust:
+    """The trust figures of the bank's results over the window, cached as the results are (until the bank's
+    results change, or a minute): the seeded bootstrap gives the same figures on every reload anyway."""
+    window_days = clamp_window(window_days)
+    key = f"bank-trust:{bank.pk}:{window_days}:{bank.controls_per_flag}:{bank.results_changed_at.isoformat()}"
+    found = cache.get(key)
+    if found is None:
+        found = _compute(bank, bank_results(bank, window_days))
+        cache.set(key, found, RESULTS_CACHE_SECONDS)
+    return found

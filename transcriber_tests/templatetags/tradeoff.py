@@ -1,0 +1,53 @@
+"""{% load tradeoff %}: latency and small costs as the results page and the leaderboard write them."""
+
+from decimal import Decimal
+
+from django import template
+
+from oncore.templatetags.oncore_tags import dollars
+
+from .. import tradeoffs
+from ..queries.tradeoff import minutes_words
+
+register = template.Library()
+
+
+@register.filter
+def seconds(value):
+    """A latency in seconds as people read it ("180 ms", "1.24 s"); "n/a" for none."""
+    return tradeoffs.seconds_words(value)
+
+
+@register.filter
+def per_thousand(amount):
+    """A cost per line as a person compares them, in cents: per 1,000 lines ("$0.16" for $0.000157 a line, as the
+    catalogue's prices are per 1,000 minutes); "n/a" for none."""
+    if amount is None or amount == "":
+        return "n/a"
+    return dollars(Decimal(str(amount)) * 1000)
+
+
+@register.filter
+def factor(value):
+    """A real-time factor to two places ("0.18"); "n/a" for none."""
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+@register.filter
+def whole_minutes(minutes):
+    """Minutes to the whole minute, with thousands separated ("1,234 minutes"); under ten, to a tenth."""
+    if minutes is None:
+        return "n/a"
+    return minutes_words(Decimal(str(minutes)))
+
+
+@register.filter
+def against_now(projection):
+    """A monthly projection against what the calls cost now: "$12.40 more than now", "$3.00 less than now", "the
+    same as now", or "now unknown" (some minutes ran on a live transcriber with no catalogue price)."""
+    difference = projection.difference
+    if difference is None:
+        return "now unknown"
+    if difference == 0:
+        return "the same as now"
+    return f"{dollars(abs(difference))} {'more' if difference > 0 else 'less'} than now"
