@@ -3,8 +3,9 @@ its latency (p50 and p95 with n, the real-time factor of a local engine), its co
 minutes with its source and date, the cost per scored line, and what switching to it would cost a month at the
 organization's volume, beside what the calls cost now), the picture of accuracy against p95 latency with the
 Pareto front, and the catalogue's other priced entries at the same volume (prices only: never called on these
-lines). Read from the per-day totals and the cached call volume (queries.cost): a few queries whatever the
-bank's size; cached with the results."""
+lines). A streaming candidate's latency is its time to final (from the end of the caller's speech to the final
+text) and reads so wherever it is shown. Read from the per-day totals and the cached call volume (queries.cost):
+a few queries whatever the bank's size; cached with the results."""
 
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -13,6 +14,7 @@ from django.core.cache import cache
 from django.db.models import Q, Sum
 
 from oncore.templatetags.oncore_tags import dollars
+from oncore.transcribers.models import Transcriber
 
 from .. import tradeoffs
 from ..aggregates import MICROS
@@ -24,10 +26,18 @@ from .window import period_bounds
 CACHE_SECONDS = 60  # as the results cards (queries.results.RESULTS_CACHE_SECONDS), whose key it shares
 
 LATENCY_MEANING = (
-    "Latency is the time from sending a line to its final text (for a streaming transcriber, from the end of the "
-    "caller's speech to its final text), measured on this server, network included for a vendor."
+    "A batch candidate's latency is the time from sending a line's clip to its text. A streaming candidate is "
+    "replayed as a live call (the clip in 20 ms frames paced in real time), and its figure is its time to final: "
+    "from the end of the caller's speech to the final text. Both are measured on this server, network included "
+    "for a vendor: not the vendor's latency from your callers' region."
 )
 LEFT_OFF_CHART = "no latency measured yet"
+STREAMING_LEFT_OFF_CHART = "no time to final measured yet"
+
+
+def measure_of(transcriber) -> str:
+    """What a candidate's latency figures are, as a person reads them: "time to final" (streaming) or "latency"."""
+    return latency.TIME_TO_FINAL if transcriber.mode == Transcriber.STREAMING else latency.LATENCY
 
 
 @dataclass(frozen=True)
@@ -62,9 +72,23 @@ class Choice:
         return self.summary.accuracy is not None and self.latency is not None
 
     @property
+    def streaming(self) -> bool:
+        return self.transcriber.mode == Transcriber.STREAMING
+
+    @property
+    def measure(self) -> str:
+        """ "time to final" (a streaming candidate) or "latency" (a batch one)."""
+        return measure_of(self.transcriber)
+
+    @property
+    def heading(self) -> str:
+        return self.measure[:1].upper() + self.measure[1:]
+
+    @property
     def real_time_factor(self) -> float | None:
-        """Processing seconds per audio second: a local engine's (a vendor's latency includes the network)."""
-        return self.latency.real_time_factor if self.local and self.latency else None
+        """Processing seconds per audio second: a local batch engine's (a vendor's latency includes the network; a
+        streaming session lasts as long as its audio)."""
+        return self.latency.real_time_factor if self.local and self.latency and not self.streaming else None
 
     @property
     def price_words(self) -> str:
@@ -104,10 +128,29 @@ class Tradeoff:
     def left_off(self) -> list:
         """Candidates not on the chart, each with why."""
         return [
-            (c, "nothing scored" if c.summary.accuracy is None else LEFT_OFF_CHART)
+            (
+                c,
+                "nothing scored"
+                if c.summary.accuracy is None
+                else (STREAMING_LEFT_OFF_CHART if c.streaming else LEFT_OFF_CHART),
+            )
             for c in self.choices
             if not c.charted
         ]
+
+    @property
+    def modes(self) -> set:
+        return {c.transcriber.mode for c in self.choices}
+
+    @property
+    def axis_measure(self) -> str:
+        """What the chart's x axis measures: "latency", "time to final", or both for a mixed bank."""
+        measures = {c.measure for c in self.charted}
+        if measures == {latency.TIME_TO_FINAL}:
+            return latency.TIME_TO_FINAL
+        if latency.TIME_TO_FINAL in measures:
+            return "latency or time to final (streaming)"
+        return latency.LATENCY
 
     @property
     def front(self) -> list:
@@ -129,9 +172,16 @@ def minutes_words(minutes: Decimal) -> str:
 
 def switch_words(transcriber, p: tradeoffs.Projection) -> str:
     """ "Switching to X: about $Y a month at your last 30 days' volume (Z minutes), $W more than now." A local
-    engine says it is free, with the hours it would run here at its real-time factor."""
+    engine says it is free, with the hours it would run here at its real-time factor; a local streaming engine
+    listens as long as the calls last."""
     volume = f"your last {cost.VOLUME_DAYS} days' volume ({minutes_words(p.minutes)})"
     name = transcriber.display_name
+    if p.local and transcriber.mode == Transcriber.STREAMING:
+        hours = p.minutes / 60
+        return (
+            f"Switching to {name}: free (runs on this server), streaming: it listens for as long as the calls last, "
+            f"about {hours:,.1f} hours of sessions a month at {volume}."
+        )
     if p.local:
         hours = p.processing_hours
         run = (

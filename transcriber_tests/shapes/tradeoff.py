@@ -1,5 +1,6 @@
 """Latency and cost beside accuracy as the API shows them (queries.tradeoff, queries.groups): each candidate's
-latency, price and monthly projection on its results card, the organization's call volume, the trade-off chart
+mode and latency (a streaming candidate's time to final: `measure`), price and monthly projection on its results
+card, the organization's call volume, the trade-off chart
 as data, the catalogue's other prices at that volume, the filter a result was computed under and the
 per-tenant and per-assistant tables."""
 
@@ -12,6 +13,7 @@ from oncore.api import Money
 from oncore.formats import money
 
 from .. import tradeoffs
+from ..queries.latency import LATENCY, TIME_TO_FINAL
 from ..queries.tradeoff import switch_words
 from .refs import TranscriberRef, transcriber_ref
 
@@ -19,16 +21,30 @@ RESOLUTION = (
     f"p50 and p95 are read from log-spaced buckets (16 per doubling): {tradeoffs.RESOLUTION_WORDS} of the exact "
     "nearest-rank percentile."
 )
+Mode = Literal["batch", "streaming"]
+MODE = (
+    "How the candidate's replays send a line: batch (the clip in one request) or streaming (the clip as a live "
+    "call: 20 ms frames paced in real time)."
+)
+MEASURE = (
+    f'What the figures measure: "{LATENCY}" (batch: from sending the clip to its text) or "{TIME_TO_FINAL}" '
+    "(streaming: from the end of the caller's speech to the final text), on this server, network included."
+)
 
 
 class LatencyOut(Schema):
+    mode: Mode = Field(description=MODE)
+    measure: Literal["latency", "time to final"] = Field(description=MEASURE)
     lines: int = Field(description="Lines with a measured latency in the window: the n of the figures below.")
-    p50_s: float = Field(description=f"Median latency, seconds. {RESOLUTION}")
-    p95_s: float = Field(description=f"95th percentile latency, seconds. {RESOLUTION}")
-    mean_s: float = Field(description="Mean latency, seconds (exact).")
+    p50_s: float = Field(description=f"Median latency (time to final for streaming), seconds. {RESOLUTION}")
+    p95_s: float = Field(
+        description=f"95th percentile latency (time to final for streaming), seconds. {RESOLUTION}"
+    )
+    mean_s: float = Field(description="Mean latency (time to final for streaming), seconds (exact).")
     real_time_factor: float | None = Field(
-        description="Processing seconds per audio second on the same lines, for a local engine (runs on this "
-        "server); null for a vendor, whose latency includes the network."
+        description="Processing seconds per audio second on the same lines, for a local batch engine (runs on "
+        "this server); null for a vendor, whose latency includes the network, and for a streaming candidate, "
+        "whose session lasts as long as its audio."
     )
 
 
@@ -60,7 +76,10 @@ class ProjectionOut(Schema):
 class TradeoffFields(Schema):
     """The fields a results card gains (CardOut)."""
 
-    latency: LatencyOut | None = Field(description="null while no line has a measured latency.")
+    mode: Mode = Field(description=MODE)
+    latency: LatencyOut | None = Field(
+        description="Its latency, a streaming candidate's time to final; null while no line has one measured."
+    )
     price: PriceOut
     window_audio_cost: Money = Field(description="Its audio cost on the window's lines, USD.")
     cost_per_scored_line: Money | None = Field(
@@ -106,9 +125,10 @@ class VolumeOut(Schema):
 
 class ChartPointOut(Schema):
     transcriber_id: int
+    mode: Mode = Field(description=MODE)
     accuracy: float
     scored: int
-    p95_s: float
+    p95_s: float = Field(description="p95 latency, a streaming candidate's p95 time to final, seconds.")
     latency_lines: int
     price_per_1000_minutes: Money
     local: bool
@@ -180,15 +200,18 @@ def price_out(t, local: bool) -> dict:
 
 
 def latency_fields(found, local: bool) -> dict | None:
-    """A tradeoffs.Latency as LatencyOut (the real-time factor a local engine's only)."""
+    """A queries.latency.Latency as LatencyOut (the real-time factor a local batch engine's only)."""
     if found is None:
         return None
+    streaming = getattr(found, "streaming", False)
     return {
+        "mode": "streaming" if streaming else "batch",
+        "measure": TIME_TO_FINAL if streaming else LATENCY,
         "lines": found.lines,
         "p50_s": found.p50_s,
         "p95_s": found.p95_s,
         "mean_s": found.mean_s,
-        "real_time_factor": found.real_time_factor if local else None,
+        "real_time_factor": found.real_time_factor if local and not streaming else None,
     }
 
 
@@ -199,6 +222,7 @@ def latency_out(choice) -> dict | None:
 def card_fields(choice) -> dict:
     """The TradeoffFields of one candidate (a queries.tradeoff.Choice)."""
     return {
+        "mode": choice.transcriber.mode,
         "latency": latency_out(choice),
         "price": price_out(choice.transcriber, choice.local),
         "window_audio_cost": money(choice.window_cost),
@@ -242,6 +266,7 @@ def tradeoff_out(t) -> dict:
         "points": [
             {
                 "transcriber_id": c.key,
+                "mode": c.transcriber.mode,
                 "accuracy": c.accuracy,
                 "scored": c.summary.scored,
                 "p95_s": c.p95_s,
@@ -306,6 +331,8 @@ def group_table_out(table, window_days: int) -> dict:
 
 CSV_COLUMNS = [
     "filter",
+    "mode",  # batch or streaming
+    "latency_measure",  # what latency_* are: "latency" (batch) or "time to final" (streaming)
     "latency_lines",
     "latency_p50_s",
     "latency_p95_s",
@@ -350,6 +377,8 @@ def choice_cells(choice, group) -> list:
     t = choice.transcriber
     return [
         group.label if group else "",
+        t.mode,
+        choice.measure,
         found.lines if found else 0,
         _places(found.p50_s if found else None),
         _places(found.p95_s if found else None),
@@ -379,6 +408,8 @@ def catalogue_cells(entry, p) -> list:
     """CSV_COLUMNS of a catalogue price row: its price and projection, nothing measured."""
     return [
         "",
+        entry.mode,
+        "",
         "",
         "",
         "",
@@ -403,7 +434,7 @@ def group_cells(row, summary) -> list:
     """CSV_COLUMNS of a per-tenant or per-assistant row (queries.groups.GroupRow) of one candidate."""
     best = row.best is not None and row.best.pk == summary.candidate
     g = row.group
-    return [""] * 17 + [
+    return [""] * (len(CSV_COLUMNS) - 5) + [
         g.kind,
         g.id,
         g.name + (f" ({g.tenant_name})" if g.tenant_name else ""),
