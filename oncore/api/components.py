@@ -260,16 +260,45 @@ def complete(schema: dict, *, servers: list, tags: dict, events: list) -> None:
     if missing:
         raise ValueError(f"Describe the API tags {missing} (OnCoreAPI.describe_tag).")
     schema["tags"] = [{"name": t, "description": tags[t]} for t in used_tags]
+    request_defaults_in_words(schema)
 
 
-def referenced(schema: dict) -> set[str]:
-    """The component schemas the paths and webhooks reach."""
-    components = schema.get("components", {}).get("schemas", {})
+def _reached(node, components: dict) -> set[str]:
     refs = re.compile(r'"#/components/schemas/([^"]+)"')
-    reached = set()
-    todo = set(refs.findall(json.dumps([schema["paths"], schema.get("webhooks", {})])))
+    reached: set[str] = set()
+    todo = set(refs.findall(json.dumps(node)))
     while todo:
         name = todo.pop()
         reached.add(name)
         todo |= set(refs.findall(json.dumps(components.get(name, {})))) - reached
     return reached
+
+
+def request_defaults_in_words(schema: dict) -> None:
+    """A request body field the server fills in when it is left out says its default in words, not with
+    `default`: generators read `default` as "always present" (openapi-typescript's default settings make such a
+    field required in a `components/schemas` type, so `{"name": ...}` would not compile as a BankIn), which is
+    true of answers, not of requests. Only the schemas that nothing but request bodies reach change."""
+    components = schema.get("components", {}).get("schemas", {})
+    bodies, others = [], []
+    for item in schema["paths"].values():
+        for op in item.values():
+            bodies.append(op.get("requestBody", {}))
+            others.append([op.get("parameters", []), op.get("responses", {})])
+    only_requests = _reached(bodies, components) - _reached([others, schema.get("webhooks", {})], components)
+    for name in sorted(only_requests):
+        for prop in components[name].get("properties", {}).values():
+            if "default" in prop:
+                default = prop.pop("default")
+                if prop.get("type") == "number" and isinstance(default, str):  # a Decimal's default
+                    default = float(default)
+                value = json.dumps(default, ensure_ascii=False)
+                text = prop.get("description", "").rstrip()
+                prop["description"] = f"{text} Default when left out: `{value}`.".strip()
+
+
+def referenced(schema: dict) -> set[str]:
+    """The component schemas the paths and webhooks reach."""
+    return _reached(
+        [schema["paths"], schema.get("webhooks", {})], schema.get("components", {}).get("schemas", {})
+    )

@@ -130,6 +130,10 @@ api = OnCoreAPI(
         "takes an `Idempotency-Key` header, so a retry never does the work twice."
     ),
     urls_namespace="api",
+    # No licence is granted to the API or its schema: they are the product's, for its customers' integrations.
+    openapi_extra={
+        "info": {"license": {"name": "Proprietary", "identifier": "LicenseRef-OnCore-Proprietary"}}
+    },
     auth=OrganizationKey(),
     docs=ReferencePage(),
     renderer=ApiRenderer(),

@@ -3,12 +3,12 @@ CSV exports and the organization's queue."""
 
 from datetime import date
 from decimal import Decimal
-from typing import Literal
+from typing import Annotated, Literal
 
 from django.urls import reverse
 from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
-from pydantic import field_validator, model_validator
+from pydantic import WithJsonSchema, field_validator, model_validator
 
 from benchmark import selectors as benchmark
 from oncore.api import created
@@ -61,10 +61,14 @@ def _strip(value):
     return value
 
 
+# A threshold is a number in the schema (0.6), as answers write it; a decimal string ("0.6") is still read.
+Threshold = Annotated[Decimal, WithJsonSchema({"type": "number", "minimum": 0, "maximum": 1})]
+
+
 class BankIn(BodyIn):
     name: Text = Field(min_length=1, max_length=100, description="Unique in the organization.")
     language_label: Text = Field("", max_length=100, description="Display only, e.g. 'English + French'.")
-    threshold: Decimal = Field(
+    threshold: Threshold = Field(
         Decimal("0.6"),
         ge=0,
         le=1,
@@ -82,7 +86,9 @@ class BankIn(BodyIn):
 class BankEdit(BodyIn):
     name: Text | None = Field(None, min_length=1, max_length=100)
     language_label: Text | None = Field(None, max_length=100)
-    threshold: Decimal | None = Field(None, ge=0, le=1, decimal_places=4)
+    threshold: Threshold | None = Field(
+        None, ge=0, le=1, decimal_places=4, description="Accuracy marker, a fraction with at most 4 decimals."
+    )
     controls_per_flag: int | None = Field(None, ge=0, le=2)
 
     _name = field_validator("name")(_strip)

@@ -1,0 +1,183 @@
+"""The API as TypeScript integrators use it (examples/typescript/): the schema the server serves now is dumped
+through Django's test client, the example's packages are installed from the npm registry as package-lock.json
+pins them (`npm ci`), openapi-typescript (its default settings) generates the types without a warning, and the
+integrator walk compiles under `tsc --noEmit --strict`, so a schema change that breaks integrators fails here.
+Redocly's `recommended` lint passes on the same schema with no error and no warning, and the example's webhook
+signature check accepts what the server signs and refuses the rest.
+
+Skipped outside CI when npm is missing; with CI=true a missing npm fails instead."""
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from oncore.webhooks.sending import signature_header
+
+pytestmark = pytest.mark.slow
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "typescript"
+GENERATED = EXAMPLE / "generated"
+INSTALLED = EXAMPLE / "node_modules" / ".oncore-installed"  # the sha256 of the package-lock.json installed
+# No telemetry, no update checks: the tools talk to nothing but the files here.
+QUIET = {
+    "REDOCLY_TELEMETRY": "off",
+    "REDOCLY_SUPPRESS_UPDATE_NOTICE": "true",
+    "NO_UPDATE_NOTIFIER": "1",
+    "npm_config_update_notifier": "false",
+    "npm_config_fund": "false",
+    "npm_config_audit": "false",
+}
+
+
+def _run(*command: str, timeout: int = 600, cwd: Path = EXAMPLE) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        command, cwd=cwd, capture_output=True, text=True, timeout=timeout, env={**os.environ, **QUIET}
+    )
+
+
+def _shown(result: subprocess.CompletedProcess) -> str:
+    return f"exit status {result.returncode}\n{result.stdout}\n{result.stderr}"
+
+
+def _bin(name: str) -> str:
+    return str(EXAMPLE / "node_modules" / ".bin" / name)
+
+
+@pytest.fixture(scope="module")
+def npm() -> str:
+    found = shutil.which("npm")
+    if found is None:
+        message = "npm is not installed: the TypeScript example needs Node.js 20.19 or newer and npm"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return found
+
+
+@pytest.fixture(scope="module")
+def installed(npm) -> None:
+    """`npm ci` in examples/typescript, again whenever package-lock.json changed since the last install."""
+    lock = hashlib.sha256((EXAMPLE / "package-lock.json").read_bytes()).hexdigest()
+    if INSTALLED.exists() and INSTALLED.read_text() == lock:
+        return
+    result = _run(npm, "ci", "--no-audit", "--no-fund")
+    assert result.returncode == 0, "npm ci failed in examples/typescript: " + _shown(result)
+    INSTALLED.write_text(lock)
+
+
+@pytest.fixture(scope="module")
+def schema_file(installed) -> Path:
+    """The schema as GET /api/v1/openapi.json serves it now, written where the example's tools read it."""
+    from django.test import Client
+
+    response = Client().get("/api/v1/openapi.json")
+    assert response.status_code == 200
+    GENERATED.mkdir(exist_ok=True)
+    path = GENERATED / "openapi.json"
+    path.write_bytes(response.content)
+    return path
+
+
+@pytest.fixture(scope="module")
+def types_generated(schema_file) -> subprocess.CompletedProcess:
+    result = _run(_bin("openapi-typescript"), "generated/openapi.json", "--output", "generated/schema.d.ts")
+    assert result.returncode == 0, "openapi-typescript failed: " + _shown(result)
+    return result
+
+
+def test_it_generates_the_types_with_openapi_typescripts_defaults_without_a_warning(types_generated):
+    output = (types_generated.stdout + types_generated.stderr).lower()
+    assert "warn" not in output and "error" not in output, _shown(types_generated)
+    assert "export interface webhooks" in (GENERATED / "schema.d.ts").read_text()
+
+
+def test_it_compiles_the_integrator_walk_under_strict(types_generated):
+    started = time.monotonic()
+    result = _run(_bin("tsc"), "--noEmit", "--strict", "-p", "tsconfig.json")
+    assert result.returncode == 0, "tsc --noEmit --strict failed on examples/typescript: " + _shown(result)
+    assert time.monotonic() - started < 300
+
+
+def test_it_uses_no_cast_in_the_example():
+    """The example reads the generated types as they are: no `as` cast, no `any`, no non-null assertion, no
+    ts-ignore (the one `as const` makes a literal tuple, which is no cast)."""
+    for path in sorted((EXAMPLE / "src").glob("*.ts")):
+        code = "\n".join(
+            line.split("//", 1)[0]
+            for line in path.read_text().splitlines()
+            if not line.lstrip().startswith(("*", "/*"))
+        )
+        for needle in (" as unknown", " as any", ": any", "<any>", "@ts-ignore", "@ts-expect-error", "!."):
+            assert needle not in code, f"{path.name} has {needle.strip()!r}"
+        casts = [part for part in code.split(" as ")[1:] if not part.startswith("const ")]
+        assert not casts, f"{path.name} casts: {[c[:30] for c in casts]}"
+
+
+def test_redocly_recommended_lint_finds_no_error_and_no_warning(schema_file):
+    result = _run(_bin("redocly"), "lint", "generated/openapi.json", "--extends=recommended", "--format=json")
+    start = result.stdout.find("{")
+    assert start >= 0, "redocly lint printed no report: " + _shown(result)
+    report = json.loads(result.stdout[start:])
+    problems = [
+        f"{p['severity']} {p['ruleId']}: {p['message']} at {p['location'][0].get('pointer', '?')}"
+        for p in report.get("problems", [])
+    ]
+    assert report["totals"]["errors"] == 0 and report["totals"]["warnings"] == 0, "\n".join(problems)
+    assert result.returncode == 0, _shown(result)
+
+
+def test_the_examples_signature_check_accepts_what_the_server_signs_and_refuses_the_rest(installed, tmp_path):
+    result = _run(
+        _bin("tsc"),
+        "--strict",
+        "--target",
+        "es2022",
+        "--module",
+        "nodenext",
+        "--moduleResolution",
+        "nodenext",
+        "--types",
+        "node",
+        "--skipLibCheck",
+        "--outDir",
+        str(tmp_path),
+        "src/signature.ts",
+    )
+    assert result.returncode == 0, _shown(result)
+    (tmp_path / "package.json").write_text('{"type": "module"}')
+    secret = "whsec_example-secret"
+    body = json.dumps(
+        {"id": "evt_1", "type": "flag.scored", "created_at": "2026-12-01T12:00:00Z", "data": {}}
+    )
+    now = int(time.time())
+    cases = {
+        "signed now": (signature_header(secret, body, now), body, secret, True),
+        "signed four minutes ago": (signature_header(secret, body, now - 240), body, secret, True),
+        "another body": (signature_header(secret, body, now), body.replace("evt_1", "evt_2"), secret, False),
+        "another secret": (signature_header("whsec_other", body, now), body, secret, False),
+        "signed six minutes ago": (signature_header(secret, body, now - 360), body, secret, False),
+        "no v1": (f"t={now}", body, secret, False),
+        "no header": ("", body, secret, False),
+    }
+    script = textwrap.dedent(
+        """
+        import { verify } from "./signature.js";
+        const cases = JSON.parse(process.argv[2]);
+        const out = {};
+        for (const [name, [header, body, secret]] of Object.entries(cases)) {
+          out[name] = verify(secret, header, Buffer.from(body, "utf8"));
+        }
+        console.log(JSON.stringify(out));
+        """
+    )
+    (tmp_path / "check.mjs").write_text(script)
+    checked = _run("node", "check.mjs", json.dumps(cases), cwd=tmp_path)
+    assert checked.returncode == 0, _shown(checked)
+    assert json.loads(checked.stdout) == {name: case[3] for name, case in cases.items()}
