@@ -18,6 +18,7 @@ from oncore.calls import importer
 from oncore.calls.models import Assistant
 from oncore.http import clip_response, id_in
 from oncore.transcribers.models import Transcriber
+from oncore.transcribers.options import GENERIC_PROTOCOL
 from transcriber_tests import lookups, queries
 from transcriber_tests.lines import live_transcriber_of
 
@@ -83,9 +84,22 @@ class TranscriberPage(Page):
     items: list[TranscriberOut]
 
 
-@catalogue.get("/transcribers", **doc(200, TranscriberPage, "The catalogue, by display name."))
+# What the catalogue operations say about where entries come from (docs/transcribers.md says the same).
+CATALOGUE_NOTE = (
+    "Read-only: an operator adds an entry on the server with `manage.py add_transcriber PROVIDER MODEL` (its "
+    "price per minute with `--price-source` and `--price-date`, `--options` as JSON, `--no-enabled`), whose "
+    "`--help` lists each provider's options; the options and the key's environment variable are not shown here. "
+    f"Providers: {', '.join(p for p, _label in Transcriber.PROVIDERS)}. {GENERIC_PROTOCOL}"
+)
+
+
+@catalogue.get(
+    "/transcribers",
+    description="The transcribers a bank can compare (candidates) or a call can have run on (live "
+    "transcribers), by display name; `enabled=true` lists those a bank can add. " + CATALOGUE_NOTE,
+    **doc(200, TranscriberPage, "The catalogue, by display name."),
+)
 def list_transcribers(request, q: Query[TranscriberFilters]):
-    """The transcribers a bank can compare (candidates) or a call can have run on (live transcribers)."""
     qs = Transcriber.objects.order_by("display_name", "id")
     if q.enabled is not None:
         qs = qs.filter(enabled=q.enabled)
@@ -95,7 +109,10 @@ def list_transcribers(request, q: Query[TranscriberFilters]):
 
 
 @catalogue.get(
-    "/transcribers/{int:transcriber_id}", **doc(200, TranscriberOut, "The transcriber.", "not_found")
+    "/transcribers/{int:transcriber_id}",
+    description="One catalogue entry: provider, model, list price with its source and date, deprecation date "
+    "and whether banks can add it. " + CATALOGUE_NOTE,
+    **doc(200, TranscriberOut, "The transcriber.", "not_found"),
 )
 def get_transcriber(request, transcriber_id: int):
     return transcriber_out(lookups.transcriber(transcriber_id))

@@ -1,0 +1,220 @@
+import argparse
+import json
+import re
+import textwrap
+from datetime import date
+from decimal import Decimal, InvalidOperation
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError, DjangoHelpFormatter
+from django.utils import timezone
+from django.utils.text import slugify
+
+from oncore.transcribers.engines import ENGINES
+from oncore.transcribers.engines.base import KEYED_PROVIDERS
+from oncore.transcribers.models import Transcriber
+from oncore.transcribers.options import GENERIC_PROTOCOL, PROVIDER_OPTIONS, check_options, describe
+
+LOCAL_PROVIDERS = {Transcriber.FASTER_WHISPER, Transcriber.POCKETSPHINX}
+ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]{0,99}$")
+LABELS = dict(Transcriber.PROVIDERS)
+
+
+def _epilog() -> str:
+    parts = ["Options per provider (--options, a JSON object; an option left out takes its default):"]
+    for provider, modes in PROVIDER_OPTIONS.items():
+        for mode in modes:
+            parts.append(
+                f"\n{provider}: {LABELS.get(provider, provider)}, {mode}\n{describe(provider, mode)}"
+            )
+    protocol = re.sub(r"`([^`]*)`", r"\1", GENERIC_PROTOCOL)
+    parts.append(
+        "\nThe generic provider:\n"
+        + textwrap.fill(protocol, width=100, initial_indent="  ", subsequent_indent="  ")
+    )
+    parts.append(
+        "\nExamples:\n"
+        "  manage.py add_transcriber deepgram nova-3 --price-per-minute 0.0043 \\\n"
+        "      --price-source https://deepgram.com/pricing --price-date 2026-11-20 --api-key-env DEEPGRAM_API_KEY\n"
+        "  manage.py add_transcriber generic in-house-v2 --display-name 'In-house ASR v2' \\\n"
+        '      --options \'{"url": "http://asr.internal:9000/transcribe"}\' --disabled'
+    )
+    return "\n".join(parts)
+
+
+class HelpFormatter(DjangoHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Django's order of arguments, with the epilog's lines kept as written."""
+
+
+class Command(BaseCommand):
+    help = textwrap.fill(
+        "Add a transcriber to the catalogue (the list banks choose candidates from): its provider, model, list "
+        "price per audio minute with where and when the price was read, the provider's options, and whether it "
+        "is offered. The options are checked against what the provider's engine reads (listed below); keys are "
+        "never stored: --api-key-env names the environment variable that holds one.",
+        width=100,
+    )
+
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        return super().create_parser(prog_name, subcommand, epilog=_epilog(), **kwargs)
+
+    def add_arguments(self, parser):
+        parser.add_argument("provider", help=f"One of: {', '.join(sorted(ENGINES))}.")
+        parser.add_argument("model", help="The provider's model string, e.g. nova-3, tiny.en, en-us.")
+        parser.add_argument(
+            "--mode",
+            choices=[Transcriber.BATCH, Transcriber.STREAMING],
+            default=Transcriber.BATCH,
+            help="batch (the clip in one request, the default) or streaming (the clip as a live call; "
+            f"providers {', '.join(sorted(Transcriber.STREAMING_PROVIDERS))}).",
+        )
+        parser.add_argument(
+            "--slug", help="Its id in URLs and lists (default: from provider, model and mode)."
+        )
+        parser.add_argument("--display-name", help="The name people see (default: from provider and model).")
+        parser.add_argument(
+            "--price-per-minute",
+            default="0",
+            help="List price per audio minute in USD, e.g. 0.0043 (at most 5 decimals; default 0, for local "
+            "engines). A price above 0 needs --price-source and --price-date.",
+        )
+        parser.add_argument(
+            "--price-source", default="", help="Where the price was read: a vendor page or quote."
+        )
+        parser.add_argument("--price-date", help="When the price was read there, YYYY-MM-DD.")
+        parser.add_argument("--deprecation-date", help="The vendor's announced shutdown date, YYYY-MM-DD.")
+        parser.add_argument(
+            "--api-key-env",
+            default="",
+            help="The environment variable that holds the key, e.g. DEEPGRAM_API_KEY (required for "
+            f"{', '.join(sorted(KEYED_PROVIDERS))}; optional for generic; never the key itself).",
+        )
+        parser.add_argument(
+            "--options",
+            default="{}",
+            help="The provider's options as a JSON object, e.g. '{\"beam_size\": 5}'.",
+        )
+        parser.add_argument(
+            "--enabled",
+            action=argparse.BooleanOptionalAction,
+            default=True,
+            help="Offer it to banks (default); --no-enabled adds it switched off.",
+        )
+        parser.add_argument(
+            "--disabled", dest="enabled", action="store_false", help="The same as --no-enabled."
+        )
+
+    def handle(self, *args, **o):
+        provider, model, mode = o["provider"].strip(), o["model"].strip(), o["mode"]
+        problems = []
+        if provider not in ENGINES:
+            raise CommandError(f"No provider {provider!r}: choose one of {', '.join(sorted(ENGINES))}.")
+        if not model:
+            problems.append("The model must not be empty: give the provider's model string.")
+        if mode == Transcriber.STREAMING and provider not in Transcriber.STREAMING_PROVIDERS:
+            problems.append(
+                f"{provider} has no streaming engine: use --mode batch, or one of "
+                f"{', '.join(sorted(Transcriber.STREAMING_PROVIDERS))}."
+            )
+        if provider == Transcriber.POCKETSPHINX and model.lower() != "en-us":
+            problems.append(f"PocketSphinx has only its en-us model, not {model!r}: give en-us.")
+
+        price = _price(o["price_per_minute"], problems)
+        price_date = _day(o["price_date"], "--price-date", problems)
+        deprecation_date = _day(o["deprecation_date"], "--deprecation-date", problems)
+        source = o["price_source"].strip()
+        if price_date and price_date > timezone.now().date():
+            problems.append(f"--price-date {price_date} is in the future: give the day the price was read.")
+        if price is not None and price > 0 and not (source and price_date):
+            problems.append(
+                "A price needs its source and date: give --price-source (the page or quote it was read from) "
+                "and --price-date (when)."
+            )
+
+        key_env = o["api_key_env"].strip()
+        if key_env and not ENV_NAME.match(key_env):
+            problems.append(
+                f"--api-key-env must name an environment variable (capitals, digits and _), e.g. "
+                f"{provider.upper()}_API_KEY; never give the key itself."
+            )
+        if provider in KEYED_PROVIDERS and not key_env:
+            problems.append(f"{provider} needs a key: name its environment variable with --api-key-env.")
+        if provider in LOCAL_PROVIDERS and key_env:
+            problems.append(f"{provider} runs here and sends no key: leave out --api-key-env.")
+
+        try:
+            options = json.loads(o["options"])
+        except json.JSONDecodeError as exc:
+            raise CommandError(f"--options is not JSON: {exc.msg} at character {exc.pos}.") from None
+        if not isinstance(options, dict):
+            problems.append(f"--options must be a JSON object, not {type(options).__name__}.")
+        elif provider in ENGINES and mode in PROVIDER_OPTIONS[provider]:
+            problems += check_options(provider, mode, options)
+
+        display_name = (o["display_name"] or "").strip() or _display_name(provider, model, mode)
+        slug = (o["slug"] or "").strip() or slugify(
+            re.sub(r"[^A-Za-z0-9]+", "-", f"{provider}-{model}-{mode}").removesuffix("-batch")
+        )
+        if Transcriber.objects.filter(slug=slug).exists():
+            problems.append(f"The catalogue already has {slug!r}: give another --slug, or edit that entry.")
+        if problems:
+            raise CommandError("Nothing was added:\n  " + "\n  ".join(problems))
+
+        transcriber = Transcriber(
+            slug=slug,
+            provider=provider,
+            model=model,
+            mode=mode,
+            display_name=display_name,
+            price_per_minute=price,
+            price_source=source,
+            price_date=price_date,
+            deprecation_date=deprecation_date,
+            api_key_env=key_env,
+            options=options,
+            enabled=o["enabled"],
+        )
+        try:
+            transcriber.full_clean()
+        except ValidationError as exc:
+            lines = [f"{field}: {' '.join(messages)}" for field, messages in exc.message_dict.items()]
+            raise CommandError("Nothing was added:\n  " + "\n  ".join(lines)) from None
+        transcriber.save()
+        priced = f"${transcriber.price_per_minute}/min" + (f" ({source}, {price_date})" if source else "")
+        self.stdout.write(
+            f"Added {display_name!r} ({slug}, id {transcriber.pk}): {provider} {model}, {mode}, {priced}, "
+            f"options {json.dumps(options)}, {'enabled' if transcriber.enabled else 'not enabled'}."
+        )
+        if key_env:
+            self.stdout.write(f"Its key is read from the environment variable {key_env} when it transcribes.")
+
+
+def _price(text: str, problems: list) -> Decimal | None:
+    try:
+        price = Decimal(text.strip())
+    except InvalidOperation:
+        problems.append(f"--price-per-minute {text!r} is not a number: give USD per minute, e.g. 0.0043.")
+        return None
+    if not price.is_finite() or price < 0:
+        problems.append(f"--price-per-minute must be 0 or more, not {text}.")
+        return None
+    if price.as_tuple().exponent < -5 or price >= 10**5:
+        problems.append(f"--price-per-minute {text} has more than 5 decimals or is too large (below 100000).")
+        return None
+    return price
+
+
+def _day(text: str | None, flag: str, problems: list) -> date | None:
+    if not text:
+        return None
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        problems.append(f"{flag} {text!r} is not a day: write YYYY-MM-DD.")
+        return None
+
+
+def _display_name(provider: str, model: str, mode: str) -> str:
+    label = LABELS.get(provider, provider).replace(" (local)", "")
+    return f"{label} {model}" + (" (streaming)" if mode == Transcriber.STREAMING else "")
