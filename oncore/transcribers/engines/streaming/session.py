@@ -16,9 +16,13 @@ Figures (StreamFigures), each measured, never estimated:
 - frames, frames_off_schedule, worst_offset_ms: the frames sent, those sent more than ±5 ms from their schedule,
   and the largest offset: the pacing's accuracy on this machine.
 `speed` is 1 (real time) for every replay; tests that are not about pacing set SPEED higher to run quickly.
+
+Each session's pacing and time to final are logged (INFO, logger oncore.transcribers.streaming, one line:
+PACING_LOG), so a drain of the queue can read how exactly this machine paced its frames (bench/queue_drain.py).
 """
 
 import asyncio
+import logging
 import math
 import re
 import threading
@@ -33,6 +37,10 @@ from ..base import TranscriptionError
 
 FRAME_MS = 20
 ON_SCHEDULE_MS = 5.0  # a frame sent within this of its schedule is on time
+PACING_LOG = (
+    "streaming session paced: frames=%d off_schedule=%d worst_offset_ms=%.3f time_to_final_s=%.4f speed=%g"
+)
+log = logging.getLogger("oncore.transcribers.streaming")
 SPEED = 1.0  # real time; only tests change it (see the module's docstring)
 _WORD = re.compile(r"[\w']+")
 
@@ -214,6 +222,14 @@ def figures(
     final_at = heard.final_at if heard.final_at is not None else heard.done_at
     if final_at is None:  # the engines end a session only once it is done: a bug if this is reached
         raise TranscriptionError("The session ended without a final transcript or an end.", retryable=True)
+    log.info(
+        PACING_LOG,
+        len(pacer.offsets_ms),
+        pacer.off_schedule,
+        pacer.worst_ms,
+        final_at - speech_end_at,
+        pacer.speed,
+    )
     return StreamFigures(
         first_partial_s=None if heard.first_text_at is None else round(heard.first_text_at - pacer.t0, 4),
         time_to_final_s=round(final_at - speech_end_at, 4),
