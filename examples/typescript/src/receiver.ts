@@ -44,6 +44,8 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
 export class Receiver {
   static readonly path = "/oncore-events";
   readonly seen = new Set<string>();
+  /** Every verified event so far, in the order received (a wait may find one that came during an earlier wait). */
+  readonly received: WebhookEvent[] = [];
   refused = 0;
   private secret: string | null = null;
   private readonly secretWaiters: Array<() => void> = [];
@@ -113,6 +115,7 @@ export class Receiver {
     // An event may come twice (a retry, "send again"): handle each id once.
     if (!this.seen.has(parsed.id)) {
       this.seen.add(parsed.id);
+      this.received.push(parsed);
       this.queue.push(parsed);
       for (const wake of this.eventWaiters.splice(0)) wake();
     }

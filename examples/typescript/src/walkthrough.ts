@@ -236,6 +236,12 @@ async function waitFor<T extends WebhookEvent>(
   timeoutS: number,
   showQueue: boolean,
 ): Promise<T | null> {
+  // Events come in any order: the one awaited may have come while an earlier wait printed it.
+  const earlier = receiver.received.find(wanted);
+  if (earlier !== undefined) {
+    say(`received earlier: ${describe(earlier, names)}`);
+    return earlier;
+  }
   const deadline = Date.now() + timeoutS * 1000;
   let nextReport = Date.now();
   for (;;) {
