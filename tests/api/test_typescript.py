@@ -2,14 +2,16 @@
 through Django's test client, the example's packages are installed from the npm registry as package-lock.json
 pins them (`npm ci`), openapi-typescript (its default settings) generates the types without a warning, and the
 integrator walk compiles under `tsc --noEmit --strict`, so a schema change that breaks integrators fails here.
-Redocly's `recommended` lint passes on the same schema with no error and no warning, and the example's webhook
-signature check accepts what the server signs and refuses the rest.
+Redocly's `recommended` lint passes on the same schema with no error and no warning, @hey-api/openapi-ts and orval
+generate from it without a warning, and the example's webhook signature check accepts what the server signs and
+refuses the rest.
 
 Skipped outside CI when npm is missing; with CI=true a missing npm fails instead."""
 
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import textwrap
@@ -50,14 +52,22 @@ def _bin(name: str) -> str:
     return str(EXAMPLE / "node_modules" / ".bin" / name)
 
 
+def _missing(message: str):
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
 @pytest.fixture(scope="module")
 def npm() -> str:
+    """npm, beside a Node.js the pinned tools run on (20.19 or newer: Redocly CLI and @hey-api/openapi-ts)."""
     found = shutil.which("npm")
-    if found is None:
-        message = "npm is not installed: the TypeScript example needs Node.js 20.19 or newer and npm"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+    if found is None or shutil.which("node") is None:
+        _missing("npm is not installed: the TypeScript example needs Node.js 20.19 or newer and npm")
+    version = _run("node", "--version").stdout.strip()
+    numbers = tuple(int(n) for n in re.findall(r"[0-9]+", version)[:2])
+    if numbers < (20, 19):
+        _missing(f"Node.js {version} is too old for the TypeScript example: it needs 20.19 or newer")
     return found
 
 
@@ -96,6 +106,25 @@ def test_it_generates_the_types_with_openapi_typescripts_defaults_without_a_warn
     output = (types_generated.stdout + types_generated.stderr).lower()
     assert "warn" not in output and "error" not in output, _shown(types_generated)
     assert "export interface webhooks" in (GENERATED / "schema.d.ts").read_text()
+
+
+def test_hey_api_and_orval_generate_clients_without_a_warning(schema_file, tmp_path):
+    """The two other generators integrators use, with their defaults, into a temporary folder."""
+    hey = _run(_bin("openapi-ts"), "-i", "./generated/openapi.json", "-o", str(tmp_path / "hey"))
+    assert hey.returncode == 0 and (tmp_path / "hey" / "types.gen.ts").exists(), _shown(hey)
+    config = tmp_path / "orval.config.cjs"
+    settings = {
+        "oncore": {
+            "input": str(schema_file),
+            "output": {"target": str(tmp_path / "orval" / "api.ts"), "client": "fetch"},
+        }
+    }
+    config.write_text(f"module.exports = {json.dumps(settings)};")
+    orval = _run(_bin("orval"), "--config", str(config))
+    assert orval.returncode == 0 and (tmp_path / "orval" / "api.ts").exists(), _shown(orval)
+    for result in (hey, orval):
+        output = (result.stdout + result.stderr).lower()
+        assert "warn" not in output and "error" not in output, _shown(result)
 
 
 def test_it_compiles_the_integrator_walk_under_strict(types_generated):
