@@ -234,6 +234,8 @@ def create_webhook(request, body: WebhookIn):
 
 @router.get("/webhooks/{int:webhook_id}", **doc(200, WebhookOut, "The endpoint.", "not_found"))
 def get_webhook(request, webhook_id: int):
+    """One endpoint: its URL, events, description and whether it is enabled (its secret is shown only when it is
+    created)."""
     return _webhook_out(_endpoint(request, webhook_id))
 
 
@@ -279,6 +281,7 @@ def list_deliveries(request, webhook_id: int, q: Query[DeliveryFilters]):
     **doc(200, DeliveryDetail, "The delivery, with the event as sent.", "not_found"),
 )
 def get_delivery(request, webhook_id: int, delivery_id: int):
+    """One delivery of the endpoint's log, with the event exactly as it was sent."""
     d = _delivery(_endpoint(request, webhook_id), delivery_id)
     return {**_delivery_out(d), "event": d.event}
 

@@ -105,11 +105,16 @@ def _bank(request, bank_id) -> Bank:
 
 @banks.get("/banks", **doc(200, BankPage, "Banks, by name."))
 def list_banks(request, q: Query[PageIn]):
+    """The organization's banks, by name, each with its threshold, control lines per flag, number of flags and
+    its candidates."""
     return page(banks_of(request.org), q, bank_out)
 
 
 @banks.post("/banks", **doc(201, BankOut, "The new bank.", "invalid_request", "bank_name_taken"))
 def create_bank(request, body: BankIn):
+    """A new, empty bank: only the name is required (unique in the organization); the threshold (default 0.6)
+    is only a marker on the results, and each flag made or moved into the bank gets `controls_per_flag` control
+    lines (default 1). Add candidates next, then flag lines into it."""
     bank = actions.do_create_bank(request.org, **body.model_dump())
     return created(
         request, reverse("api:get_bank", args=[bank.pk]), bank_out(banks_of(request.org).get(pk=bank.pk))
@@ -118,6 +123,7 @@ def create_bank(request, body: BankIn):
 
 @banks.get("/banks/{int:bank_id}", **doc(200, BankOut, "The bank.", "not_found"))
 def get_bank(request, bank_id: int):
+    """One bank: its settings, number of flags and candidates in order."""
     return bank_out(get_or_404(banks_of(request.org), bank_id, "bank"))
 
 
@@ -207,6 +213,8 @@ def _transcriber(pk) -> Transcriber:
     "/banks/{int:bank_id}/candidates", **doc(200, CandidateList, "The candidates in order.", "not_found")
 )
 def list_candidates(request, bank_id: int):
+    """The bank's candidate transcribers in order (position 0 first; a tie for the lead goes to the one listed
+    first), at most eight, whole (no pages)."""
     return _candidate_list(_bank(request, bank_id))
 
 
@@ -214,7 +222,13 @@ def list_candidates(request, bank_id: int):
     "/banks/{int:bank_id}/candidates/estimate",
     **doc(200, EstimateOut, "What adding the transcriber would cost.", "not_found"),
 )
-def estimate_candidate(request, bank_id: int, transcriber_id: int):
+def estimate_candidate(
+    request,
+    bank_id: int,
+    transcriber_id: int = Query(
+        ..., description="The catalogue transcriber to estimate (GET /transcribers)."
+    ),
+):
     """The backfill a new candidate needs: every line of the bank it has no text for yet, billed as audio."""
     return actions.estimate_backfill(_bank(request, bank_id), _transcriber(transcriber_id)).as_dict()
 
@@ -249,6 +263,7 @@ def add_candidate(request, bank_id: int, body: CandidateIn):
     **doc(200, CandidateOut, "The candidate.", "not_found"),
 )
 def get_candidate(request, bank_id: int, transcriber_id: int):
+    """One candidate of the bank, by its transcriber's id: the transcriber, its position and when it was added."""
     return candidate_out(_candidate(_bank(request, bank_id), transcriber_id))
 
 
@@ -268,6 +283,8 @@ def _candidate(bank, transcriber_id) -> Candidate:
     ),
 )
 def reorder_candidates(request, bank_id: int, body: OrderIn):
+    """Put the candidates in a new order: every current candidate's transcriber id once (400 `invalid_request`
+    otherwise, with the current order in `detail.current`). The order decides ties for the lead."""
     bank = _bank(request, bank_id)
     actions.do_reorder_candidates(bank, body.transcriber_ids)
     return _candidate_list(bank)
@@ -364,7 +381,12 @@ class TurnPage(Page):
 
 
 class TurnFilters(PageIn):
-    window: int = Field(queries.DEFAULT_WINDOW_DAYS, ge=1, le=queries.MAX_WINDOW_DAYS)
+    window: int = Field(
+        queries.DEFAULT_WINDOW_DAYS,
+        ge=1,
+        le=queries.MAX_WINDOW_DAYS,
+        description=f"Days of flags to show, 1 to {queries.MAX_WINDOW_DAYS}: today and the days before it.",
+    )
     kind: Literal["all", "flags", "controls"] = Field(
         "all", description="Flagged lines, control lines or both."
     )
@@ -465,4 +487,6 @@ class QueueOut(Schema):
 
 @queue.get("/queue", **doc(200, QueueOut, "The organization's queue."))
 def queue_status(request):
+    """The organization's line transcriptions waiting and running, the limit past which flags into banks and
+    candidate backfills are refused (429 `queue_full`), and how many run at once."""
     return jobs.queue_status(request.org.pk)

@@ -161,6 +161,9 @@ class AssistantPage(Page):
 
 @catalogue.get("/assistants", **doc(200, AssistantPage, "Assistants of every tenant, by name."))
 def list_assistants(request, q: Query[AssistantFilters]):
+    """The assistants of the organization's tenants, each with the transcriber it is set to and its recording
+    setting (`records_from`, `records_until`), which decides whether an imported call without `recorded` was
+    recorded."""
     qs = (
         Assistant.objects.filter(tenant__organization=request.org)
         .select_related("tenant", "transcriber")

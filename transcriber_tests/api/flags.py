@@ -152,6 +152,8 @@ def list_flags(request, q: Query[FlagFilters]):
 
 @router.get("/flags/{int:flag_id}", **doc(200, FlagOut, "The flag.", "not_found"))
 def get_flag(request, flag_id: int):
+    """One flag: its line, what was said, the production transcript, tags, note, its bank, who flagged it, its
+    edit history and its control lines."""
     return flag_out(lookups.flag(request.org, flag_id))
 
 

@@ -92,7 +92,10 @@ class RunLineFilters(PageIn):
 
 
 class ReviewFilters(PageIn):
-    show: Literal[tuple(key or "all" for key in queries.REVIEW_FILTERS)] = "all"
+    show: Literal[tuple(key or "all" for key in queries.REVIEW_FILTERS)] = Field(
+        "all",
+        description="all, todo (not reviewed yet), agreed or disagreed (reviewed: the label given matched the label the line got, or not).",
+    )
 
 
 class RunFilters(CursorIn):

@@ -53,6 +53,29 @@ def test_it_has_no_empty_enum_value_and_every_error_code_in_an_error_body(schema
     assert codes == {e.code for e in ERROR_CODES} - {"method_not_allowed"}
 
 
+def test_it_describes_every_operation_and_parameter_and_keeps_request_defaults_out_of_required(schema):
+    """Integrators read the descriptions in their editor: none is missing. A request body field with a server
+    default carries no `default` keyword (openapi-typescript's defaults would make it required), and says its
+    default in words."""
+    missing = [
+        f"{op['operationId']}{'' if not p else ' ' + p['name']}"
+        for item in schema["paths"].values()
+        for op in item.values()
+        for p in [None, *op.get("parameters", [])]
+        if not (
+            op.get("description") if p is None else p.get("description") or p["schema"].get("description")
+        )
+    ]
+    assert not missing, missing
+    bank_in = schema["components"]["schemas"]["BankIn"]["properties"]
+    assert (
+        "default" not in bank_in["threshold"]
+        and "Default when left out: `0.6`." in bank_in["threshold"]["description"]
+    )
+    assert bank_in["threshold"]["type"] == "number"
+    assert schema["components"]["schemas"]["BankIn"]["required"] == ["name"]
+
+
 def test_it_lists_only_the_components_operations_use(schema):
     text = json.dumps([schema["paths"], schema["webhooks"]])
     components = schema["components"]["schemas"]
