@@ -324,7 +324,7 @@ def role_drive(folder: Path, args) -> None:
     from bench import load
 
     plan = json.loads((folder / "plan.json").read_text())
-    stats = {k: [] for k in ("login", "results", "turns", "flag", "csv")}
+    stats = {k: [] for k in ("login", *load.KINDS)}
     flagged, timing = [], {}
     lost = {}
 
@@ -405,7 +405,7 @@ def report(folder, args, stats, flagged, timing, running_at_kill, load) -> None:
         if kind == "login" or not values:
             continue
         times = [t for t, _ in values]
-        if kind in ("results", "turns"):
+        if kind in load.READS:
             reads += times
         print(
             f"{kind:10} {len(values):6} {load.pct(times, 50):8.1f} {load.pct(times, 95):8.1f} "

@@ -1,6 +1,7 @@
 """Load: the app under gunicorn on PostgreSQL with two queue workers, driven by 50 concurrent simulated admins
-for 60 seconds (results pages, turn tables, flagging lines, CSV exports), against 127.0.0.1 only. The workers run
-at a lower priority (nice 10), as the README advises where web and queue share a machine.
+for 60 seconds (results pages, turn tables, flagging lines, CSV exports, the calls list and call pages), against
+127.0.0.1 only. The workers run at a lower priority (nice 10), as the README advises where web and queue share a
+machine.
 
     .venv/bin/python bench/load.py [--users 50] [--seconds 60] [--flags 2000] [--think 1 5]
 
@@ -35,6 +36,12 @@ PORT = 8765
 BASE = f"http://127.0.0.1:{PORT}"
 PASSWORD = "load-test-password-1"
 FAILURES = []  # what each failed request got, printed after the figures
+# What an admin does, and how often: the bank's results, a page of its turn table, flagging a line, its results
+# CSV, the calls list, a call's page. The page reads are the four pages (not the flag, not the CSV export).
+KINDS = ("results", "turns", "flag", "csv", "calls", "call")
+WEIGHTS = (4, 3, 2, 1, 1, 1)
+READS = ("results", "turns", "calls", "call")
+CALL_LINK = re.compile(r'href="/calls/(\d+)/')
 
 
 def serve_vendor(conn):
@@ -191,11 +198,12 @@ async def user_loop(client, lines, bank_id, deadline, stats, flagged, think):
     deadline, each followed by a think time."""
     try:
         csrf = client.cookies.get("csrftoken")
+        calls = []  # the call ids the calls page links to, once it was read
         lines = list(lines)
         random.shuffle(lines)
         await asyncio.sleep(random.uniform(0, think[1]))
         while time.monotonic() < deadline:
-            kind = random.choices(["results", "turns", "flag", "csv"], weights=[4, 3, 2, 1])[0]
+            kind = random.choices(KINDS, weights=WEIGHTS)[0]
             start = time.perf_counter()
             ok = True
             try:
@@ -216,6 +224,13 @@ async def user_loop(client, lines, bank_id, deadline, stats, flagged, think):
                     ok = r.status_code == 200 and "Flagged" in r.text
                     if ok:
                         flagged.append(line)
+                elif kind == "calls":
+                    r = await client.get("/calls/")
+                    ok = r.status_code == 200
+                    calls = CALL_LINK.findall(r.text) or calls
+                elif kind == "call":
+                    r = await client.get(f"/calls/{random.choice(calls)}/" if calls else "/calls/")
+                    ok = r.status_code == 200
                 elif kind == "csv":
                     async with client.stream("GET", f"/banks/{bank_id}/results.csv") as r:
                         async for _ in r.aiter_bytes():
@@ -236,6 +251,47 @@ async def user_loop(client, lines, bank_id, deadline, stats, flagged, think):
             await asyncio.sleep(random.uniform(*think))
     finally:
         await client.aclose()
+
+
+def gunicorn_command(port: int, workers: int) -> list[str]:
+    """The web server as the benches run it: gunicorn's threaded workers."""
+    return [
+        str(ROOT / ".venv" / "bin" / "gunicorn"),
+        "oncore.wsgi",
+        "-b",
+        f"127.0.0.1:{port}",
+        "-w",
+        str(workers),
+        "-k",
+        "gthread",
+        "--threads",
+        "4",
+        "--log-level",
+        "warning",
+        # Idle connections stay open longer than any think time: a server that closes one just as the client
+        # reuses it fails that request (browsers retry; httpx does not).
+        "--keep-alive",
+        "30",
+    ]
+
+
+def wait_for(base: str) -> None:
+    for _ in range(100):
+        try:
+            if httpx.get(f"{base}/login/", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.2)
+
+
+def stop(procs) -> None:
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
 
 
 def pct(values, q):
@@ -292,31 +348,7 @@ def main():
         )
         child_env = {**os.environ, **env}
         py = str(ROOT / ".venv" / "bin" / "python")
-        procs.append(
-            subprocess.Popen(
-                [
-                    str(ROOT / ".venv" / "bin" / "gunicorn"),
-                    "oncore.wsgi",
-                    "-b",
-                    f"127.0.0.1:{PORT}",
-                    "-w",
-                    str(args.web_workers),
-                    "-k",
-                    "gthread",
-                    "--threads",
-                    "4",
-                    "--log-level",
-                    "warning",
-                    # Idle connections stay open longer than any think time: a server that
-                    # closes one just as the client reuses it fails that request (browsers
-                    # retry; httpx does not).
-                    "--keep-alive",
-                    "30",
-                ],
-                cwd=ROOT,
-                env=child_env,
-            )
-        )
+        procs.append(subprocess.Popen(gunicorn_command(PORT, args.web_workers), cwd=ROOT, env=child_env))
         procs.append(
             subprocess.Popen(
                 ["nice", "-n", "10", py, "manage.py", "qcluster"],
@@ -326,13 +358,8 @@ def main():
                 stderr=subprocess.DEVNULL,
             )
         )
-        for _ in range(100):
-            try:
-                if httpx.get(f"{BASE}/login/", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        stats = {k: [] for k in ("login", "results", "turns", "flag", "csv")}
+        wait_for(BASE)
+        stats = {k: [] for k in ("login", *KINDS)}
         flagged = []
         timing = {}
 
@@ -370,7 +397,7 @@ def main():
             if kind == "login":
                 continue
             times = [t for t, _ in values]
-            if kind in ("results", "turns"):
+            if kind in READS:
                 reads += times
             if values:
                 print(
@@ -401,13 +428,7 @@ def main():
             f"drained {time.monotonic() - (wait_until - 180):.0f} s after the load"
         )
     finally:
-        for p in procs:
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop(procs)
         ours.send("stop")
         vendor.join(timeout=10)
         from django.db import connections

@@ -14,3 +14,10 @@ class BenchmarkConfig(AppConfig):
 
         entity_runs.WORK.task.bind(entity_tasks.run_benchmark)
         codeswitch_runs.WORK.task.bind(codeswitch_tasks.run_codeswitch)
+
+    def warm_up(self):
+        """Before a served process's first request (oncore.warmup): the language detector's models, which the
+        results page of any bank with flags needs (lingua loads them on the first words it sees)."""
+        from .codeswitch import langtag
+
+        langtag.detect_languages(["the language models load on the first words they see"])

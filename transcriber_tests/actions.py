@@ -40,8 +40,8 @@ def _clean_expected(text: str) -> str:
 def _enter_bank(flag: Flag, bank: Bank, rng=None) -> None:
     """A flag joins a bank: its controls are drawn, the live transcript scored, every candidate queued."""
     drawn = controls.draw(flag, bank, rng)
-    aggregates.flag_entered(flag.pk)
     scores.score_live(flag)
+    aggregates.flag_entered(flag.pk)  # counts the flag with its live scores
     candidate_ids = list(bank.candidates.values_list("transcriber_id", flat=True))
     scores.queue_lines(flag.organization_id, [flag.line] + [c.line for c in drawn], candidate_ids)
 

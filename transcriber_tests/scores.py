@@ -116,17 +116,42 @@ def score_transcription(transcription: Transcription) -> int:
 
 def score_live(flag: Flag) -> None:
     """The live transcript of a flag entering a bank, on its line and its control lines, is scored as stored,
-    straight away, never transcribed again."""
+    straight away, never transcribed again. Called while the flag is out of its bank's totals, before
+    aggregates.flag_entered counts it with these scores (one count for the flag, not one per score)."""
     live = live_transcriber_of(flag.line.call)
-    write_score(flag, None, live.pk, Score.LIVE, flag.line.text, flag.expected_text)
-    score_live_controls(flag, flag.controls.select_related("line"), live)
+    controls = list(flag.controls.select_related("line"))
+    _write_live(flag, [(None, flag.line.text, flag.expected_text)], live.pk)
+    _write_live(flag, [(c, c.line.text, c.expected_text) for c in controls], live.pk)
 
 
-def score_live_controls(flag: Flag, controls, live=None) -> None:
-    """The live transcript of some of a flag's control lines (new ones), scored as stored."""
-    live = live or live_transcriber_of(flag.line.call)
-    for control in controls:
-        write_score(flag, control, live.pk, Score.LIVE, control.line.text, control.expected_text)
+def score_live_controls(flag: Flag, controls) -> None:
+    """The live transcript of some of a flag's control lines (new ones), scored as stored; as score_live, while
+    the flag is out of its bank's totals."""
+    live = live_transcriber_of(flag.line.call)
+    _write_live(flag, [(c, c.line.text, c.expected_text) for c in controls], live.pk)
+
+
+def _write_live(flag: Flag, items, live_id: int) -> None:
+    """The live scores of (control or None, live text, expected text) items, written in one statement (each
+    replacing the item's live score if it had one), with no totals: the caller counts the flag afterwards."""
+    if not items:
+        return
+    controls = [control for control, _, _ in items]
+    old = Score.objects.filter(flag=flag, source=Score.LIVE)
+    if None in controls:
+        old.filter(control__isnull=True).delete()
+    old.filter(control__in=[c for c in controls if c is not None]).delete()
+    Score.objects.bulk_create(
+        Score(
+            flag=flag,
+            control=control,
+            transcriber_id=live_id,
+            source=Score.LIVE,
+            **score_values(expected, text),
+        )
+        for control, text, expected in items
+    )
+    results_changed(flag.bank_id)
 
 
 def queue_lines(organization_id: int, lines, transcriber_ids) -> int:

@@ -20,7 +20,8 @@ def test_it_keeps_pages_at_a_fixed_query_count_with_5000_flags_and_agrees_with_t
     admin_client, big_bank, django_assert_max_num_queries
 ):
     pages = {
-        reverse("tt:bank", args=[big_bank.pk]): 20,
+        # the cards, latency, costs and monthly projections, per-tenant tables, the expected-text check: 33
+        reverse("tt:bank", args=[big_bank.pk]): 34,
         reverse("tt:turn_table", args=[big_bank.pk]): 16,
         reverse("tt:turn_table", args=[big_bank.pk]) + "?disagree=1&tag=name&kind=flags": 16,
         reverse("tt:calls"): 14,
@@ -52,3 +53,25 @@ def test_it_keeps_pages_at_a_fixed_query_count_with_5000_flags_and_agrees_with_t
     for card, row in zip(results.cards, pure.rows, strict=True):
         assert (card.summary.scored, card.summary.matches) == (row.scored, row.matches)
         assert card.summary.mean_wer == pytest.approx(row.mean_wer)
+
+
+def test_flagging_a_line_into_a_bank_takes_a_fixed_number_of_queries(
+    admin_client, org, recorded_call, make_transcriber, django_assert_max_num_queries
+):
+    """The flag path writes the live scores of the flag and its controls at once and counts the flag once in
+    the totals (93 queries before, with two controls and two candidates; 48 now, the page's answer included)."""
+    from transcriber_tests import actions
+
+    bank = actions.do_create_bank(org, name="Flags", controls_per_flag=2)
+    for name in ("a", "b"):
+        actions.do_add_candidate(bank, make_transcriber(name, "hello there"), confirmed=True)
+    line = recorded_call.lines.filter(speaker="caller").first()
+    with django_assert_max_num_queries(50):
+        response = admin_client.post(
+            reverse("tt:flag_line", args=[line.pk]),
+            {"expected_text": "hello there friend", "bank": bank.pk},
+            HTTP_HX_REQUEST="true",
+        )
+    assert response.status_code == 200 and b"Flagged" in response.content
+    flag = bank.flags.get()
+    assert flag.controls.count() == 2 and flag.scores.filter(source="live").count() == 3

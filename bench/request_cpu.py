@@ -1,0 +1,239 @@
+"""The CPU one request costs, by kind: the load bench's data (bench/load.py's set-up: a bank of --flags flags, two
+vendor candidates on a local Deepgram-speaking server) served by gunicorn as the load bench serves it, and each
+kind of request sent --n times, one after another, while the CPU time of every server process is read from /proc
+before and after: the web workers and the PostgreSQL backends (the machine's whole cost of serving it, the client
+excluded). A flag's queue work (transcribing it and its controls with both candidates, scoring, the totals) is
+measured apart: the queue worker is started after the flags and its CPU read until the queue is empty. Then a
+profile: each kind again in this process through Django's test client (DEBUG off), under cProfile, its top
+functions by own time.
+
+    .venv/bin/python bench/request_cpu.py [--flags 2000] [--n 40] [--web-workers 2] [--profile-top 12]
+
+Needs the PostgreSQL server on 127.0.0.1:5432 (trust auth); creates and drops its own database `oncore_cpu`.
+Run it on a quiet machine: another process's work is not counted, but it slows this one's caches."""
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench import load  # noqa: E402 (the load bench's set-up, reused as it is)
+
+DB = "oncore_cpu"
+PORT = 8766
+BASE = f"http://127.0.0.1:{PORT}"
+TICK_MS = 1000 / os.sysconf("SC_CLK_TCK")
+KINDS = ("results", "turns", "flag", "csv", "turns_csv", "calls", "call")
+
+
+def cpu_ms(match) -> float:
+    """CPU milliseconds (user + system) spent so far by every process whose command line `match` accepts."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if match(cmdline):
+            total += (int(fields[11]) + int(fields[12])) * TICK_MS  # utime, stime
+    return total
+
+
+def is_web(cmdline: str) -> bool:
+    return "gunicorn" in cmdline and "oncore.wsgi" in cmdline
+
+
+def is_db(cmdline: str) -> bool:
+    return cmdline.startswith("postgres:") and DB in cmdline
+
+
+def is_queue(cmdline: str) -> bool:
+    return "qcluster" in cmdline
+
+
+def requests_of(kind, bank_id, lines, call_ids, i):
+    """(method, path, data, headers) of the i-th request of a kind."""
+    if kind == "results":
+        return "GET", f"/banks/{bank_id}/", None
+    if kind == "turns":
+        return "GET", f"/banks/{bank_id}/turns/?page={1 + i % 20}", None
+    if kind == "flag":
+        return (
+            "POST",
+            f"/lines/{lines.pop()}/flag/",
+            {
+                "expected_text": "table for four at 8:30",
+                "tags": "time",
+                "bank": bank_id,
+            },
+        )
+    if kind == "csv":
+        return "GET", f"/banks/{bank_id}/results.csv", None
+    if kind == "turns_csv":
+        return "GET", f"/banks/{bank_id}/turns.csv", None
+    if kind == "calls":
+        return "GET", "/calls/", None
+    return "GET", f"/calls/{call_ids[i % len(call_ids)]}/", None
+
+
+def over_http(client, kind, bank_id, lines, call_ids, n) -> tuple[float, float, float]:
+    """Send n requests of a kind one after another: (web ms, database ms, wall ms) per request."""
+    csrf = client.cookies.get("csrftoken")
+    web0, db0, t0 = cpu_ms(is_web), cpu_ms(is_db), time.perf_counter()
+    for i in range(n):
+        method, path, data = requests_of(kind, bank_id, lines, call_ids, i)
+        if method == "GET":
+            r = client.get(path)
+        else:
+            r = client.post(path, data=data, headers={"X-CSRFToken": csrf, "HX-Request": "true"})
+        assert r.status_code == 200, (kind, r.status_code, r.text[:300])
+    wall = (time.perf_counter() - t0) * 1000
+    return (cpu_ms(is_web) - web0) / n, (cpu_ms(is_db) - db0) / n, wall / n
+
+
+def profile(kind, bank_id, lines, call_ids, n, top) -> str:
+    """The kind's requests through Django's test client in this process, under cProfile: its top functions."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    client = Client()
+    client.force_login(get_user_model().objects.get(username="admin0"))
+    requests_of(kind, bank_id, lines, call_ids, 0)  # warm the caches the server would have
+    prof = cProfile.Profile()
+    for i in range(n):
+        method, path, data = requests_of(kind, bank_id, lines, call_ids, i)
+        prof.enable()
+        r = client.get(path) if method == "GET" else client.post(path, data, HTTP_HX_REQUEST="true")
+        if getattr(r, "streaming", False):
+            b"".join(r.streaming_content)
+        prof.disable()
+        assert r.status_code == 200, (kind, r.status_code)
+    out = io.StringIO()
+    stats = pstats.Stats(prof, stream=out)
+    total_ms = stats.total_tt * 1000 / n
+    stats.sort_stats("tottime").print_stats(top)
+    body = out.getvalue()
+    body = body[body.find("   ncalls") :]
+    return f"--- {kind}: {total_ms:.1f} ms per request in-process (profiled)\n{body}"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--flags", type=int, default=2000)
+    parser.add_argument("--n", type=int, default=40, help="requests of each kind")
+    parser.add_argument("--web-workers", type=int, default=2)
+    parser.add_argument("--profile-top", type=int, default=12)
+    parser.add_argument("--no-profile", action="store_true")
+    args = parser.parse_args()
+
+    vendor_end, ours = load.multiprocessing.Pipe()
+    vendor = load.multiprocessing.Process(target=load.serve_vendor, args=(vendor_end,), daemon=True)
+    vendor.start()
+    vendor_url, vendor_key = ours.recv()
+    media = load.ROOT / "var" / "cpu-media"
+    env = {
+        "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{DB}",
+        "DJANGO_SETTINGS_MODULE": "oncore.settings",
+        "DEBUG": "0",
+        "SECRET_KEY": "bench-only-secret-key-for-a-throwaway-database",
+        "SECURE_COOKIES": "0",
+        "MEDIA_ROOT": str(media),
+        "DEEPGRAM_API_KEY": vendor_key,
+        "LOAD_VENDOR_URL": vendor_url,
+        "Q_WORKERS": "2",
+        "ONCORE_ORG_CONCURRENCY": "4",
+        "ALLOWED_HOSTS": "127.0.0.1,testserver",
+        "LOG_LEVEL": "WARNING",
+    }
+    load.psql(f"DROP DATABASE IF EXISTS {DB}")
+    load.psql(f"CREATE DATABASE {DB}")
+    procs = []
+    try:
+        bank_id, lines_by_user = load.setup_data(env, args.flags, 2, media)
+        lines = list(lines_by_user["admin0"]) + list(lines_by_user["admin1"])
+        from oncore.calls.models import Call
+
+        call_ids = list(Call.objects.filter(n_lines__gt=0).values_list("pk", flat=True)[:20])
+        child_env = {**os.environ, **env}
+        procs.append(
+            subprocess.Popen(load.gunicorn_command(PORT, args.web_workers), cwd=load.ROOT, env=child_env)
+        )
+        load.wait_for(BASE)
+        client = httpx.Client(base_url=BASE, timeout=60)
+        page = client.get("/login/")
+        token = load.re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+        client.post(
+            "/login/", data={"username": "admin0", "password": load.PASSWORD, "csrfmiddlewaretoken": token}
+        )
+        for kind in KINDS:  # every worker warm: its first requests import and build what it needs
+            if kind != "flag":
+                for i in range(2 * args.web_workers):
+                    method, path, _ = requests_of(kind, bank_id, lines, call_ids, i)
+                    client.get(path)
+
+        print(
+            f"{args.flags:,} flags in the bank; {args.n} requests of each kind, one after another; "
+            f"gunicorn {args.web_workers} workers x 4 threads (gthread), PostgreSQL"
+        )
+        print(f"{'kind':10} {'web ms':>8} {'db ms':>7} {'total ms':>9} {'wall ms':>8}")
+        for kind in KINDS:
+            web, db, wall = over_http(client, kind, bank_id, lines, call_ids, args.n)
+            print(f"{kind:10} {web:8.1f} {db:7.1f} {web + db:9.1f} {wall:8.1f}")
+
+        # The flags' queue work: a worker started now, its CPU read until the queue is empty.
+        from transcriber_tests.models import Transcription
+
+        queue0 = cpu_ms(is_queue)
+        db0 = cpu_ms(is_db)
+        t0 = time.monotonic()
+        py = str(load.ROOT / ".venv" / "bin" / "python")
+        procs.append(
+            subprocess.Popen(
+                [py, "manage.py", "qcluster"],
+                cwd=load.ROOT,
+                env=child_env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
+        time.sleep(2)
+        while Transcription.objects.filter(status__in=["queued", "running"]).exists():
+            if time.monotonic() - t0 > 300:
+                print("the queue did not drain in 300 s")
+                break
+            time.sleep(0.5)
+        queue = cpu_ms(is_queue) - queue0
+        db = cpu_ms(is_db) - db0
+        print(
+            f"{'flag queue':10} {queue / args.n:8.1f} {db / args.n:7.1f} {(queue + db) / args.n:9.1f} "
+            f"{(time.monotonic() - t0) * 1000 / args.n:8.1f}  (per flag: its transcriptions and scores, "
+            "both candidates; the worker's idle polling included)"
+        )
+
+        if not args.no_profile:
+            print()
+            for kind in KINDS:
+                print(profile(kind, bank_id, lines, call_ids, max(5, args.n // 4), args.profile_top))
+    finally:
+        load.stop(procs)
+        ours.send("stop")
+        vendor.join(timeout=10)
+        from django.db import connections
+
+        connections.close_all()
+        load.psql(f"DROP DATABASE IF EXISTS {DB}")
+
+
+if __name__ == "__main__":
+    main()

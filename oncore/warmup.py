@@ -1,0 +1,52 @@
+"""What a served process builds before its first request, so no admin waits for it after a restart (the first
+load of a page cost 200-500 ms more than the next before this, and a bank's results page 3.5 s more): the URLconf
+and the views it imports, every template compiled (the cached template loader keeps them for the life of the
+process), and what each app says its pages need loaded (an AppConfig's `warm_up()`: the benchmark's language
+detector models, about 3.5 s and 200 MB, which every results page with flags needs). Called by oncore.wsgi
+once the app is made, so `manage.py` commands and the tests do not pay for it; a deployment's readiness probe
+(GET /healthz) answers once it is done. `ONCORE_WARM_UP=0` turns it off."""
+
+import logging
+import os
+import time
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+
+def template_names(directory: Path) -> list[str]:
+    """The names of the templates under a template folder, as a view asks for them."""
+    return sorted(str(p.relative_to(directory)) for p in directory.rglob("*.html") if p.is_file())
+
+
+def warm_up() -> float:
+    """Import the URLconf, compile every template of every engine and run each app's warm_up(); returns the
+    seconds it took."""
+    from django.apps import apps
+    from django.template import engines
+    from django.template.utils import get_app_template_dirs
+    from django.urls import get_resolver
+
+    started = time.perf_counter()
+    get_resolver().url_patterns  # noqa: B018 (imports every urls module and the views they name)
+    for engine in engines.all():
+        folders = [Path(d) for d in engine.dirs]
+        if getattr(engine, "app_dirs", False):
+            folders += [Path(d) for d in get_app_template_dirs("templates")]
+        for folder in folders:
+            for name in template_names(folder):
+                try:
+                    engine.get_template(name)
+                except Exception as exc:  # a template that fails here fails its own request the same way
+                    log.warning("warm-up: template %s did not compile: %s", name, exc)
+    for app in apps.get_app_configs():
+        if hasattr(app, "warm_up"):
+            app.warm_up()
+    seconds = time.perf_counter() - started
+    log.info("warm-up: URLconf, templates and the apps' warm-ups done in %.2f s", seconds)
+    return seconds
+
+
+def warm_up_if_enabled() -> None:
+    if os.environ.get("ONCORE_WARM_UP", "1") != "0":
+        warm_up()

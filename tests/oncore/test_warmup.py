@@ -1,0 +1,22 @@
+"""The served process's warm-up (oncore.wsgi runs it): the URLconf imported, every template compiled before the
+first request, each app's warm_up run."""
+
+from django.template import engines
+from django.template.loaders.cached import Loader as CachedLoader
+
+from oncore import warmup
+
+
+def test_it_compiles_every_template_before_the_first_request(monkeypatch, settings):
+    loader = engines["django"].engine.template_loaders[0]
+    assert isinstance(loader, CachedLoader)  # with DEBUG off, as served
+    loader.reset()
+    warmed = []
+    monkeypatch.setattr("benchmark.apps.BenchmarkConfig.warm_up", lambda self: warmed.append(self.name))
+
+    warmup.warm_up()
+
+    compiled = {key.split("-")[0] for key in loader.get_template_cache}
+    names = set(warmup.template_names(settings.BASE_DIR / "templates"))
+    assert "transcriber_tests/results.html" in names and names <= compiled
+    assert warmed == ["benchmark"]
