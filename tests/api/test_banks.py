@@ -148,6 +148,8 @@ def test_it_pages_the_turn_table_with_filters(api, bank, flag, django_assert_max
     # The flag and its control, in either order (the order of NULL control ids differs between databases).
     item = next(i for i in body["items"] if i["kind"] == "flag")
     assert item["flag_id"] == flag.pk and item["tags"] == ["name"]
+    tenant = flag.line.call.tenant  # an object, as in every other payload (it was the name alone)
+    assert item["tenant"] == {"id": tenant.pk, "slug": tenant.slug, "name": tenant.name}
     assert item["expected_text"] == "Siobhan, table for four at eight thirty"
     assert item["production"]["text"] == flag.line.text and item["production"]["match"] is False
     good, bad = item["cells"]

@@ -13,6 +13,7 @@ from .. import alignment
 from ..models import Score
 from ..queries.cells import ScoreCell
 from ..queries.turns import TurnRow
+from .refs import TenantRef
 
 
 class AlignedWord(Schema):
@@ -61,7 +62,7 @@ class TurnOut(Schema):
     kind: Literal["flag", "control"]
     line_id: int
     call_id: int
-    tenant: str
+    tenant: TenantRef = Field(description="The call's tenant, as every other payload names one.")
     call_started_at: datetime
     flagged_at: datetime
     joined_at: datetime = Field(
@@ -138,7 +139,7 @@ def turn_out(row: TurnRow) -> dict:
         "kind": "control" if row.is_control else "flag",
         "line_id": row.line_id,
         "call_id": row.call_id,
-        "tenant": row.tenant.name,
+        "tenant": row.tenant._asdict(),  # id, slug, name: a TenantRef
         "call_started_at": row.call_started_at,
         "flagged_at": row.flagged_at,
         "joined_at": row.joined_at,
