@@ -1,7 +1,7 @@
 """What a served process builds before its first request, so no admin waits for it after a restart (the first
 load of a page cost 200-500 ms more than the next before this, and a bank's results page 3.5 s more): the URLconf
 and the views it imports, every template compiled (the cached template loader keeps them for the life of the
-process), and what each app says its pages need loaded (an AppConfig's `warm_up()`: the benchmark's language
+process), the API's schema, and what each app says its pages need loaded (an AppConfig's `warm_up()`: the benchmark's language
 detector models, about 3.5 s and 200 MB, which every results page with flags needs). Called by oncore.wsgi
 once the app is made, so `manage.py` commands and the tests do not pay for it; a deployment's readiness probe
 (GET /healthz) answers once it is done. `ONCORE_WARM_UP=0` turns it off."""
@@ -39,6 +39,9 @@ def warm_up() -> float:
                     engine.get_template(name)
                 except Exception as exc:  # a template that fails here fails its own request the same way
                     log.warning("warm-up: template %s did not compile: %s", name, exc)
+    from oncore.api import api
+
+    api.get_openapi_schema()  # built once per process: the reference page and openapi.json copy it
     for app in apps.get_app_configs():
         if hasattr(app, "warm_up"):
             app.warm_up()

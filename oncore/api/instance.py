@@ -6,6 +6,7 @@ Actions' ActionErrors (oncore.errors) keep their own code and status, validation
 `validation_error`, unknown objects and paths 404 `not_found`, and an unexpected exception is logged and
 answered 500 `internal_error`."""
 
+import copy
 import functools
 import json
 import logging
@@ -78,14 +79,17 @@ class OnCoreAPI(NinjaAPI):
         super().__init__(*args, **kwargs)
         self.tag_descriptions: dict[str, str] = {}
         self.webhooks: list[dict] = []
+        self._schema = None  # the schema once built (get_openapi_schema); what changes it empties it
 
     def describe_tag(self, name: str, description: str) -> None:
         self.tag_descriptions[name] = description
+        self._schema = None
 
     def add_webhook(self, name: str, description: str, payload) -> None:
         """An event the server POSTs to webhook endpoints: its payload (a Schema), listed under `webhooks`."""
         if all(w["name"] != name for w in self.webhooks):
             self.webhooks.append({"name": name, "description": description, "payload": payload})
+        self._schema = None
 
     def get_openapi_operation_id(self, operation) -> str:
         return operation.view_func.__name__  # unique across the routers; short ids for generated clients
@@ -97,6 +101,7 @@ class OnCoreAPI(NinjaAPI):
                 if "POST" in operation.methods:
                     operation.view_func = idempotency.once(operation.view_func, self._render)
         super().add_router(prefix, router, **kwargs)
+        self._schema = None
 
     def _render(self, value) -> str:
         return json.dumps(value, cls=ApiJSONEncoder)
@@ -110,13 +115,19 @@ class OnCoreAPI(NinjaAPI):
 
     def get_openapi_schema(self, *, request=None, server: str | None = None, **kwargs):
         """The schema, its `servers` naming where it was asked for (the request's scheme and host, as Django
-        sees them behind the proxy), or `server`."""
-        schema = super().get_openapi_schema(**kwargs)
+        sees them behind the proxy), or `server`. Built once per process (it took about a second, on every
+        request of the reference page and of openapi.json): the routers are all mounted before the first
+        request, and only `servers` differs from one request to the next."""
         if request is not None:
             server = request.build_absolute_uri("/").rstrip("/")
         servers = [{"url": server, "description": "This OnCore server"}] if server else []
-        complete_schema(schema, servers=servers, tags=self.tag_descriptions, events=self.webhooks)
-        return schema
+        if kwargs.get("path_params") or self._schema is None:
+            schema = super().get_openapi_schema(**kwargs)
+            complete_schema(schema, servers=[], tags=self.tag_descriptions, events=self.webhooks)
+            if kwargs.get("path_params"):
+                return {**schema, "servers": servers}
+            self._schema = schema
+        return {**copy.deepcopy(self._schema), "servers": servers}  # a caller may change its copy
 
 
 api = OnCoreAPI(

@@ -208,3 +208,15 @@ def test_it_generates_a_client_that_downloads_a_csv_and_a_lines_audio(generated,
     assert missing.status_code == 404 and missing.parsed.error.code == "not_found"  # its 404's one code
     flagged = get_flag.sync(client=client, flag_id=flag.pk)
     assert flagged.production_text == flag.line.text and flagged.created_at.tzinfo is not None
+
+
+def test_it_builds_the_schema_once_and_names_each_requests_server():
+    """The reference page and openapi.json took about a second each to build the schema; it is built once per
+    process now, and each answer still names the server it was asked at, in a copy of its own."""
+    from oncore.api import api
+
+    first = api.get_openapi_schema(server="https://one.example")
+    first["paths"].clear()  # a caller changing its copy changes nobody else's
+    second = api.get_openapi_schema(server="https://two.example")
+    assert second["servers"] == [{"url": "https://two.example", "description": "This OnCore server"}]
+    assert first["servers"][0]["url"] == "https://one.example" and "/api/v1/calls" in second["paths"]
