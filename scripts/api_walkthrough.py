@@ -203,6 +203,7 @@ class Receiver:
         self.secret = ""
         self.secret_known = threading.Event()
         self.events: queue.Queue[dict] = queue.Queue()
+        self.earlier: list[dict] = []  # events taken while another was awaited (wait_for)
         self.seen: set[str] = set()
         self.refused = 0
         self.lock = threading.Lock()
@@ -583,7 +584,13 @@ def bank_flag_results(
 
 def wait_for(client, receiver: Receiver, names: dict, wanted, timeout_s: float, queue_status):
     """The first verified event `wanted` accepts, printing every event that comes meanwhile (and the
-    organization's queue every 30 s when `queue_status` is given); None after `timeout_s`."""
+    organization's queue every 30 s when `queue_status` is given); None after `timeout_s`. An event that came
+    while another was awaited counts too (bank.leader_changed can come before the flag.scored awaited first)."""
+    for event in receiver.earlier:
+        if wanted(event):
+            receiver.earlier.remove(event)
+            say("received earlier " + describe(event, names))
+            return event
     deadline = time.monotonic() + timeout_s
     next_report = time.monotonic()
     while True:
@@ -605,6 +612,7 @@ def wait_for(client, receiver: Receiver, names: dict, wanted, timeout_s: float, 
         say(("received " if mine else "received (not the one awaited) ") + describe(event, names))
         if mine:
             return event
+        receiver.earlier.append(event)
 
 
 def main() -> int:
