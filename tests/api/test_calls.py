@@ -32,6 +32,8 @@ def test_it_lists_the_catalogue_with_filters(api, make_transcriber):
         t["display_name"] for t in everything["items"]
     )
     assert api.get(f"/transcribers/{b.pk}").json()["enabled"] is False
+    modes = {t["slug"]: (t["provider"], t["mode"]) for t in everything["items"]}
+    assert modes["test-alpha"] == ("generic", "batch") and ("faster_whisper", "streaming") in modes.values()
     assert_error(api.get("/transcribers/999999"), 404, "not_found")
 
 

@@ -2,11 +2,16 @@
 catalogue (briefly, or whole with its price)."""
 
 from datetime import date
+from typing import Literal
 
 from ninja import Field, Schema
 
 from oncore.api import Money
 from oncore.formats import money
+from oncore.transcribers.models import Transcriber
+
+Provider = Literal[tuple(code for code, _ in Transcriber.PROVIDERS)]
+Mode = Literal[tuple(code for code, _ in Transcriber.MODES)]
 
 
 class TenantRef(Schema):
@@ -30,7 +35,11 @@ class TranscriberRef(Schema):
 class TranscriberOut(Schema):
     id: int
     slug: str
-    provider: str
+    provider: Provider
+    mode: Mode = Field(
+        description="How a replay sends a line: batch (the clip in one request) or streaming (20 ms frames paced "
+        "in real time, as a live call; its latency is the time to final text from the end of speech)."
+    )
     model: str
     display_name: str
     price_per_minute: Money = Field(description="List price per audio minute, USD, six places.")
@@ -64,6 +73,7 @@ def transcriber_out(t) -> dict:
         "id": t.pk,
         "slug": t.slug,
         "provider": t.provider,
+        "mode": t.mode,
         "model": t.model,
         "display_name": t.display_name,
         "price_per_minute": money(t.price_per_minute),
