@@ -92,17 +92,8 @@ def main():
     args = parser.parse_args()
 
     media = load.ROOT / "var" / "cold-media"
-    env = {
-        "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{DB}",
-        "DJANGO_SETTINGS_MODULE": "oncore.settings",
-        "DEBUG": "0",
-        "SECRET_KEY": "bench-only-secret-key-for-a-throwaway-database",
-        "SECURE_COOKIES": "0",
-        "MEDIA_ROOT": str(media),
-        "LOAD_VENDOR_URL": "http://127.0.0.1:9",  # never called: nothing is flagged here
-        "ALLOWED_HOSTS": "127.0.0.1,testserver",
-        "LOG_LEVEL": "WARNING",
-    }
+    # no vendor: nothing is flagged here
+    env = load.server_env(f"postgres://postgres@127.0.0.1:5432/{DB}", media, "http://127.0.0.1:9", "unused")
     load.psql(f"DROP DATABASE IF EXISTS {DB}")
     load.psql(f"CREATE DATABASE {DB}")
     try:

@@ -253,6 +253,25 @@ async def user_loop(client, lines, bank_id, deadline, stats, flagged, think):
         await client.aclose()
 
 
+def server_env(db_url: str, media, vendor_url: str, vendor_key: str) -> dict:
+    """The environment the benches serve the app in: DEBUG off, a throwaway database, the fake vendor's key and
+    address, two queue workers and an organization concurrency of 4."""
+    return {
+        "DATABASE_URL": db_url,
+        "DJANGO_SETTINGS_MODULE": "oncore.settings",
+        "DEBUG": "0",
+        "SECRET_KEY": "bench-only-secret-key-for-a-throwaway-database",
+        "SECURE_COOKIES": "0",
+        "MEDIA_ROOT": str(media),
+        "DEEPGRAM_API_KEY": vendor_key,
+        "LOAD_VENDOR_URL": vendor_url,
+        "Q_WORKERS": "2",
+        "ONCORE_ORG_CONCURRENCY": "4",
+        "ALLOWED_HOSTS": "127.0.0.1,testserver",
+        "LOG_LEVEL": "WARNING",
+    }
+
+
 def gunicorn_command(port: int, workers: int) -> list[str]:
     """The web server as the benches run it: gunicorn's threaded workers."""
     return [
@@ -322,20 +341,7 @@ def main():
     vendor.start()
     vendor_url, vendor_key = ours.recv()
     media = ROOT / "var" / "load-media"
-    env = {
-        "DATABASE_URL": DB_URL,
-        "DJANGO_SETTINGS_MODULE": "oncore.settings",
-        "DEBUG": "0",
-        "SECRET_KEY": "bench-only-secret-key-for-a-throwaway-database",
-        "SECURE_COOKIES": "0",
-        "MEDIA_ROOT": str(media),
-        "DEEPGRAM_API_KEY": vendor_key,
-        "LOAD_VENDOR_URL": vendor_url,
-        "Q_WORKERS": "2",
-        "ONCORE_ORG_CONCURRENCY": "4",
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "LOG_LEVEL": "WARNING",
-    }
+    env = server_env(DB_URL, media, vendor_url, vendor_key)
     psql(f"DROP DATABASE IF EXISTS {DB}")
     psql(f"CREATE DATABASE {DB}")
     procs = []

@@ -142,20 +142,7 @@ def main():
     vendor.start()
     vendor_url, vendor_key = ours.recv()
     media = load.ROOT / "var" / "cpu-media"
-    env = {
-        "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{DB}",
-        "DJANGO_SETTINGS_MODULE": "oncore.settings",
-        "DEBUG": "0",
-        "SECRET_KEY": "bench-only-secret-key-for-a-throwaway-database",
-        "SECURE_COOKIES": "0",
-        "MEDIA_ROOT": str(media),
-        "DEEPGRAM_API_KEY": vendor_key,
-        "LOAD_VENDOR_URL": vendor_url,
-        "Q_WORKERS": "2",
-        "ONCORE_ORG_CONCURRENCY": "4",
-        "ALLOWED_HOSTS": "127.0.0.1,testserver",
-        "LOG_LEVEL": "WARNING",
-    }
+    env = load.server_env(f"postgres://postgres@127.0.0.1:5432/{DB}", media, vendor_url, vendor_key)
     load.psql(f"DROP DATABASE IF EXISTS {DB}")
     load.psql(f"CREATE DATABASE {DB}")
     procs = []

@@ -6,7 +6,6 @@ size."""
 
 from collections import defaultdict
 from dataclasses import dataclass
-from decimal import Decimal
 
 from django.db.models import Q, Sum
 
@@ -15,9 +14,8 @@ from oncore.calls.models import Assistant
 from oncore.errors import find
 
 from .. import scoring
-from ..aggregates import MICROS
 from ..models import GroupPairTotal, GroupTotal, Score
-from .totals import _days
+from .totals import _days, summaries
 
 TENANT, ASSISTANT = "tenant", "assistant"
 BY = (TENANT, ASSISTANT)
@@ -82,30 +80,8 @@ def group_of(organization, tenant: int | None = None, assistant: int | None = No
 
 
 def group_summaries(bank_id: int, since, until, group: Group) -> tuple[dict, dict]:
-    """As queries.totals.summaries, on the group's calls only: ({(source, transcriber id): CandidateSummary} of
-    those days, {candidate's transcriber id: its audio cost so far on them, any day}), in one query."""
-    days = Q(day__gte=since.date()) & (Q(day__lt=until.date()) if until else Q())
-    rows = (
-        group.rows(GroupTotal.objects.filter(bank_id=bank_id))
-        .values("source", "transcriber_id")
-        .annotate(
-            s=Sum("scored", filter=days),
-            m=Sum("matches", filter=days),
-            f=Sum("failed", filter=days),
-            u=Sum("wer_units", filter=days),
-            c=Sum("cost_micros"),
-        )
-    )
-    found, costs = {}, {}
-    for r in rows:
-        tid = r["transcriber_id"]
-        if r["s"] or r["f"]:
-            found[(r["source"], tid)] = scoring.summary_row(
-                tid, int(r["s"]), int(r["m"]), int(r["f"]), int(r["u"])
-            )
-        if r["source"] == Score.CANDIDATE:
-            costs[tid] = Decimal(int(r["c"] or 0)) / MICROS
-    return found, costs
+    """As queries.totals.summaries, on the group's calls only (its GroupTotal rows), in one query."""
+    return summaries(bank_id, since, until, totals=group.rows(GroupTotal.objects.filter(bank_id=bank_id)))
 
 
 def group_pair_counts(bank_id: int, since, until, a: int, b: int, group: Group) -> tuple[int, int, int]:

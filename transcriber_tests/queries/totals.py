@@ -27,12 +27,13 @@ def _days(qs, since, until):
     return qs.filter(day__lt=_day(until)) if until else qs
 
 
-def summaries(bank_id: int, since, until=None) -> tuple[dict, dict]:
+def summaries(bank_id: int, since, until=None, totals=None) -> tuple[dict, dict]:
     """({(source, transcriber id): scoring.CandidateSummary} of the bank's items of those days, {candidate's
-    transcriber id: its audio cost so far on the bank's items, any day}), in one query."""
+    transcriber id: its audio cost so far on the bank's items, any day}), in one query. `totals`: other rows of
+    the same columns to read instead of the bank's ScoreTotal (a tenant's or assistant's GroupTotal rows)."""
     days = Q(day__gte=_day(since)) & (Q(day__lt=_day(until)) if until else Q())
     rows = (
-        ScoreTotal.objects.filter(bank_id=bank_id)
+        (ScoreTotal.objects.filter(bank_id=bank_id) if totals is None else totals)
         .values("source", "transcriber_id")
         .annotate(
             s=Sum("scored", filter=days),
