@@ -5,10 +5,12 @@ starts it), polling the database until nothing is left to compute.
 
 Runs on a throwaway SQLite database and media folder (removed at the end). Prints the seconds load_demo took,
 the seconds until every flag's line was scored, the full-call run done, the benchmark and code-switching runs
-done and the entity runs scored, then the full-call run's audio path agreement and the demo bank's cards.
+done and the entity runs scored, then the full-call run's audio path agreement, the demo bank's cards with each
+one's latency (the streaming candidate's time to final) and the streaming replays' pacing.
 """
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -18,6 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
 POLL_S = 5
+WORST = re.compile(r"streaming session paced: .*?worst_offset_ms=([\d.]+)")  # streaming.session.PACING_LOG
 LIMIT_S = 1800
 
 
@@ -52,10 +55,23 @@ from transcriber_tests.runs.queries import run_summary
 s = run_summary(Run.objects.get())
 print(f"full-call run's audio path agreement: {s.calibration_matched} of {s.calibration_compared} calibration "
       f"lines ({s.audio_path_agreement:.1%})")
-for card in bank_results(Bank.objects.get(name="English")).cards:
+from django.db.models import Sum
+from transcriber_tests.queries.tradeoff import bank_tradeoff
+from transcriber_tests.models import Transcription
+bank = Bank.objects.get(name="English")
+results = bank_results(bank)
+choices = bank_tradeoff(bank, results).by_id
+for card in results.cards:
     c = card.summary
+    found = choices[card.transcriber.pk].latency
     print(f"{'leader ' if card.is_leader else ''}{card.transcriber}: {c.matches} of {c.scored} scored lines matched"
-          + (f" ({c.accuracy:.1%}), {c.failed} failed" if c.scored else ""))
+          + (f" ({c.accuracy:.1%}), {c.failed} failed" if c.scored else "")
+          + (f"; {found.measure} p50 {found.p50_s:.3f} s, p95 {found.p95_s:.3f} s (n={found.lines})" if found else ""))
+streamed = Transcription.objects.filter(mode=Transcription.STREAMING, status=Transcription.DONE)
+if streamed.exists():
+    f = streamed.aggregate(frames=Sum("frames_sent"), off=Sum("frames_off_schedule"))
+    print(f"streaming replays: {streamed.count()} lines, {f['frames'] - f['off']} of {f['frames']} frames "
+          f"({(f['frames'] - f['off']) / f['frames']:.2%}) sent within +-5 ms of their schedule")
 """
     return manage(
         "shell", "--no-imports", "-c", script, env=env, capture_output=True, text=True
@@ -75,12 +91,13 @@ def main() -> None:
         manage("load_demo", env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         loaded = time.monotonic() - started
         print(f"load_demo: {loaded:.0f} s")
+        log = open(f"{tmp}/qcluster.log", "w+")  # the streaming sessions' pacing lines (INFO)
         worker = subprocess.Popen(
             ["nice", "-n", "10", PY, "manage.py", "qcluster"],
             cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            env={**env, "LOG_LEVEL": "INFO"},
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         try:
             while time.monotonic() - started < LIMIT_S:
@@ -95,6 +112,13 @@ def main() -> None:
             worker.wait(timeout=60)
         print(f"complete {done:.0f} s after load_demo started" if not waiting else f"not complete: {waiting}")
         print(outcome(env))
+        log.seek(0)
+        worst = [float(m) for m in WORST.findall(log.read())]
+        log.close()
+        if worst:
+            print(
+                f"worst frame offset from its schedule: {max(worst):.1f} ms over {len(worst)} streaming sessions"
+            )
 
 
 if __name__ == "__main__":

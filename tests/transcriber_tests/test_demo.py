@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.core.management import call_command
+from django.urls import reverse
 
 from benchmark.models import BenchmarkRun, CsRun
 from oncore.calls.models import Line
@@ -83,3 +84,29 @@ def test_it_queues_a_full_call_run_and_the_benchmark_runs_of_the_local_engines(
     queued = [task.func() for task in OrmQ.objects.all()]
     assert queued.count("benchmark.entity.tasks.run_benchmark") == 3
     assert queued.count("benchmark.codeswitch.tasks.run_codeswitch") == 3
+
+
+@pytest.mark.django_db
+@pytest.mark.slow
+def test_the_demos_streaming_candidate_replays_its_lines_offline_and_its_card_shows_time_to_final(
+    media, client, monkeypatch
+):
+    from oncore.transcribers.engines.streaming import session
+    from transcriber_tests import tasks
+    from transcriber_tests.models import Bank
+
+    monkeypatch.setattr(session, "SPEED", 10.0)  # not about pacing: the demo paces in real time
+    call_command("load_demo", flags=1, no_runs=True)
+    bank = Bank.objects.get(name="English")
+    assert "whisper-tiny-en-streaming" in bank.candidates.values_list("transcriber__slug", flat=True)
+    tasks.drain()
+
+    streamed = Transcription.objects.filter(transcriber__slug="whisper-tiny-en-streaming")
+    assert streamed.count() == 2  # the flag and its control, offline
+    for t in streamed:
+        assert (t.status, t.mode) == (Transcription.DONE, Transcription.STREAMING), t.error
+        assert t.latency_s is not None and t.frames_sent and t.frames_off_schedule is not None
+    client.login(username="demo-admin", password="demo-admin-pass")
+    page = client.get(reverse("tt:bank", args=[bank.pk]), {"window": 90}).content.decode()
+    assert "<dt>Time to final p50 / p95</dt>" in page and '<span class="muted">n=2</span>' in page
+    assert "<dt>Latency p50 / p95</dt>" in page  # the batch candidates beside it
