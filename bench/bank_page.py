@@ -1,14 +1,18 @@
-"""A bank of N flags x 8 candidates (each flag with one control: 18 scores a flag), and the server time of the
-results page (uncached), the turn table's first page, its "only where candidates disagree" page and the turn-table
-CSV export, against their targets.
+"""A bank of N flags x 8 candidates (each flag with one control: 18 scores a flag) over the calls of 4 tenants
+(two assistants each), and the server time of the results page (uncached; it carries each candidate's latency
+p50/p95, cost and monthly projection, the trade-off chart, the per-tenant and per-assistant tables and the expected
+texts to check), the same page filtered to one tenant, the trust page (call-level bootstrap, flags planner,
+confusion pairs), the turn table's first page, its "only where candidates disagree" page and the turn-table CSV
+export, against their targets; then the figures the results and trust pages show.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/oncore_bench .venv/bin/python bench/bank_page.py --flags 10000
     DATABASE_URL=... .venv/bin/python bench/bank_page.py --flags 100000      # 1.8 million scores
 
 It creates and drops its own test database (test_<name>), so it never touches real data. "Uncached": before each
 request the bank's results_changed_at moves, as every score write moves it, so the cached results miss as under a
-steady stream of flags. Targets on PostgreSQL at 10,000 and 100,000 flags: results page uncached median <= 30 ms,
-turn table page 1 <= 60 ms, "disagree" <= 100 ms, turn-table CSV >= 100,000 rows/s with flat memory. (The figures
+steady stream of flags (the trade-off, tenant and trust figures are cached under the same key, so they miss too).
+Targets on PostgreSQL at 10,000 and 100,000 flags: results page uncached median <= 30 ms (filtered too), turn
+table page 1 <= 60 ms, "disagree" <= 100 ms, turn-table CSV >= 100,000 rows/s with flat memory. (The figures
 of the queries before the per-day totals, which this bench printed beside these, are in the notes of the issue
 that replaced them.)"""
 
@@ -36,14 +40,26 @@ from django.utils import timezone  # noqa: E402
 from transcriber_tests.models import Bank, Score  # noqa: E402
 
 CANDIDATES = 8
+TENANTS = 4
+# What the results page must carry, so a fast page is not a page that left its figures out.
+RESULTS_MUST_SHOW = (
+    b'class="tradeoff-chart"',
+    b"Latency p50 / p95",
+    b"A month at your volume",
+    b'id="by-tenant-title"',
+    b'class="data group-table"',
+    b'id="check-expected-title"',
+)
+TRUST_MUST_SHOW = (b"calls resampled (bootstrap)", b"How many more flags", b"Confusion pairs of")
 
 
 # ---------------------------------------------------------------- measuring
 
 
-def timed_get(client, url, repeats, bank=None):
+def timed_get(client, url, repeats, bank=None, must_show=()):
     """Median server time of a GET. With `bank`, each request first moves the bank's results_changed_at, as every
-    score write does, so the cached results miss as they do under a stream of flags (the uncached path)."""
+    score write does, so the cached results miss as they do under a stream of flags (the uncached path). Each
+    answer must hold every bytes string of `must_show`."""
     times = []
     for _ in range(repeats):
         if bank is not None:
@@ -52,6 +68,8 @@ def timed_get(client, url, repeats, bank=None):
         response = client.get(url)
         times.append((time.perf_counter() - start) * 1000)
         assert response.status_code == 200, (url, response.status_code)
+        missing = [m for m in must_show if m not in response.content]
+        assert not missing, (url, missing)
     return statistics.median(times)
 
 
@@ -84,6 +102,56 @@ def line(what, value, unit="ms", target=None, higher_is_better=False):
     print(f"{what:28} {value:10,.1f} {unit}{met}")
 
 
+def print_figures(bank):
+    """The figures the pages just timed show: each candidate's accuracy, latency and cost, the per-tenant table,
+    the call-level intervals and the flags planner, the confusion pairs and the expected texts to check."""
+    from transcriber_tests import queries
+    from transcriber_tests.queries import confusion, reference_check, trust
+
+    bank.refresh_from_db()
+    screen = queries.results_screen(bank, queries.DEFAULT_WINDOW_DAYS)
+    t = screen.tradeoff
+    v = t.volume
+    print(f"figures (last {screen.results.window_days} days; p50/p95 from the buckets, {t.resolution}):")
+    print(f"  volume: {v.calls:,} calls, {v.minutes:,.0f} caller minutes in the last 30 days; now {v.now}")
+    for c in t.choices:
+        lat = c.latency
+        print(
+            f"  {c.transcriber.display_name:24} {'★' if c.is_leader else ' '} accuracy {c.accuracy:.1%} "
+            f"n={c.summary.scored:,}; latency p50 {lat.p50_s:.3f} s, p95 {lat.p95_s:.3f} s n={lat.lines:,}; "
+            f"${c.cost_per_line * 1000:.2f}/1,000 lines; month ${c.projection.cost:,.2f}"
+            f"{'; best trade-off' if c.on_front else ''}"
+        )
+    for table in (screen.by_tenant, screen.by_assistant):
+        print(f"  by {table.by}: {len(table.rows)} rows (+{table.more} more)")
+        for row in table.rows[:TENANTS]:
+            cells = " ".join(f"{cell.accuracy:.0%}" if cell.scored else "—" for cell in row.cells)
+            best = row.best.display_name if row.best else "none"
+            print(f"    {row.group.name:28} {row.lines:7,} lines  {cells}  ★ {best}")
+    tr = trust.bank_trust(bank, screen.results.window_days)
+    for row in tr.rows[:3]:
+        b = row.calls
+        print(
+            f"  {row.transcriber.display_name:24} Wilson {row.wilson[0]:.2%}-{row.wilson[1]:.2%}; "
+            f"calls resampled {b.low:.2%}-{b.high:.2%} ({b.calls:,} calls, {b.resamples:,} resamples)"
+        )
+    if tr.lead_calls is not None:
+        lc = tr.lead_calls
+        print(
+            f"  lead {tr.leader.display_name} over {tr.runner_up.display_name}: {lc.estimate * 100:+.2f} points, "
+            f"95% {lc.low * 100:+.2f} to {lc.high * 100:+.2f} by calls; McNemar p = {tr.lead.p_value:.3g}"
+        )
+    if tr.plan is not None:
+        print(f"  planner: {tr.plan.state}, {tr.plan.flags} more flags (power {tr.plan.power})")
+    if tr.sentence:
+        print(f"  note: {tr.sentence}")
+    pairs = confusion.confusion_pairs(bank, screen.results.window_days)[0]
+    top = ", ".join(f"{p.label} x{p.n:,}" for p in pairs.pairs[:3])
+    print(f"  {pairs.transcriber.display_name} confusion pairs: {top} (of {pairs.errors:,} word errors)")
+    checks, total = reference_check.expected_checks(bank, screen.results.window_days)
+    print(f"  expected texts to check: {total:,}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--flags", type=int, default=10_000, help="flags in the bank (each with one control)")
@@ -102,7 +170,7 @@ def main():
         user = get_user_model().objects.create_user("bench-admin", password="x")
         Membership.objects.create(user=user, organization=org, role="admin")
         start = time.perf_counter()
-        bank = fill_bank(org, flags=args.flags, candidates=CANDIDATES, name="Bench")
+        bank = fill_bank(org, flags=args.flags, candidates=CANDIDATES, name="Bench", tenants=TENANTS)
         fill_s = time.perf_counter() - start
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:  # what autovacuum does to a settled table
@@ -115,14 +183,18 @@ def main():
         )
         client = Client()
         client.force_login(user)
+        tenant = org.tenants.order_by("pk").last()
         urls = {
-            "results page, uncached": (f"/banks/{bank.pk}/", bank, 30),
-            "turn table, page 1": (f"/banks/{bank.pk}/turns/", None, 60),
-            "turn table, disagree": (f"/banks/{bank.pk}/turns/?disagree=1", None, 100),
+            "results page, uncached": (f"/banks/{bank.pk}/", bank, 30, RESULTS_MUST_SHOW),
+            "results, one tenant": (f"/banks/{bank.pk}/?tenant={tenant.pk}", bank, 30, RESULTS_MUST_SHOW[:3]),
+            "trust page, uncached": (f"/banks/{bank.pk}/trust/", bank, None, TRUST_MUST_SHOW),
+            "results page, cached": (f"/banks/{bank.pk}/", None, None, RESULTS_MUST_SHOW),
+            "turn table, page 1": (f"/banks/{bank.pk}/turns/", None, 60, ()),
+            "turn table, disagree": (f"/banks/{bank.pk}/turns/?disagree=1", None, 100, ()),
         }
-        for what, (url, uncached, target) in urls.items():
-            timed_get(client, url, 2, uncached)  # warm up
-            line(what, timed_get(client, url, args.repeats, uncached), target=target)
+        for what, (url, uncached, target, must_show) in urls.items():
+            timed_get(client, url, 2, uncached, must_show)  # warm up
+            line(what, timed_get(client, url, args.repeats, uncached, must_show), target=target)
 
         csv_url = f"/banks/{bank.pk}/turns.csv"
         rows, size, elapsed, peak = csv_figures(client, csv_url)
@@ -131,6 +203,7 @@ def main():
             f"{'':28} {rows:,} rows, {size / 1e6:.1f} MB; peak traced Python memory while streaming "
             f"{peak / 1e6:.1f} MB"
         )
+        print_figures(bank)
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)
 

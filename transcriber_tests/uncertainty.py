@@ -37,6 +37,7 @@ LEVEL = 0.95
 ALPHA = 0.05
 POWER = 0.8
 FLAG_LIMIT = 1000
+FEW_CALLS = 10  # below it, the call-level bootstrap is not to be read (disagreement says so)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +110,16 @@ def disagreement(
     leader_calls: Bootstrap | None = None,
 ) -> str:
     """One sentence saying where the call-level bootstrap and the line-level figures (the exact McNemar test, the
-    Wilson interval) disagree, and why; "" when they agree."""
+    Wilson interval) disagree, and why; "" when they agree. With fewer than FEW_CALLS calls it says that the
+    bootstrap cannot be trusted yet: resampling a handful of calls sees only their few mixes, so its interval is
+    too narrow (with three calls it can be narrower than the Wilson interval of their lines)."""
+    calls = next((b.calls for b in (lead_calls, leader_calls) if b is not None and b.low is not None), None)
+    if calls is not None and calls < FEW_CALLS:
+        return (
+            f"Only {calls} call{'s' if calls != 1 else ''} in this window: resampling so few calls gives intervals "
+            f"too narrow to trust, so read the Wilson intervals and the exact McNemar test until there are at "
+            f"least {FEW_CALLS}."
+        )
     if lead is not None and lead_calls is not None and lead_calls.low is not None:
         clear_by_calls = lead_calls.low > 0
         interval = f"{_points(lead_calls.low)} to {_points(lead_calls.high)} points"

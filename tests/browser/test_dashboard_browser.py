@@ -26,6 +26,15 @@ from transcriber_tests.models import Bank, Flag, Run
 from transcriber_tests.runs import actions as run_actions
 from transcriber_tests.runs import tasks as run_tasks
 
+from .figures import (
+    check_cards,
+    check_filtered_cards,
+    check_marks,
+    check_tenant_table,
+    check_tradeoff,
+    check_trust,
+)
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
@@ -243,16 +252,77 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
     page.screenshot(path=str(screenshots / "leaderboard.png"), full_page=True)
     doc_picture(page, screenshots, "leaderboard.png")
     page.goto(f"{base}/banks/{bank.pk}/?window=90")
-    assert page.locator(".result-card").count() == 2  # Whisper base and PocketSphinx
+    # Whisper base, PocketSphinx and the streaming Whisper tiny.en: the demo bank's candidates.
+    assert page.locator(".result-card").count() == bank.candidates.count() >= 2
     assert "Leader" in page.locator(".verdict").inner_text()
     trends = page.locator("figure.trend")
-    assert trends.count() == 2 and trends.first.locator("svg circle.point").count() >= 2
+    assert trends.count() == bank.candidates.count() and trends.first.locator("svg circle.point").count() >= 2
     assert "Week ending" in trends.first.locator("desc").text_content()
     tags = page.locator("table.tag-table").inner_text()
     assert "name" in tags and "time" in tags and "n=" in tags
+    # Accuracy beside latency and cost: each card's figures, the chart with its text alternative and its table,
+    # and the per-tenant table, whose figures are a direct count of the scores.
+    names = [n.strip() for n in page.locator(".result-card header h2").all_inner_texts()]
+    check_cards(page, names)
+    check_tradeoff(page, names)
+    tenants = check_tenant_table(page, bank, names)
+    volume = " ".join(page.locator("section.tradeoff p.volume").inner_text().split())
+    assert re.match(r"Your volume: \d+ calls? with [\d.,]+ minutes? of caller audio", volume), volume
+    page.locator("section.tradeoff").screenshot(path=str(screenshots / "tradeoff-1280.png"))
+    (screenshots.parent / "docs").mkdir(exist_ok=True)
+    page.locator("section.tradeoff").screenshot(path=str(screenshots.parent / "docs" / "tradeoff.png"))
+    page.locator('section.group-breakdown[aria-labelledby="by-tenant-title"]').screenshot(
+        path=str(screenshots / "tenants-1280.png")
+    )
+    # The trust figures and the confusion pairs load after the page.
+    page.locator("section#trust").wait_for()
     axe(page, "results")
     page.screenshot(path=str(screenshots / "results.png"), full_page=True)
     doc_picture(page, screenshots, "results.png")
+
+    # The filter by tenant recomputes the cards on that tenant's calls: their n are the tenant's row.
+    tenant, row = max(tenants.items(), key=lambda kv: int(kv[1][0]))
+    with page.expect_navigation():
+        page.locator("select[name=tenant]").select_option(label=tenant)
+    assert "tenant=" in page.url
+    check_filtered_cards(page, tenant, row, names)
+    axe(page, "results of one tenant")
+    page.screenshot(path=str(screenshots / "results-one-tenant.png"), full_page=True)
+
+    # How far to trust the lead, and what each candidate gets wrong, on a page of their own.
+    page.goto(f"{base}/banks/{bank.pk}/trust/?window=90")
+    check_trust(page, names)
+    axe(page, "trust")
+    page.screenshot(path=str(screenshots / "trust.png"), full_page=True)
+    doc_picture(page, screenshots, "trust.png")
+    # A confusion pair opens the turn-table lines where it happens, each marked in that candidate's cell.
+    pair = page.locator("#confusions td.pair a").first
+    pair_of = (
+        page.locator("#confusions td.pair a")
+        .first.locator("xpath=ancestor::table")
+        .get_attribute("aria-label")
+        .removeprefix("Confusion pairs of ")
+    )
+    label = pair.inner_text().strip()
+    pair.click()
+    page.wait_for_load_state("networkidle")
+    note = " ".join(page.locator("p.caution", has_text="Only the lines where").inner_text().split())
+    assert f"Only the lines where {pair_of}" in note, note
+    shown = page.locator("table.turns tbody tr")
+    assert shown.count() >= 1 and check_marks(page, [pair_of]) == shown.count(), label
+    expected_word, heard = (w.strip() for w in label.split("→"))
+    cells = page.locator(f'table.turns tbody td[data-label="{pair_of}"]')
+    for i in range(cells.count()):
+        if heard == "(left out)":
+            words = [w.lower() for w in cells.nth(i).locator("del.missed").all_inner_texts()]
+            assert any(expected_word in w for w in words), (label, words)
+        elif expected_word == "(added)":
+            words = [w.lower() for w in cells.nth(i).locator("ins.added").all_inner_texts()]
+            assert any(heard in w for w in words), (label, words)
+        else:
+            subs = [" ".join(s.lower().split()) for s in cells.nth(i).locator(".sub").all_inner_texts()]
+            assert any(expected_word in s and heard in s for s in subs), (label, subs)
+    axe(page, "turn table of one confusion pair")
 
     page.get_by_role("link", name="Turn by turn").click()
     page.wait_for_load_state("networkidle")
@@ -263,6 +333,12 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
     wer = [c for c in cells if re.search(r"WER \d+\.\d\d$", c)]
     assert matched and wer, cells  # the demo's flags: some lines matched, some not
     assert all(not c.startswith("<") for c in cells)
+    # The words of each cell that did not match are marked: the marks are its S, D and I, and give its WER.
+    assert check_marks(page, names) >= 1
+    assert (
+        "struck through, a word that was said but missed or misheard"
+        in page.locator(".marks-legend").inner_text()
+    )
     axe(page, "turn table")
     page.screenshot(path=str(screenshots / "turn-table.png"), full_page=True)
     doc_picture(page, screenshots, "turn-table.png")
@@ -323,6 +399,7 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
         (f"/calls/{line.call_id}/", "call at 390 px", "call-page-390.png"),
         ("/banks/", "leaderboard at 390 px", "leaderboard-390.png"),
         (f"/banks/{bank.pk}/turns/", "turn table at 390 px", "turn-table-390.png"),
+        (f"/banks/{bank.pk}/trust/?window=90", "trust at 390 px", "trust-390.png"),
         (f"/runs/{run.pk}/", "run at 390 px", "run-390.png"),
         ("/calls/", "calls at 390 px", None),
         (f"/banks/{live_check.pk}/runs/new/?call={line.call_id}", "new run at 390 px", None),
@@ -334,6 +411,18 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
             for cell in page.locator("table.turns tbody td[data-label]").all()[:12]:
                 box = cell.bounding_box()
                 assert box and box["x"] >= 0 and box["x"] + box["width"] <= 391, box
+        if (
+            name == "results at 390 px"
+        ):  # the chart and the tenant table, and their text alternatives, on a phone
+            check_tradeoff(page, names)
+            check_tenant_table(page, bank, names)
+            page.locator("section.tradeoff").screenshot(path=str(screenshots / "tradeoff-390.png"))
+            page.locator('section.group-breakdown[aria-labelledby="by-tenant-title"]').screenshot(
+                path=str(screenshots / "tenants-390.png")
+            )
+            page.locator("section#trust").wait_for()
+        if name == "trust at 390 px":
+            check_trust(page, names)
         axe(page, name)
         if shot:
             page.screenshot(path=str(screenshots / shot), full_page=True)

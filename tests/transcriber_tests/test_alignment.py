@@ -105,3 +105,23 @@ def test_texts_that_read_the_same_share_a_key():
     assert alignment.text_key("Table, for FOUR!") == alignment.text_key("table for four")
     assert alignment.text_key("table for four") != alignment.text_key("table for for")
     assert -(2**63) <= alignment.text_key("anything") < 2**63
+
+
+@settings(max_examples=300, deadline=None)
+@given(expected=expected_text, hypothesis=text)
+def test_the_marks_a_page_draws_are_the_wers_edits(expected, hypothesis):
+    """What the turn table and a flag's results draw (templatetags.scores.marked_text): one struck and one
+    underlined word for each substitution, a struck word for each deletion, an underlined one for each insertion;
+    the S, D and I of the line's WER. Unmarked, the words are the text as the transcriber wrote it."""
+    from transcriber_tests.templatetags.scores import marked_text
+
+    score = scoring.score_line(expected, hypothesis)
+    html = marked_text(expected, hypothesis)
+    subs = html.count('<span class="sub">')
+    assert subs == score.substitutions
+    assert html.count('<del class="missed">') == score.deletions
+    assert html.count('<ins class="added">') == score.insertions
+    assert html.count("<del") == score.substitutions + score.deletions
+    assert html.count("<ins") == score.substitutions + score.insertions
+    assert html.count('<span class="visually-hidden">said </span>') == score.substitutions
+    assert (subs + score.deletions + score.insertions) / score.reference_words == pytest.approx(score.wer)

@@ -82,7 +82,7 @@ def test_the_trust_fragment_reads_the_call_intervals_the_plan_and_the_pairs(chec
     assert "95% interval, calls resampled (bootstrap)" in text
     assert "How many more flags" in text
     assert re.search(r"About [\d,]+ more flags?|too close to separate|already clear|No runner-up", text)
-    assert "10000 times with a fixed seed" in text
+    assert "10,000 times with a fixed seed" in text
     t2 = bank.candidates.get(transcriber__model="t2").transcriber_id
     link = f"?window=30&amp;transcriber={t2}&amp;pair=s%3Atuesday%3Ethursday"
     assert link in html and "tuesday → thursday" in text

@@ -109,6 +109,12 @@ def test_it_says_when_the_call_level_and_line_level_figures_disagree():
     # The leader's own interval much wider by calls than by lines.
     wider = uncertainty.disagreement(None, None, (0.6, 0.7), uncertainty.Bootstrap(0.65, 0.5, 0.8, 20))
     assert "times as wide" in wider
+    # A handful of calls: the bootstrap's interval is too narrow to read (here narrower than Wilson's).
+    few = uncertainty.disagreement(
+        scoring.lead_test(10, 2, 0), uncertainty.Bootstrap(0.2, 0.0, 0.5, 3), (0.17, 0.69), None
+    )
+    assert few.startswith("Only 3 calls in this window") and "too narrow to trust" in few
+    assert "at least 10" in few
 
 
 def test_the_critical_counts_are_those_of_the_exact_test():

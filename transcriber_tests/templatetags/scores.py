@@ -112,6 +112,12 @@ def about(n):
 
 
 @register.filter
+def grouped(n):
+    """A whole number with its thousands separated, as a person reads it: "10,000"."""
+    return "" if n is None else f"{int(n):,}"
+
+
+@register.filter
 def lead_points(fraction):
     """A difference of two accuracies in percentage points, with its sign: "+3.5"."""
     return "" if fraction is None else f"{fraction * 100:+.1f}"
