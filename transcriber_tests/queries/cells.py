@@ -21,6 +21,7 @@ COLUMNS = (
     "substitutions",
     "deletions",
     "insertions",
+    "latency_s",
 )
 
 
@@ -43,6 +44,9 @@ class ScoreCell(NamedTuple):
     substitutions: int = 0
     deletions: int = 0
     insertions: int = 0
+    # The transcription's latency (for a streaming replay its time to final); None for the live transcript,
+    # which is scored as stored, and for a text that never came back.
+    latency_s: float | None = None
 
     @property
     def waiting(self) -> bool:
@@ -73,12 +77,19 @@ def cell(
     substitutions=0,
     deletions=0,
     insertions=0,
+    latency_s=None,
 ) -> ScoreCell:
     """The cell of one Score row's COLUMNS."""
     if failed:
         reason = "its text had no words" if failure == Score.NO_TEXT else ""
         return ScoreCell(
-            transcriber_id, FAILED, hypothesis, failure, normalizer_version=normalizer_version, reason=reason
+            transcriber_id,
+            FAILED,
+            hypothesis,
+            failure,
+            normalizer_version=normalizer_version,
+            reason=reason,
+            latency_s=latency_s,
         )
     return ScoreCell(
         transcriber_id,
@@ -93,6 +104,7 @@ def cell(
         substitutions,
         deletions,
         insertions,
+        latency_s,
     )
 
 

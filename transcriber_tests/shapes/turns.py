@@ -41,6 +41,11 @@ class Cell(Schema):
         description="Words of the expected text it left out (D); null unless scored."
     )
     insertions: int | None = Field(description="Words it added (I); null unless scored.")
+    latency_s: float | None = Field(
+        description="Seconds from sending the line to its text; for a streaming candidate (its mode in the "
+        "bank's candidates) the time to final, from the end of the caller's speech. Null for the production "
+        "transcript (scored as stored), while waiting, and when no text came back."
+    )
     alignment: list[AlignedWord] | None = Field(
         description="Its words against the expected text, in order, from the alignment WER counts (its "
         "substitutions, deletions and insertions are the counts above); null unless scored."
@@ -102,6 +107,7 @@ def cell_out(transcriber_id: int, cell: ScoreCell | None, expected: str | None =
             "substitutions": None,
             "deletions": None,
             "insertions": None,
+            "latency_s": None,
             "alignment": None,
         }
     scored = not cell.failed
@@ -117,6 +123,7 @@ def cell_out(transcriber_id: int, cell: ScoreCell | None, expected: str | None =
         "substitutions": cell.substitutions if scored else None,
         "deletions": cell.deletions if scored else None,
         "insertions": cell.insertions if scored else None,
+        "latency_s": cell.latency_s,
         "alignment": alignment_out(expected, cell.text) if scored and expected else None,
     }
 
@@ -176,6 +183,7 @@ TURN_COLUMNS = [
     "substitutions",
     "deletions",
     "insertions",
+    "latency_s",
     "case_or_punctuation_only",
     "normalizer_version",
     "judge_pick",
@@ -218,6 +226,7 @@ def score_cells(source: str, cell: ScoreCell) -> list:
         "" if cell.failed else cell.substitutions,
         "" if cell.failed else cell.deletions,
         "" if cell.failed else cell.insertions,
+        _places(cell.latency_s, 3),
         "yes" if cell.case_or_punctuation_only else "no",
         cell.normalizer_version,
     ]
