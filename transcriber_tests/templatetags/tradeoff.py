@@ -44,10 +44,10 @@ def whole_minutes(minutes):
 @register.filter
 def against_now(projection):
     """A monthly projection against what the calls cost now: "$12.40 more than now", "$3.00 less than now", "the
-    same as now", or "now unknown" (some minutes ran on a live transcriber with no catalogue price)."""
+    same as now", or "today's cost unknown" (some minutes ran on a live transcriber with no catalogue price)."""
     difference = projection.difference
     if difference is None:
-        return "now unknown"
+        return "today's cost unknown"
     if difference == 0:
         return "the same as now"
     return f"{dollars(abs(difference))} {'more' if difference > 0 else 'less'} than now"
