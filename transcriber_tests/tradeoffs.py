@@ -148,6 +148,15 @@ def seconds_words(seconds: float | None) -> str:
     return f"{seconds:.1f} s"
 
 
+def hours_words(hours: float) -> str:
+    """Time a month takes as a person reads it: "12.5 hours", under an hour in minutes ("2.7 minutes"), "under
+    0.1 minutes" for less."""
+    if hours >= 1:
+        return f"{hours:,.1f} hours"
+    minutes = hours * 60
+    return "under 0.1 minutes" if minutes < 0.05 else f"{minutes:.1f} minutes"
+
+
 # ---------------------------------------------------------------- the trade-off
 
 

@@ -131,3 +131,11 @@ def test_the_chart_puts_faster_to_the_left_and_more_accurate_higher():
     assert all(left <= p.x <= right and top <= p.y <= bottom for p in chart.points)
     assert [round(v, 6) for _, v in chart.x_ticks] == [0.2, 0.5, 1.0, 2.0]
     assert tradeoff_chart([], set()).points == []
+
+
+def test_it_writes_a_months_work_in_the_unit_a_person_reads():
+    from transcriber_tests.tradeoffs import hours_words
+
+    assert hours_words(12.54) == "12.5 hours"
+    assert hours_words(0.045) == "2.7 minutes"  # not "0.0 hours"
+    assert hours_words(0.0001) == "under 0.1 minutes"

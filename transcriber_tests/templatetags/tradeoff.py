@@ -28,6 +28,12 @@ def per_thousand(amount):
 
 
 @register.filter
+def hours(value):
+    """Hours of work a month, as people read them ("12.5 hours", "2.7 minutes")."""
+    return "n/a" if value is None else tradeoffs.hours_words(value)
+
+
+@register.filter
 def factor(value):
     """A real-time factor to two places ("0.18"); "n/a" for none."""
     return "n/a" if value is None else f"{value:.2f}"
