@@ -270,7 +270,15 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
     assert re.match(r"Your volume: \d+ calls? with [\d.,]+ minutes? of caller audio", volume), volume
     page.locator("section.tradeoff").screenshot(path=str(screenshots / "tradeoff-1280.png"))
     (screenshots.parent / "docs").mkdir(exist_ok=True)
-    page.locator("section.tradeoff").screenshot(path=str(screenshots.parent / "docs" / "tradeoff.png"))
+    box = page.locator(
+        "section.tradeoff"
+    ).bounding_box()  # the chart and its table, not the catalogue's prices
+    top = box["y"] + page.evaluate("() => window.scrollY")
+    page.screenshot(
+        path=str(screenshots.parent / "docs" / "tradeoff.png"),
+        clip={"x": 0, "y": top, "width": 1280, "height": min(box["height"], 860)},
+        full_page=True,
+    )
     page.locator('section.group-breakdown[aria-labelledby="by-tenant-title"]').screenshot(
         path=str(screenshots / "tenants-1280.png")
     )
