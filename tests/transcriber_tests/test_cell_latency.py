@@ -31,3 +31,17 @@ def test_every_candidate_cell_carries_its_latency_and_the_production_cell_none(a
         str(round(s, 3)) for s in scores.values()
     }
     assert [r["latency_s"] for r in mine if r["source"] == "live"] == [""]
+
+
+def test_the_turn_table_and_the_call_page_show_how_long_each_candidate_took(admin_client, flag):
+    from tests.transcriber_tests.runs.support import read
+    from transcriber_tests.tradeoffs import seconds_words
+
+    took = [
+        f"took {seconds_words(s.latency_s)}"
+        for s in Score.objects.filter(flag=flag, control__isnull=True, source=Score.CANDIDATE)
+    ]
+    turns = read(admin_client.get(reverse("tt:turn_table", args=[flag.bank_id])).content)
+    call = read(admin_client.get(reverse("tt:call", args=[flag.line.call_id])).content)
+    for page in (turns, call):
+        assert all(t in page for t in took), (took, page[:2000])
