@@ -130,7 +130,9 @@ def tradeoff_chart(items: list, front_keys) -> TradeoffChart:
     placed, last_y = [], {"start": [], "end": []}
     for item in sorted(items, key=lambda i: (-i.accuracy, i.p95_s)):
         px, py = x(item.p95_s), y(item.accuracy)
-        anchor = "end" if px > right - 150 else "start"
+        # a label runs to the right of its point unless it would leave the chart: about 7 units a character
+        width = 7 * max(len(getattr(item, "label", "")), 24)
+        anchor = "end" if px + 8 + width > T_WIDTH else "start"
         label_y = py + 4
         for other in sorted(last_y[anchor]):  # move down past the labels already on this side
             if abs(label_y - other) < LABEL_GAP * 2:

@@ -133,6 +133,15 @@ def test_the_chart_puts_faster_to_the_left_and_more_accurate_higher():
     assert tradeoff_chart([], set()).points == []
 
 
+def test_a_label_that_would_leave_the_chart_runs_to_the_left_of_its_point():
+    slow, fast = _P("slow", 0.1, 5.0), _P("fast", 0.9, 0.5)
+    slow.label = fast.label = "★ PocketSphinx en-us (local)"  # 28 characters: about 196 units wide
+    chart = tradeoff_chart([slow, fast], set())
+    by_key = {p.item.key: p for p in chart.points}
+    assert by_key["slow"].anchor == "end" and by_key["slow"].label_x < by_key["slow"].x
+    assert by_key["fast"].anchor == "start"
+
+
 def test_it_writes_a_months_work_in_the_unit_a_person_reads():
     from transcriber_tests.tradeoffs import hours_words
 

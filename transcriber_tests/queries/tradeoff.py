@@ -68,6 +68,11 @@ class Choice:
         return self.latency.p95_s if self.latency else None
 
     @property
+    def label(self) -> str:
+        """The longest line of its label on the chart (its name, with ★ on the front)."""
+        return f"★ {self.transcriber.display_name}"
+
+    @property
     def charted(self) -> bool:
         return self.summary.accuracy is not None and self.latency is not None
 
