@@ -7,6 +7,7 @@ class BenchmarkConfig(AppConfig):
     def ready(self):
         # Each benchmark's Work names its queue task (oncore.queue.Task); the task's module imports the Work's,
         # so the task function is handed to it here.
+        from .codeswitch import langtag
         from .codeswitch import runs as codeswitch_runs
         from .codeswitch import tasks as codeswitch_tasks
         from .entity import runs as entity_runs
@@ -15,9 +16,6 @@ class BenchmarkConfig(AppConfig):
         entity_runs.WORK.task.bind(entity_tasks.run_benchmark)
         codeswitch_runs.WORK.task.bind(codeswitch_tasks.run_codeswitch)
 
-    def warm_up(self):
-        """Before a served process's first request (oncore.warmup): the language detector's models, which the
-        results page of any bank with flags needs (lingua loads them on the first words it sees)."""
-        from .codeswitch import langtag
-
-        langtag.detect_languages(["the language models load on the first words they see"])
+        # Before a served process's first request (oncore.warmup): the language detector's models, which the
+        # results page of any bank with flags needs.
+        self.warm_up = langtag.load_models

@@ -11,6 +11,8 @@ import os
 import time
 from pathlib import Path
 
+from oncore.api import api
+
 log = logging.getLogger(__name__)
 
 
@@ -39,8 +41,6 @@ def warm_up() -> float:
                     engine.get_template(name)
                 except Exception as exc:  # a template that fails here fails its own request the same way
                     log.warning("warm-up: template %s did not compile: %s", name, exc)
-    from oncore.api import api
-
     api.get_openapi_schema()  # built once per process: the reference page and openapi.json copy it
     for app in apps.get_app_configs():
         if hasattr(app, "warm_up"):

@@ -142,6 +142,12 @@ def tag_words(
     return tags
 
 
+def load_models() -> None:
+    """Load lingua's models for DETECTABLE_LANGUAGES now (a few seconds and about 200 MB, once per process)
+    rather than on the first words a request asks about."""
+    detect_languages(["the language models load on the first words they see"])
+
+
 def detect_languages(
     texts, languages: Sequence[str] = DETECTABLE_LANGUAGES, *, min_run: int = MIN_RUN
 ) -> list[str]:

@@ -47,7 +47,11 @@ def restore_the_seeded_catalogue():
     tables' post_migrate signal made again collide with the saved ones.)"""
     if Transcriber.objects.exists():
         return
-    for migration, step in (("0002_seed_catalogue", "seed"), ("0004_catalogue_2026_11", "update")):
+    for migration, step in (
+        ("0002_seed_catalogue", "seed"),
+        ("0004_catalogue_2026_11", "update"),
+        ("0005_streaming", "seed"),  # the demo's streaming candidate
+    ):
         getattr(import_module(f"oncore.transcribers.migrations.{migration}"), step)(apps, None)
 
 

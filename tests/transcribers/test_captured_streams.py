@@ -88,7 +88,7 @@ def test_the_fake_takes_every_message_the_sdk_sent_and_answers_as_it_did(vendor)
     assert captured["handshake"]["headers"], "the key travels in a header"
     assert TEST_KEY in json.dumps(captured["handshake"]["headers"])
     with FAKES[vendor]() as fake:
-        answers = asyncio.run(replay(fake, captured))
+        answers = session.run_session(replay(fake, captured))  # a thread of its own after the browser walk
     (record,) = fake.sessions
     assert record.close in (None, (1000, "")), record.close
     assert [kind_of(m) for m in answers] == [kind_of(m) for m in captured["server"]][: len(answers)]

@@ -91,7 +91,12 @@ def test_it_streams_from_a_thread_that_already_runs_an_event_loop(server):
     async def inside_a_loop():
         return stream(server)
 
-    assert asyncio.run(inside_a_loop()).text == TRANSCRIPT
+    try:
+        asyncio.get_running_loop()  # the browser walk ran before in this process: its driver's loop runs
+        result = stream(server)
+    except RuntimeError:
+        result = asyncio.run(inside_a_loop())
+    assert result.text == TRANSCRIPT
 
 
 def test_it_sends_every_sample_of_the_clip_in_frames_of_the_vendors_size(server):
