@@ -177,8 +177,9 @@ def calls_to_flag(org, users, recording, name: str) -> dict[str, list[int]]:
 
 async def log_in(name, stats, base=BASE):
     """A logged-in client of the server at `base`, or None. Logins are timed apart: password hashing is slow on
-    purpose."""
-    client = httpx.AsyncClient(base_url=base, timeout=30.0, follow_redirects=False)
+    purpose (200 at once are about 110 core-seconds: the last waits about a minute on two cores, hence the
+    timeout)."""
+    client = httpx.AsyncClient(base_url=base, timeout=120.0, follow_redirects=False)
     start = time.perf_counter()
     login_page = await client.get("/login/")
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login_page.text).group(1)
