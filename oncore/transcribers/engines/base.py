@@ -95,6 +95,18 @@ def base_language(language: str | None) -> str | None:
     return language.replace("_", "-").split("-")[0].strip().lower() or None
 
 
+def option_params(options: dict) -> dict:
+    """The catalogue entry's extra query parameters (option `params`), an object; {} when there are none."""
+    extra = (options or {}).get("params") or {}
+    if not isinstance(extra, dict):
+        raise TranscriptionError(
+            f"The transcriber option 'params' must be an object of query parameters, not {extra!r}: "
+            "fix the catalogue entry.",
+            retryable=False,
+        )
+    return extra
+
+
 def option_float(options: dict, name: str, default: float) -> float:
     value = (options or {}).get(name, default)
     try:

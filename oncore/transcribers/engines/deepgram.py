@@ -12,7 +12,7 @@ them: true/false for booleans, one repeated key per item of a list, e.g. {"numer
 "O'Brien"]} -> numerals=false&keyterm=Siobhan&keyterm=O%27Brien; null leaves a parameter out).
 """
 
-from .base import TranscriptionError, audio_seconds_of, read_key
+from .base import audio_seconds_of, option_params, read_key
 from .vendor_http import VendorCall
 
 VENDOR = "Deepgram"
@@ -45,13 +45,7 @@ class DeepgramEngine:
         seconds = audio_seconds_of(wav)
         key = read_key(self.transcriber, VENDOR)
         call = VendorCall(self.transcriber, VENDOR, BASE_URL, key)
-        extra = (self.transcriber.options or {}).get("params") or {}
-        if not isinstance(extra, dict):
-            raise TranscriptionError(
-                f"The transcriber option 'params' must be an object of query parameters, not {extra!r}: "
-                "fix the catalogue entry.",
-                retryable=False,
-            )
+        extra = option_params(self.transcriber.options)
         params = {"model": self.transcriber.model, "smart_format": True, **extra}
         if language:
             params["language"] = language.replace("_", "-")

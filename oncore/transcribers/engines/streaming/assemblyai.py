@@ -22,7 +22,7 @@ lists and objects JSON-encoded as the SDK does, e.g. {"keyterms_prompt": ["Siobh
 
 import json
 
-from ..base import TranscriptionError
+from ..base import TranscriptionError, option_params
 from .ws import WebSocketEngine, bool_text, query
 
 # The SDK's RealTimeErrorCodes that a second attempt cannot fix.
@@ -76,13 +76,7 @@ class AssemblyAIStreamingEngine(WebSocketEngine):
         return self.transcriber.model.startswith("universal-streaming")
 
     def url(self, base_url, sample_rate, language):
-        extra = self.options.get("params") or {}
-        if not isinstance(extra, dict):
-            raise TranscriptionError(
-                f"The transcriber option 'params' must be an object of query parameters, not {extra!r}: "
-                "fix the catalogue entry.",
-                retryable=False,
-            )
+        extra = option_params(self.options)
         params = [("sample_rate", str(sample_rate)), ("encoding", "pcm_s16le")]
         params.append(("speech_model", self.transcriber.model))
         if self.format_turns:

@@ -20,7 +20,7 @@ engine encodes them, e.g. {"endpointing": 300, "keyterm": ["Siobhan"]}).
 
 import json
 
-from ..base import TranscriptionError
+from ..base import TranscriptionError, option_params
 from ..deepgram import query_params
 from .ws import WebSocketEngine, query
 
@@ -30,13 +30,7 @@ class DeepgramLiveEngine(WebSocketEngine):
     default_base_url = "wss://api.deepgram.com"
 
     def url(self, base_url, sample_rate, language):
-        extra = self.options.get("params") or {}
-        if not isinstance(extra, dict):
-            raise TranscriptionError(
-                f"The transcriber option 'params' must be an object of query parameters, not {extra!r}: "
-                "fix the catalogue entry.",
-                retryable=False,
-            )
+        extra = option_params(self.options)
         params = {
             "model": self.transcriber.model,
             "encoding": "linear16",
