@@ -192,7 +192,9 @@ def _validation_error(request, exc: NinjaValidationError):
     ]
     shown = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors[:3])
     more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
-    return _respond(request, 422, "validation_error", f"Invalid request: {shown}{more}.", {"errors": errors})
+    return _respond(
+        request, 422, "validation_error", f"Invalid request: {shown.rstrip('.')}{more}.", {"errors": errors}
+    )
 
 
 @api.exception_handler(Http404)
