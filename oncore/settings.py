@@ -78,6 +78,14 @@ TEMPLATES = [
             "builtins": ["oncore.templatetags.oncore_tags"],
         },
     },
+    {
+        # The long row lists only (oncore/jinja.py): rendered here, included by the Django templates.
+        "NAME": "jinja2",
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "templates" / "jinja2"],
+        "APP_DIRS": False,
+        "OPTIONS": {"environment": "oncore.jinja.environment", "autoescape": True},
+    },
 ]
 
 DATABASES = {

@@ -8,6 +8,7 @@ and a digest of a normalized text, so texts that agree after normalization are f
 
 Pure: no Django. Everything returns frozen dataclasses or plain values and is tested without a database."""
 
+import json
 import re
 from dataclasses import dataclass
 from hashlib import blake2b
@@ -249,3 +250,27 @@ def text_key(text: str) -> int:
 def has_words(text: str | None) -> bool:
     """Whether a text has a word to align (scoring.has_words)."""
     return scoring.has_words(text)
+
+
+# ---------------------------------------------------------------- the alignment a score keeps
+
+STEP_CODES = {EQUAL: "=", SUBSTITUTION: "s", DELETION: "d", INSERTION: "i"}
+CODE_STEPS = {code: kind for kind, code in STEP_CODES.items()}
+
+
+def encode_steps(found: Alignment) -> str:
+    """An alignment as a score keeps it (Score.alignment), worked out once when the score is written so no page,
+    CSV or API answer aligns texts when it is read: a JSON list of [code, expected as written, heard as written],
+    the code one of "=", "s", "d", "i"."""
+    return json.dumps(
+        [[STEP_CODES[s.kind], s.expected, s.heard] for s in found.steps],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+def decode_steps(stored: str) -> list[tuple[str, str, str]]:
+    """The (kind, expected as written, heard as written) steps of a stored alignment, in order; [] for none."""
+    if not stored:
+        return []
+    return [(CODE_STEPS[code], expected, heard) for code, expected, heard in json.loads(stored)]

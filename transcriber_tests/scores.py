@@ -5,6 +5,7 @@ queued for a bank's candidates. The per-day totals follow in the transaction of 
 marks its bank's results changed, so the cached results are recomputed."""
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from . import aggregates, alignment, events, jobs, picks, scoring
@@ -40,6 +41,7 @@ def score_values(expected: str, hypothesis: str | None) -> dict:
             reference_words=0,
             confusions="",
             text_key=None,
+            alignment="",
         )
         return values
     s = scoring.score_line(expected, hypothesis)
@@ -55,6 +57,7 @@ def score_values(expected: str, hypothesis: str | None) -> dict:
         reference_words=s.reference_words,
         confusions="" if s.match else alignment.encode_confusions(alignment.confusions(expected, hypothesis)),
         text_key=alignment.text_key(hypothesis),
+        alignment=alignment.encode_steps(alignment.align(expected, hypothesis)),
     )
     return values
 
@@ -184,13 +187,13 @@ BACKFILL_CHUNK = 2000
 
 
 def backfill_alignment() -> int:
-    """Give every scored score stored before scores kept their alignment its confusion pairs and text key, from
-    its text and its item's expected text (the recount migration runs this before the totals are rebuilt).
-    Returns how many were filled."""
+    """Give every scored score stored before scores kept their alignment its confusion pairs, text key and word
+    alignment, from its text and its item's expected text (the recount migration runs this before the totals are
+    rebuilt). Returns how many were filled."""
     done, last = 0, 0
     while True:
         rows = list(
-            Score.objects.filter(failed=False, text_key__isnull=True, pk__gt=last)
+            Score.objects.filter(Q(text_key__isnull=True) | Q(alignment=""), failed=False, pk__gt=last)
             .order_by("pk")
             .values_list("pk", "hypothesis", "match", "flag__expected_text", "control__expected_text")[
                 :BACKFILL_CHUNK
@@ -207,8 +210,9 @@ def backfill_alignment() -> int:
                     pk=pk,
                     confusions=alignment.encode_confusions(pairs),
                     text_key=alignment.text_key(hypothesis),
+                    alignment=alignment.encode_steps(alignment.align(expected, hypothesis)),
                 )
             )
-        Score.objects.bulk_update(filled, ["confusions", "text_key"])
+        Score.objects.bulk_update(filled, ["confusions", "text_key", "alignment"])
         done += len(filled)
         last = rows[-1][0]

@@ -11,12 +11,14 @@ from django_htmx.http import HTMX_STOP_POLLING
 
 from oncore.accounts.access import admin_required, admins_of, current_membership
 from oncore.http import clip_response, id_in, query_without_page, redirect_next
+from oncore.jinja import rows_html
 
 from . import actions, alignment, controls, exports, lookups, queries, scoring
 from .errors import ActionError, EstimateNotConfirmed
 from .forms import AddCandidateForm, BankForm, CallFilterForm, FlagForm, MoveFlagForm, ResultsFilterForm
 from .lines import bank_lines
 from .queries import people, reference_check
+from .templatetags.scores import score_cell
 
 PAGE_SIZE = 50
 WINDOWS = [7, 14, 30, 60, 90]
@@ -512,6 +514,15 @@ def turn_table(request, pk):
             "pair_token": pair[1] if pair else "",
             "flaggers": people.flaggers(request.org),
             "flagged_by": request.GET.get("flagged_by", "") if flagged_by else "",
+            "rows_html": rows_html(
+                "transcriber_tests/turn_rows.jinja",
+                {
+                    "rows": screen.rows,
+                    "candidates": screen.candidates,
+                    "tz": screen.timezone,
+                    "score_cell": score_cell,
+                },
+            ),
         },
     )
 

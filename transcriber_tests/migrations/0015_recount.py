@@ -11,22 +11,13 @@ is the one place that runs the app's code: an earlier one would run today's code
   candidates' latency buckets (0012), the confusion pairs, the call totals and the expected-text checks (0013)
   included.
 
-A later migration that changes what these compute moves this step after itself."""
+A later migration that changes what these compute moves this step after itself: 0017 did (scores keep their word
+alignment), so this one runs nothing."""
 
 from django.db import migrations
-
-
-def recount(apps, schema_editor):
-    if not apps.get_model("transcriber_tests", "Flag").objects.exists():
-        return  # nothing to recount on a new database
-    from transcriber_tests import aggregates, controls, scores
-
-    controls.retire_flagged_controls()
-    scores.backfill_alignment()
-    aggregates.rebuild()
 
 
 class Migration(migrations.Migration):
     dependencies = [("transcriber_tests", "0014_transcription_streaming")]
 
-    operations = [migrations.RunPython(recount, migrations.RunPython.noop)]
+    operations = []

@@ -261,6 +261,10 @@ class Score(models.Model):
     # digest of the normalized text (alignment.text_key), so transcribers that agree are found with an equality.
     confusions = models.TextField(blank=True, default="")
     text_key = models.BigIntegerField(null=True, blank=True)
+    # Its words aligned against the expected text (alignment.encode_steps), worked out when it is written, as its
+    # WER is, so the turn table, a flag's results, the API and the CSV files read it and never align texts; "" for
+    # a failed score.
+    alignment = models.TextField(blank=True, default="")
     # On a live score (one per item): whether the bank's candidates disagree on the item, some matching and some
     # not among their scored texts. Kept by every score write and candidate change (aggregates.py).
     disagree = models.BooleanField(default=False)

@@ -22,6 +22,7 @@ COLUMNS = (
     "deletions",
     "insertions",
     "latency_s",
+    "alignment",
 )
 
 
@@ -47,6 +48,8 @@ class ScoreCell(NamedTuple):
     # The transcription's latency (for a streaming replay its time to final); None for the live transcript,
     # which is scored as stored, and for a text that never came back.
     latency_s: float | None = None
+    # Its words aligned against the expected text, as the score keeps it (alignment.encode_steps; "" when failed).
+    alignment: str = ""
 
     @property
     def waiting(self) -> bool:
@@ -78,6 +81,7 @@ def cell(
     deletions=0,
     insertions=0,
     latency_s=None,
+    alignment="",
 ) -> ScoreCell:
     """The cell of one Score row's COLUMNS."""
     if failed:
@@ -105,6 +109,7 @@ def cell(
         deletions,
         insertions,
         latency_s,
+        alignment,
     )
 
 

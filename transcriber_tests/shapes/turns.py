@@ -83,11 +83,11 @@ class TurnOut(Schema):
     )
 
 
-def alignment_out(expected: str, text: str) -> list[dict]:
-    """The words of a scored text against the expected text (alignment.align)."""
+def alignment_out(stored: str) -> list[dict]:
+    """The words of a scored text against the expected text, as its score keeps them (alignment.encode_steps)."""
     return [
-        {"op": step.kind, "expected": step.expected or None, "heard": step.heard or None}
-        for step in alignment.align(expected, text).steps
+        {"op": kind, "expected": expected or None, "heard": heard or None}
+        for kind, expected, heard in alignment.decode_steps(stored)
     ]
 
 
@@ -124,7 +124,7 @@ def cell_out(transcriber_id: int, cell: ScoreCell | None, expected: str | None =
         "deletions": cell.deletions if scored else None,
         "insertions": cell.insertions if scored else None,
         "latency_s": cell.latency_s,
-        "alignment": alignment_out(expected, cell.text) if scored and expected else None,
+        "alignment": alignment_out(cell.alignment) if scored and expected else None,
     }
 
 

@@ -2,11 +2,12 @@
 or None while it is waiting), its words marked against the expected text where it did not match. A tag rather than
 an included template: the turn table draws hundreds of cells a page."""
 
+from html import escape  # the standard library's: Django's wraps it in a check for lazy strings, per call
+
 from django import template
-from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
-from .. import alignment, uncertainty
+from .. import alignment, tradeoffs, uncertainty
 
 register = template.Library()
 
@@ -29,23 +30,29 @@ SAID = ("said ", ", heard ", "missed ", "added ")
 LIVE = ("live has ", ", this has ", "only live has ", "only this has ")
 
 
-def _step(step, words=SAID) -> str:
-    if step.kind == alignment.EQUAL:
-        return escape(step.heard)
-    if step.kind == alignment.SUBSTITUTION:
+def _step(kind: str, expected: str, heard: str, words=SAID) -> str:
+    if kind == alignment.EQUAL:
+        return escape(heard)
+    if kind == alignment.SUBSTITUTION:
         return (
-            f'<span class="sub"><del><span class="visually-hidden">{words[0]}</span>{escape(step.expected)}</del>'
+            f'<span class="sub"><del><span class="visually-hidden">{words[0]}</span>{escape(expected)}</del>'
             f'<span class="arrow" aria-hidden="true">→</span>'
-            f'<ins><span class="visually-hidden">{words[1]}</span>{escape(step.heard)}</ins></span>'
+            f'<ins><span class="visually-hidden">{words[1]}</span>{escape(heard)}</ins></span>'
         )
-    if step.kind == alignment.DELETION:
-        return f'<del class="missed"><span class="visually-hidden">{words[2]}</span>{escape(step.expected)}</del>'
-    return f'<ins class="added"><span class="visually-hidden">{words[3]}</span>{escape(step.heard)}</ins>'
+    if kind == alignment.DELETION:
+        return f'<del class="missed"><span class="visually-hidden">{words[2]}</span>{escape(expected)}</del>'
+    return f'<ins class="added"><span class="visually-hidden">{words[3]}</span>{escape(heard)}</ins>'
+
+
+def marked_steps(steps, words=SAID) -> str:
+    """(kind, expected, heard) steps of an alignment as the transcriber's text with its words marked: escaped HTML."""
+    return " ".join(_step(kind, expected, heard, words) for kind, expected, heard in steps)
 
 
 def marked_text(expected: str, text: str, words=SAID) -> str:
-    """The transcriber's text with its words marked against the expected text (alignment.align): escaped HTML."""
-    return " ".join(_step(step, words) for step in alignment.align(expected, text).steps)
+    """The transcriber's text with its words marked against the expected text (alignment.align): escaped HTML.
+    For texts no score keeps (a full-call run's lines, the expected-text checks a snapshot renders)."""
+    return marked_steps(((s.kind, s.expected, s.heard) for s in alignment.align(expected, text).steps), words)
 
 
 def _plural(n: int, word: str) -> str:
@@ -66,26 +73,45 @@ def edits(c) -> str:
     return ", ".join(parts)
 
 
-@register.simple_tag
-def score_cell(c, expected=None):
+def latency_words(c, transcriber) -> str:
+    """How long the transcriber took on the line, under its score (a streaming candidate's time to final): escaped
+    HTML, "" where it is not known (the live transcript, a text that never came back)."""
+    if c is None or c.latency_s is None:
+        return ""
+    what = "time to final" if transcriber is not None and transcriber.mode == "streaming" else "took"
+    return f' <small class="cell-latency">{what} {tradeoffs.seconds_words(c.latency_s)}</small>'
+
+
+def cell_html(c, expected=None, transcriber=None) -> str:
+    """One score cell as escaped HTML, from what its score keeps (no alignment is worked out here); with
+    `transcriber`, how long it took on the line after it."""
     if c is None or c.waiting:
         return WAITING
     if c.failed:
         title = c.reason or (FAILED["no text"] if c.failure == "no text" else FAILED[""])
-        cell = format_html('<span class="badge bad" title="{}">✗ {}</span>', title, c.failure or "error")
+        cell = f'<span class="badge bad" title="{escape(title)}">✗ {escape(c.failure or "error")}</span>'
         if c.text:
-            cell += format_html(' <span class="hyp">{}</span>', c.text)
-        return cell
-    if c.match or not expected or not c.text:
-        cell = format_html('<span class="hyp">{}</span>\n', c.text or "(empty)")
+            cell += f' <span class="hyp">{escape(c.text)}</span>'
+        return cell + latency_words(c, transcriber)
+    if c.match or not expected or not c.text or not c.alignment:
+        cell = f'<span class="hyp">{escape(c.text or "(empty)")}</span>\n'
     else:
-        cell = mark_safe(f'<span class="hyp aligned">{marked_text(expected, c.text)}</span>\n')
+        cell = f'<span class="hyp aligned">{marked_steps(alignment.decode_steps(c.alignment))}</span>\n'
     if not c.match:
         counted = edits(c)
         if counted:
-            cell += format_html('<span class="edits">{}</span>\n', counted)
-        return cell + format_html('<span class="wer">WER {}</span>', f"{c.wer:.2f}")
-    return cell + MATCHED + NOTED if c.case_or_punctuation_only else cell + MATCHED
+            cell += f'<span class="edits">{counted}</span>\n'
+        cell += f'<span class="wer">WER {c.wer:.2f}</span>'
+    else:
+        cell += MATCHED + NOTED if c.case_or_punctuation_only else MATCHED
+    return cell + latency_words(c, transcriber)
+
+
+@register.simple_tag
+def score_cell(c, expected=None, transcriber=None):
+    """One score cell, in a Django template ({% score_cell c expected t %}) or a Jinja2 one (passed as a function:
+    {{ score_cell(c, expected, t) }})."""
+    return mark_safe(cell_html(c, expected, transcriber))
 
 
 @register.simple_tag
