@@ -15,6 +15,7 @@ class Config:
     org_streams: int  # of those, streaming sessions (each holds a connection for its line's duration)
     org_queue_limit: int  # waiting transcriptions past which work into banks is refused
     task_chain_s: float  # seconds a task goes on with its organization's next ready lines
+    snapshot_interval_s: float  # seconds between two rebuilds of one bank's figures under a stream of scores
     max_transcription_attempts: int
     retry_backoff_s: float  # base of the exponential backoff between retryable failures
     run_calibration_lines: int

@@ -10,6 +10,7 @@ from django.http import StreamingHttpResponse
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 CHUNK_ROWS = 2000  # rows written per chunk of the streamed response
+CHUNK_BYTES = 256 * 1024  # characters per chunk of a response whose rows come encoded
 
 
 def safe_cell(value):
@@ -43,7 +44,8 @@ def stream_csv(
 ) -> StreamingHttpResponse:
     """Stream rows (lists of cells) as CSV, a few thousand rows per chunk. Every cell goes through safe_cell
     unless the caller says it already did that to its text cells (cells_safe=True). With `encoded`, the rows are
-    CSV lines already (csv_line; a caller that repeats cells across rows encodes them once)."""
+    CSV lines already (csv_line; a caller that repeats cells across rows encodes them once), any number of lines
+    in each piece."""
     if not cells_safe and not encoded:
         rows = _safe_rows(rows)
 
@@ -52,14 +54,19 @@ def stream_csv(
         writer = csv.writer(buffer)
         buffer.write("\ufeff")
         writer.writerow(header)
-        for batch in iter(lambda: list(islice(rows, CHUNK_ROWS)), []):
-            if encoded:
-                buffer.write("".join(batch))
-            else:
+        if encoded:  # lines already written, many at a time: handed on about CHUNK_BYTES at a time
+            for text in rows:
+                buffer.write(text)
+                if buffer.tell() >= CHUNK_BYTES:
+                    yield buffer.getvalue()
+                    buffer.seek(0)
+                    buffer.truncate()
+        else:
+            for batch in iter(lambda: list(islice(rows, CHUNK_ROWS)), []):
                 writer.writerows(batch)
-            yield buffer.getvalue()
-            buffer.seek(0)
-            buffer.truncate()
+                yield buffer.getvalue()
+                buffer.seek(0)
+                buffer.truncate()
         if buffer.tell():
             yield buffer.getvalue()
 

@@ -247,6 +247,9 @@ ONCORE = {
     # A worker that finishes a line transcription goes straight on with its organization's next ready one, for
     # at most this many seconds per task, instead of waiting for the broker to hand it over.
     "TASK_CHAIN_S": env_float("ONCORE_TASK_CHAIN_S", 2.0, minimum=0.0),
+    # A bank's figures (results, trust) are computed again when its results change, at most once per this many
+    # seconds while scores keep coming; pages show the newest ones with the time they are as of.
+    "SNAPSHOT_INTERVAL_S": env_float("ONCORE_SNAPSHOT_INTERVAL_S", 3.0, minimum=0.0),
     # Attempts per line transcription before it is marked failed.
     "MAX_TRANSCRIPTION_ATTEMPTS": env_int("ONCORE_MAX_TRANSCRIPTION_ATTEMPTS", 4, minimum=1),
     # Base of the exponential backoff between retryable failures, in seconds.

@@ -257,13 +257,13 @@ def do_update_bank(bank: Bank, **changes) -> Bank:
     fields = [k for k in changes if k in allowed]
     for key in fields:
         setattr(bank, key, changes[key].strip() if isinstance(changes[key], str) else changes[key])
-    bank.results_changed_at = timezone.now()
-    fields.append("results_changed_at")
     try:
         with transaction.atomic():
             bank.save(update_fields=fields)
+            scores.results_changed(bank.pk)  # its name and threshold are on its figures
     except IntegrityError:
         raise _name_taken(bank.organization, bank.name) from None
+    bank.refresh_from_db(fields=["results_changed_at", "snapshots_wanted_at"])
     return bank
 
 

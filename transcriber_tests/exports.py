@@ -4,14 +4,19 @@ are written as the API's JSON writes them (oncore.formats); numbers count as the
 candidate's `order`, a line's `line_number`: "line 2" on the call page is 2 here); the columns keep the
 dashboard's word for the production transcript: live."""
 
+from collections import defaultdict
+
 from django.db import connection, transaction
 from django.utils.text import slugify
 
+from oncore.accounts.models import Tenant
+from oncore.calls.models import Call, Line
 from oncore.csv import csv_line, safe_cell, stream_csv
 from oncore.formats import money
 from oncore.transcribers.models import Transcriber
 
-from . import queries, scoring
+from . import queries, scoring, snapshots
+from .models import ControlLine, Flag, JudgePick, Score
 from .queries import confusion
 from .shapes import run_figures, tradeoff, turns
 
@@ -69,8 +74,8 @@ def results_rows(bank, window_days, group=None):
     """The candidates' rows (on the group's calls, with `group`), the live rows, the catalogue's other prices at
     the volume (`catalogue price`: never called on these lines), then each candidate's accuracy per tenant and
     per assistant (rows `tenant` and `assistant`, the whole bank's, as on the page)."""
-    r = queries.bank_results(bank, window_days, group=group)
-    choices = queries.tradeoff.bank_tradeoff(bank, r)
+    screen = snapshots.results_of(bank, window_days, group=group).data.screen
+    r, choices = screen.results, screen.tradeoff
     by_id = {c.key: c for c in choices.choices}
     threshold = float(bank.threshold)
     period = [bank.name, r.window_days, *queries.window_days_covered(r.window_days, bank.organization.zone)]
@@ -112,8 +117,11 @@ def results_rows(bank, window_days, group=None):
         ]
     transcribers = [card.transcriber for card in r.cards]
     order = {card.transcriber.pk: card.position + 1 for card in r.cards}
-    for by in (queries.groups.TENANT, queries.groups.ASSISTANT):
-        for row in queries.bank_groups(bank, r.window_days, transcribers, by).rows:
+    for by, table in (
+        (queries.groups.TENANT, screen.by_tenant),
+        (queries.groups.ASSISTANT, screen.by_assistant),
+    ):
+        for row in table.rows:
             for t, cell in zip(transcribers, row.cells, strict=True):
                 yield [
                     *period,
@@ -136,36 +144,122 @@ def results_csv(bank, window_days, group=None):
 
 def turn_csv_rows(bank, window_days):
     """One CSV line per item and transcriber, in the turn table's order (newest flag first, each flag before its
-    controls; within an item the candidates by transcriber id, then the live transcript), read by the turn
-    table's own reader (queries.all_turn_rows) a chunk of flags at a time, so memory stays flat; an item's cells
-    are encoded once and shared by its lines. On PostgreSQL the chunks read one snapshot of the database (a
-    repeatable-read transaction), so a flag made or deleted while the file streams cannot set them apart.
-    (SQLite, for a single machine, reads without one: a long read transaction there would hold back the
-    queue's writes.)"""
-    if connection.vendor != "postgresql" or connection.in_atomic_block:
+    controls; within an item the candidates by transcriber id, then the live transcript). Each score's own cells
+    were encoded when it was written (Score.csv_cells), so a line is its item's cells, the transcriber's name,
+    those cells and the judge's pick. On PostgreSQL the database writes the lines (one query, read a chunk at a
+    time through a server-side cursor, in one repeatable-read snapshot, so a flag made or deleted while the file
+    streams cannot set them apart): memory stays flat at any bank size. Elsewhere (SQLite, one machine) the turn
+    table's own reader (queries.all_turn_rows) gives the same lines, without a long read transaction that would
+    hold back the queue's writes."""
+    if connection.vendor != "postgresql":
         yield from _turn_csv_lines(bank, window_days)
+        return
+    if connection.in_atomic_block:
+        yield from _turn_csv_lines_sql(bank, window_days)
         return
     with transaction.atomic():
         with connection.cursor() as cursor:
             cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        yield from _turn_csv_lines(bank, window_days)
+            cursor.execute("SET LOCAL jit = off")  # compiling its expressions costs more than it saves here
+        yield from _turn_csv_lines_sql(bank, window_days)
 
 
 def _turn_csv_lines(bank, window_days):
     candidates = sorted((c.transcriber for c in queries.candidates_of(bank)), key=lambda t: t.pk)
-    names = {t.pk: safe_cell(t.display_name) for t in candidates}  # live transcribers join as they appear
+    names = {
+        t.pk: csv_line([safe_cell(t.display_name)])[:-2] for t in candidates
+    }  # live ones join as they appear
     for row in queries.all_turn_rows(bank, window_days, candidates):
         item = csv_line(turns.row_cells(row))[:-2]
         pick = csv_line(turns.pick_cells(row.pick))  # with its line end
         for transcriber, cell in row.cells:  # in the order asked for: by transcriber id
             if cell is not None and not cell.waiting:
-                yield f"{item},{csv_line([names[transcriber.pk], *turns.score_cells('candidate', cell)])[:-2]},{pick}"
+                yield f"{item},{names[transcriber.pk]},{turns.score_csv('candidate', cell)},{pick}"
         live = row.production
         if live.transcriber_id not in names:
-            names[live.transcriber_id] = safe_cell(
-                Transcriber.objects.values_list("display_name", flat=True).get(pk=live.transcriber_id)
-            )
-        yield f"{item},{csv_line([names[live.transcriber_id], *turns.score_cells('live', live)])[:-2]},{pick}"
+            name = Transcriber.objects.values_list("display_name", flat=True).get(pk=live.transcriber_id)
+            names[live.transcriber_id] = csv_line([safe_cell(name)])[:-2]
+        yield f"{item},{names[live.transcriber_id]},{turns.score_csv('live', live)},{pick}"
+
+
+def _csv_sql(expr: str) -> str:
+    """SQL writing a text cell as csv_line writes safe_cell(text): an apostrophe before a formula's first
+    character, then quoted (quotes doubled) where it holds a comma, a quote or a line break."""
+    safe = f"(CASE WHEN left({expr}, 1) IN ('=', '+', '-', '@', E'\\t', E'\\r') THEN '''' || {expr} ELSE {expr} END)"
+    return (
+        f"(CASE WHEN translate({safe}, E',\"\\r\\n', '') <> {safe} "
+        f"THEN '\"' || replace({safe}, '\"', '\"\"') || '\"' ELSE {safe} END)"
+    )
+
+
+def _iso_sql(expr: str) -> str:
+    """SQL writing a moment as oncore.formats.iso_time does: UTC, to the second, with a Z."""
+    return f"coalesce(to_char({expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), '')"
+
+
+def _turn_csv_sql(table: dict) -> tuple[str, str]:
+    """The turn-table CSV's two statements: its items in the table's order (the live scores list them), each
+    with its cells up to the transcriber's and its judge's pick after them, written once per item; and the
+    transcriber's name and cells of each score of some flags, each item's candidates by id, then its live one."""
+    tags = "replace(trim(both ',' from f.tags), ',', ' ')"
+    head = [
+        "f.id::text",
+        "CASE WHEN s.control_id IS NULL THEN 'flag' ELSE 'control' END",
+        "coalesce(s.control_id::text, '')",
+        "ln.call_id::text",
+        "ln.id::text",
+        _csv_sql("tn.name"),
+        _iso_sql("cl.started_at"),
+        _iso_sql("f.created_at"),
+        _iso_sql("f.joined_at"),
+        f"CASE WHEN s.control_id IS NULL THEN {_csv_sql(tags)} ELSE '' END",
+        _csv_sql("coalesce(c.expected_text, f.expected_text)"),
+        _csv_sql("ln.text"),
+    ]
+    pick = f"CASE WHEN p.chosen_id IS NULL THEN ',' ELSE {_csv_sql('pt.display_name')} || ',' || {_csv_sql('p.reasoning')} END"
+    items = f"""
+SELECT s.flag_id, coalesce(s.control_id, 0), {" || ',' || ".join(head)} || ',', ',' || {pick} || E'\\r\\n'
+FROM {table["Score"]} s
+JOIN {table["Flag"]} f ON f.id = s.flag_id
+LEFT JOIN {table["ControlLine"]} c ON c.id = s.control_id
+JOIN {table["Line"]} ln ON ln.id = coalesce(c.line_id, f.line_id)
+JOIN {table["Call"]} cl ON cl.id = ln.call_id
+JOIN {table["Tenant"]} tn ON tn.id = cl.tenant_id
+LEFT JOIN {table["JudgePick"]} p ON p.flag_id = s.flag_id AND coalesce(p.control_id, 0) = coalesce(s.control_id, 0)
+LEFT JOIN {table["Transcriber"]} pt ON pt.id = p.chosen_id
+WHERE f.bank_id = %(bank)s AND f.joined_at >= %(since)s AND s.source = 'live'
+ORDER BY f.joined_at DESC, s.flag_id DESC, s.control_id ASC NULLS FIRST
+"""
+    scores = f"""
+SELECT s.flag_id, coalesce(s.control_id, 0), {_csv_sql("t.display_name")} || ',' || s.csv_cells
+FROM {table["Score"]} s
+JOIN {table["Transcriber"]} t ON t.id = s.transcriber_id
+WHERE s.flag_id = ANY(%(flags)s) AND (s.source = 'live' OR s.transcriber_id = ANY(%(candidates)s))
+ORDER BY s.flag_id, s.control_id ASC NULLS FIRST, s.source = 'live', s.transcriber_id
+"""
+    return items, scores
+
+
+FETCH_ITEMS = 2000  # items the CSV reads from the database per round trip, with their scores
+
+
+def _turn_csv_lines_sql(bank, window_days):
+    since = queries.window_start(queries.clamp_window(window_days), bank.organization.zone)
+    candidates = [c.transcriber_id for c in queries.candidates_of(bank)]
+    table = {
+        m.__name__: m._meta.db_table
+        for m in (Score, Flag, ControlLine, Line, Call, Tenant, Transcriber, JudgePick)
+    }
+    items_sql, scores_sql = _turn_csv_sql(table)
+    with connection.chunked_cursor() as items, connection.cursor() as scores:
+        items.execute(items_sql, {"bank": bank.pk, "since": since})
+        while chunk := items.fetchmany(FETCH_ITEMS):
+            scores.execute(scores_sql, {"flags": list({row[0] for row in chunk}), "candidates": candidates})
+            found = defaultdict(list)
+            for flag_id, control, cells in scores.fetchall():
+                found[flag_id, control].append(cells)
+            for flag_id, control, head, tail in chunk:
+                yield "".join(head + cells + tail for cells in found[flag_id, control])
 
 
 def turns_csv(bank, window_days):

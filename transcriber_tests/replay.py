@@ -10,7 +10,7 @@ from oncore import audio, queue
 from oncore.transcribers.engines import TranscriptionError, get_engine
 from oncore.transcribers.models import Transcriber
 
-from . import events, jobs, picks, scores
+from . import events, jobs, picks, scores, snapshots
 from .lines import too_long
 from .models import Run, Transcription
 
@@ -23,7 +23,10 @@ TRANSCRIPTION_FINISHED = queue.Task("lets a full-call run compare once its last 
 def transcribe_chain(pk: int) -> list[str]:
     """Transcribe a dispatched row, then the organization's next ready rows while the chain lasts
     (jobs.claimed_chain). The outcome of each row: "done", "failed" or "retry"."""
-    return [transcribe_claimed(t) for t in jobs.claimed_chain(pk)]
+    outcomes = [transcribe_claimed(t) for t in jobs.claimed_chain(pk)]
+    if outcomes:  # the banks its scores changed are rebuilt now where a rebuild is due (snapshots.py)
+        snapshots.dispatch_due()
+    return outcomes
 
 
 def transcribe_claimed(t: Transcription) -> str:

@@ -5,12 +5,15 @@ queued for a bank's candidates. The per-day totals follow in the transaction of 
 marks its bank's results changed, so the cached results are recomputed."""
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from . import aggregates, alignment, events, jobs, picks, scoring
+from . import aggregates, alignment, events, jobs, picks, scoring, snapshots
 from .lines import live_transcriber_of
 from .models import Bank, ControlLine, Flag, Score, Transcription
+from .queries import cells
+from .shapes import turns
 
 
 def _items_on_line(line_id):
@@ -77,6 +80,7 @@ def write_score(
     `latency_s` and `audio_s` are the audio cost, latency and audio seconds of the transcription scored. The
     bank's totals (aggregates) follow in the same transaction."""
     values = {**score_values(expected, hypothesis), "cost": cost, "latency_s": latency_s, "audio_s": audio_s}
+    values["csv_cells"] = csv_cells(transcriber_id, source, values)
     with transaction.atomic(), aggregates.item_change(flag.pk, control.pk if control else None):
         score, created = Score.objects.select_for_update().get_or_create(
             flag=flag, control=control, transcriber_id=transcriber_id, source=source, defaults=values
@@ -89,11 +93,21 @@ def write_score(
     return score
 
 
+def csv_cells(transcriber_id: int, source: str, values: dict) -> str:
+    """The score's turn-table CSV cells (shapes.turns.score_csv) from its field values."""
+    return turns.score_csv(source, cells.cell(transcriber_id, *(values.get(c) for c in cells.COLUMNS)))
+
+
 def results_changed(*bank_ids) -> None:
-    """Mark banks' results as changed, so the cached results page is recomputed on its next view."""
+    """Mark banks' results as changed: their version moves, and their figures' snapshots are wanted again, to be
+    rebuilt by the queue once this transaction commits (snapshots.py)."""
     ids = [pk for pk in bank_ids if pk is not None]
     if ids:
-        Bank.objects.filter(pk__in=ids).update(results_changed_at=timezone.now())
+        now = timezone.now()
+        Bank.objects.filter(pk__in=ids).update(
+            results_changed_at=now, snapshots_wanted_at=Coalesce("snapshots_wanted_at", Value(now))
+        )
+        snapshots.dispatch_later(ids)
 
 
 def score_transcription(transcription: Transcription) -> int:
@@ -144,16 +158,12 @@ def _write_live(flag: Flag, items, live_id: int) -> None:
     if None in controls:
         old.filter(control__isnull=True).delete()
     old.filter(control__in=[c for c in controls if c is not None]).delete()
-    Score.objects.bulk_create(
-        Score(
-            flag=flag,
-            control=control,
-            transcriber_id=live_id,
-            source=Score.LIVE,
-            **score_values(expected, text),
-        )
-        for control, text, expected in items
-    )
+    rows = []
+    for control, text, expected in items:
+        values = score_values(expected, text)
+        values["csv_cells"] = csv_cells(live_id, Score.LIVE, values)
+        rows.append(Score(flag=flag, control=control, transcriber_id=live_id, source=Score.LIVE, **values))
+    Score.objects.bulk_create(rows)
     results_changed(flag.bank_id)
 
 
@@ -187,32 +197,49 @@ BACKFILL_CHUNK = 2000
 
 
 def backfill_alignment() -> int:
-    """Give every scored score stored before scores kept their alignment its confusion pairs, text key and word
-    alignment, from its text and its item's expected text (the recount migration runs this before the totals are
-    rebuilt). Returns how many were filled."""
+    """Give every score stored before scores kept their alignment and CSV cells what it lacks of them: a scored
+    one its confusion pairs, text key and word alignment, from its text and its item's expected text; every one
+    its turn-table CSV cells (the recount migration runs this before the totals are rebuilt). Returns how many
+    were filled."""
+    columns = [
+        "pk",
+        "flag__expected_text",
+        "control__expected_text",
+        "transcriber_id",
+        "source",
+        "confusions",
+        "text_key",
+        *cells.COLUMNS,
+    ]
     done, last = 0, 0
     while True:
         rows = list(
-            Score.objects.filter(Q(text_key__isnull=True) | Q(alignment=""), failed=False, pk__gt=last)
+            Score.objects.filter(
+                Q(text_key__isnull=True, failed=False) | Q(alignment="", failed=False) | Q(csv_cells=""),
+                pk__gt=last,
+            )
             .order_by("pk")
-            .values_list("pk", "hypothesis", "match", "flag__expected_text", "control__expected_text")[
-                :BACKFILL_CHUNK
-            ]
+            .values(*columns)[:BACKFILL_CHUNK]
         )
         if not rows:
             return done
         filled = []
-        for pk, hypothesis, match, flag_expected, control_expected in rows:
-            expected = control_expected if control_expected is not None else flag_expected
-            pairs = [] if match else alignment.confusions(expected, hypothesis)
+        for row in rows:
+            expected = row["control__expected_text"]
+            if expected is None:
+                expected = row["flag__expected_text"]
+            if not row["failed"] and (not row["alignment"] or row["text_key"] is None):
+                pairs = [] if row["match"] else alignment.confusions(expected, row["hypothesis"])
+                row["confusions"] = alignment.encode_confusions(pairs)
+                row["text_key"] = alignment.text_key(row["hypothesis"])
+                row["alignment"] = alignment.encode_steps(alignment.align(expected, row["hypothesis"]))
+            row["csv_cells"] = csv_cells(row["transcriber_id"], row["source"], row)
             filled.append(
                 Score(
-                    pk=pk,
-                    confusions=alignment.encode_confusions(pairs),
-                    text_key=alignment.text_key(hypothesis),
-                    alignment=alignment.encode_steps(alignment.align(expected, hypothesis)),
+                    pk=row["pk"],
+                    **{f: row[f] for f in ("confusions", "text_key", "alignment", "csv_cells")},
                 )
             )
-        Score.objects.bulk_update(filled, ["confusions", "text_key", "alignment"])
+        Score.objects.bulk_update(filled, ["confusions", "text_key", "alignment", "csv_cells"])
         done += len(filled)
-        last = rows[-1][0]
+        last = rows[-1]["pk"]

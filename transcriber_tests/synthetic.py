@@ -15,7 +15,7 @@ from oncore.transcribers.models import Transcriber
 
 from . import aggregates
 from .models import Bank, Candidate, ControlLine, Flag, Score, Transcription
-from .scores import score_values
+from .scores import csv_cells, score_values
 
 WORDS = (
     "table for four at eight thirty siobhan niamh saoirse booking tuesday account number ticket "
@@ -201,6 +201,8 @@ def _fill_chunk(organization, bank, calls, live, transcribers, rngs, flag_number
         ):
             hypothesis = line.text if source == "live" else _garble(rng, expected)
             latency_s = _latency(timing, i - 1) if source == "candidate" else None
+            values = {**score_values(expected, hypothesis), "latency_s": latency_s}
+            values["csv_cells"] = csv_cells(transcriber.pk, source, values)
             scores.append(
                 Score(
                     flag=flag,
@@ -208,9 +210,8 @@ def _fill_chunk(organization, bank, calls, live, transcribers, rngs, flag_number
                     transcriber=transcriber,
                     source=source,
                     cost="0.000222" if source == "candidate" else None,
-                    latency_s=latency_s,
                     audio_s=LINE_S if source == "candidate" else None,
-                    **score_values(expected, hypothesis),
+                    **values,
                 )
             )
             if source == "candidate":

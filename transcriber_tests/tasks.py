@@ -7,7 +7,7 @@ import time
 
 from oncore import llm, queue
 
-from . import events, jobs, picks, replay
+from . import events, jobs, picks, replay, snapshots
 from .models import Bank
 
 
@@ -31,8 +31,10 @@ def fill_picks(bank_id: int) -> str:
 
 def pump_all() -> int:
     """The minutely schedule ("oncore-pump"): dispatch ready rows and recover abandoned ones, then queue the
-    catch-up of judge picks left unasked and the check of banks' leaders for webhooks."""
+    catch-up of judge picks left unasked and the check of banks' leaders for webhooks; hand over the rebuilds of
+    banks' figures that are due (snapshots.sweep)."""
     dispatched = jobs.pump_all()
+    snapshots.sweep()
     if llm.judge_configured():
         queue.enqueue(catch_up_picks, group=jobs.GROUP)
     queue.enqueue(check_leaders, group=jobs.GROUP)
@@ -52,8 +54,9 @@ def catch_up_picks() -> int:
 
 
 def drain(max_seconds: float = 600.0) -> int:
-    """Run every dispatched transcription in this process until nothing is ready. For `manage.py run_queue`,
-    demos and tests; workers do the same job in production. Returns how many transcription attempts ran."""
+    """Run every dispatched transcription in this process until nothing is ready, then rebuild the figures of the
+    banks whose results changed. For `manage.py run_queue`, demos and tests; workers do the same job in
+    production. Returns how many transcription attempts ran."""
     deadline = time.monotonic() + max_seconds
     ran = 0
     while time.monotonic() < deadline:
@@ -63,4 +66,5 @@ def drain(max_seconds: float = 600.0) -> int:
             break
         for pk in ids:
             ran += len(replay.transcribe_chain(pk))
+    snapshots.drain()
     return ran

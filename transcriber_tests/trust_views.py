@@ -5,11 +5,11 @@ flags would make the lead clear); and the confusion pairs as CSV. Parse, look up
 
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
+from django_htmx.http import HTMX_STOP_POLLING
 
 from oncore.accounts.access import admin_required
 
-from . import exports, lookups, queries, uncertainty
-from .queries import confusion, trust
+from . import exports, lookups, queries, snapshots
 
 
 def _window(request) -> int:
@@ -19,18 +19,16 @@ def _window(request) -> int:
 @require_GET
 @admin_required
 def bank_trust(request, pk):
+    """The trust figures from their newest snapshot (snapshots.py); the section polls while newer ones are being
+    computed (the first time: "computing"), and the poll stops (HTMX_STOP_POLLING) once they have landed."""
     bank = lookups.bank(request.org, pk)
     window = _window(request)
-    context = {
-        "bank": bank,
-        "window": window,
-        "trust": trust.bank_trust(bank, window),
-        "confusions": confusion.confusion_pairs(bank, window),
-        "top": confusion.TOP,
-        "flag_limit": uncertainty.FLAG_LIMIT,
-    }
-    template = "transcriber_tests/_trust.html" if request.htmx else "transcriber_tests/trust.html"
-    return render(request, template, context)
+    figures = snapshots.trust_of(bank, window, data=False)
+    context = {"bank": bank, "window": window, "figures": figures}
+    if request.htmx:
+        status = 200 if figures.stale else HTMX_STOP_POLLING
+        return render(request, "transcriber_tests/_trust_body.html", context, status=status)
+    return render(request, "transcriber_tests/trust.html", context)
 
 
 @require_GET

@@ -14,7 +14,10 @@ reads the 95% percentile interval of the statistic:
 A call enters as its numbers only (items scored and matched, or both scored and only-one-right), so calls are
 given as a histogram {numbers: how many calls}: resampling N calls with replacement draws how many times each
 kind of call is picked from a multinomial of N trials with the kinds' shares, exactly the distribution of
-picking calls one by one, at a cost set by the kinds of call rather than their number.
+picking calls one by one, at a cost set by the kinds of call rather than their number. The resamples are drawn in
+chunks so what it holds at once stays under MEMORY_BOUND (8 MiB, and 8 bytes a resample for the statistics)
+however many kinds of call there are; the
+bootstrap runs in the queue's rebuild of a bank's figures (snapshots.py), never inside a request.
 
 How many more flags. From the current rates of the lines only the leader gets right and only the runner-up gets
 right (per item of the window), the number of further flags, each bringing 1 + the bank's control lines, after
@@ -38,6 +41,7 @@ ALPHA = 0.05
 POWER = 0.8
 FLAG_LIMIT = 1000
 FEW_CALLS = 10  # below it, the call-level bootstrap is not to be read (disagreement says so)
+MEMORY_BOUND = 8 * 2**20  # bytes a bootstrap holds at once, besides 8 bytes a resample for its statistics
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,8 +85,15 @@ def ratio_bootstrap(
     if len(kinds) == 1:
         return Bootstrap(estimate, estimate, estimate, total, resamples)
     rng = np.random.default_rng(seed)
-    picked = rng.multinomial(total, n / total, size=resamples)
-    stats = (picked @ x) / (picked @ y)
+    shares = n / total
+    # Drawn in chunks, so memory stays under MEMORY_BOUND whatever the kinds of call (a chunk's counts, 8 bytes
+    # each, and their copy as floats for the products): the draws are those of one draw of every resample at once
+    # (the generator gives the same numbers either way).
+    chunk = max(1, min(resamples, MEMORY_BOUND // (16 * len(kinds))))
+    stats = np.empty(resamples)
+    for start in range(0, resamples, chunk):
+        picked = rng.multinomial(total, shares, size=min(chunk, resamples - start))
+        stats[start : start + len(picked)] = (picked @ x) / (picked @ y)
     alpha = (1 - level) / 2
     low, high = np.quantile(stats, [alpha, 1 - alpha])
     return Bootstrap(estimate, float(low), float(high), total, resamples)

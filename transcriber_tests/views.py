@@ -13,11 +13,11 @@ from oncore.accounts.access import admin_required, admins_of, current_membership
 from oncore.http import clip_response, id_in, query_without_page, redirect_next
 from oncore.jinja import rows_html
 
-from . import actions, alignment, controls, exports, lookups, queries, scoring
+from . import actions, alignment, controls, exports, jobs, lookups, queries, scoring, snapshots
 from .errors import ActionError, EstimateNotConfirmed
 from .forms import AddCandidateForm, BankForm, CallFilterForm, FlagForm, MoveFlagForm, ResultsFilterForm
 from .lines import bank_lines
-from .queries import people, reference_check
+from .queries import people
 from .templatetags.scores import score_cell
 
 PAGE_SIZE = 50
@@ -439,37 +439,30 @@ def candidate_remove(request, pk, transcriber_pk):
 @require_GET
 @admin_required
 def bank_results(request, pk):
+    """The bank's figures from their newest snapshot (snapshots.py: computed when its results change), inside
+    what is always fresh: the window, the filter and the work still waiting. The body polls (every 2 s) while
+    work waits or newer figures are being computed, and stops (HTMX_STOP_POLLING) once neither is true."""
     bank = lookups.bank(request.org, pk)
     # ?tenant= or ?assistant=: the cards recomputed on that tenant's or assistant's calls.
     filters = ResultsFilterForm(request.GET, organization=request.org)
-    screen = queries.results_screen(bank, _window(request), filters.group)
+    frame = queries.results_frame(bank, _window(request), filters.group)
+    figures = snapshots.results_of(bank, frame.window_days, group=frame.group, data=False)
     context = {
         "bank": bank,
-        "r": screen.results,
+        "r": frame,
+        "figures": figures,
         "windows": WINDOWS,
-        "queue": screen.queue,
-        "entity": screen.entity,
-        "language_wer": screen.language_wer,
-        "trends": screen.trends,
-        "tags": screen.tags,
-        "tradeoff": screen.tradeoff,
-        "by_tenant": screen.by_tenant,
-        "by_assistant": screen.by_assistant,
+        "queue": jobs.queue_status(request.org.pk) if frame.pending else {},
         "filters": filters,
     }
     if request.htmx and request.GET.get("fragment") == "progress":
-        # Polls stop (HTMX_STOP_POLLING) once nothing for this bank is waiting.
+        done = not frame.pending and not figures.stale
         return render(
             request,
             "transcriber_tests/_results_body.html",
             context,
-            status=HTMX_STOP_POLLING if not screen.results.pending else 200,
+            status=HTMX_STOP_POLLING if done else 200,
         )
-    # The expected texts to check: a partial index holds the few marked flags (the trust figures and the
-    # confusion pairs load after the page, trust_views.bank_trust).
-    context["checks"], context["checks_total"] = reference_check.expected_checks(
-        bank, screen.results.window_days
-    )
     return render(request, "transcriber_tests/results.html", context, status=422 if filters.errors else 200)
 
 

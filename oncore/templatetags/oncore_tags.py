@@ -70,6 +70,15 @@ def day_in(moment, zone_name):
 
 
 @register.filter
+def time_in(moment, zone_name):
+    """A moment's time of day to the second in a timezone (an organization's), naming it: "14:02:31 UTC"."""
+    if moment is None:
+        return ""
+    local = moment.astimezone(ZoneInfo(zone_name or "UTC"))
+    return f"{local:%H:%M:%S} {local.tzname()}"
+
+
+@register.filter
 def usd(amount):
     """Money on a page ("$0.00", "under $0.01", "$12.40"); see dollars."""
     return dollars(amount)

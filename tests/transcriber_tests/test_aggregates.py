@@ -267,6 +267,7 @@ def test_the_turn_csv_reads_one_snapshot_while_flags_come_and_go(org, tenant, mo
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL: another connection writes while the export reads (CI runs it)")
     monkeypatch.setattr(turns, "FETCH_ROWS", 2)
+    monkeypatch.setattr(exports, "FETCH_ITEMS", 2)
     bank = fill_bank(org, flags=6, candidates=2, name="Snapshot")
     rows = exports.turn_csv_rows(bank, 30)
     first = next(rows)
@@ -283,6 +284,6 @@ def test_the_turn_csv_reads_one_snapshot_while_flags_come_and_go(org, tenant, mo
     writer = threading.Thread(target=meanwhile)
     writer.start()
     writer.join()
-    lines = [first, *rows]
+    lines = "".join([first, *rows]).splitlines()
     assert len(lines) == 6 * 2 * 3  # six flags, each with one control; two candidates and the live transcript
     assert not any("made meanwhile" in line for line in lines)

@@ -164,3 +164,39 @@ def test_the_csvs_count_as_the_screens_do_and_say_which_days_the_window_covered(
     assert [int(r["line_id"]) for r in lines] == [i["line_id"] for i in api_lines]
     assert [int(r["line_number"]) for r in lines] == [i["line_position"] + 1 for i in api_lines]
     assert lines[0]["line_number"] == "1"  # the call page's "line 1"
+
+
+def test_the_database_writes_the_turn_csv_as_python_does(org, monkeypatch):
+    """On PostgreSQL the turn-table CSV's lines are written by the database (exports._turn_csv_lines_sql): they
+    equal the turn table's own reader's (exports._turn_csv_lines) byte for byte, with texts a spreadsheet or a
+    CSV reader trips on (commas, quotes, line breaks, formulas, tabs, accents) in every text column and a
+    judge's pick, across many rounds of fetches."""
+    from django.db import connection
+
+    from oncore.transcribers.models import Transcriber
+    from transcriber_tests.models import ControlLine, Flag, JudgePick
+    from transcriber_tests.synthetic import fill_bank
+
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL: the database writes the CSV there (CI runs it)")
+    monkeypatch.setattr(exports, "FETCH_ITEMS", 3)
+    bank = fill_bank(org, flags=7, candidates=2, name="Hostile", tenants=2)
+    hostile = ["=SUM(1,2)", 'say "hi", then\r\nleave', "-minus", "@at\tthe start", "Zoë, café", "+1", "\rcr"]
+    flags = list(Flag.objects.filter(bank=bank).order_by("id"))
+    for i, flag in enumerate(flags):
+        Flag.objects.filter(pk=flag.pk).update(
+            expected_text=hostile[i % len(hostile)], tags=Flag.encode_tags([hostile[(i + 1) % 7], "name"])
+        )
+        flag.line.__class__.objects.filter(pk=flag.line_id).update(text=hostile[(i + 2) % 7])
+    ControlLine.objects.filter(flag__bank=bank).update(expected_text='a "quoted", text')
+    org.tenants.update(name='Bistro, "the" =best')
+    Transcriber.objects.filter(candidacies__bank=bank).update(display_name='=Nova, "3"')
+    JudgePick.objects.create(
+        flag=flags[0], chosen=bank.candidates.first().transcriber, chosen_text="x", reasoning='fits, "best"'
+    )
+    JudgePick.objects.create(flag=flags[1], error="no pick")
+    bank.refresh_from_db()
+    python = "".join(exports._turn_csv_lines(bank, 30))
+    database = "".join(exports._turn_csv_lines_sql(bank, 30))
+    assert python.count("\r\n") >= 7 * 2 * 3
+    assert database == python

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from tests.transcriber_tests.runs.support import read
 from tests.transcriber_tests.test_trust import MISTYPED, checked  # noqa: F401  (the fixture)
-from transcriber_tests import alignment
+from transcriber_tests import alignment, tasks
 from transcriber_tests.models import Score
 
 pytestmark = pytest.mark.django_db
@@ -73,8 +73,13 @@ def test_the_results_page_lists_the_expected_texts_to_check(checked, admin_clien
 def test_the_trust_fragment_reads_the_call_intervals_the_plan_and_the_pairs(checked, admin_client):  # noqa: F811
     bank, _, _ = checked
     url = reverse("tt:bank_trust", args=[bank.pk])
+    computing = admin_client.get(url, headers={"HX-Request": "true"})
+    assert (
+        "Resampling calls and counting confusion pairs" in computing.content.decode()
+    )  # the queue computes them
+    tasks.drain()
     fragment = admin_client.get(url, headers={"HX-Request": "true"})
-    assert fragment.status_code == 200
+    assert fragment.status_code == 286  # they have landed: the section stops polling
     html = fragment.content.decode()
     assert "<html" not in html
     text = read(html)
@@ -137,6 +142,8 @@ def test_the_api_gives_the_pairs_the_checks_the_uncertainty_and_the_turn_edits(c
     assert checks["count"] == 1 and checks["items"][0]["flag_id"] == flags["mistyped"].pk
     assert checks["items"][0]["agreements"][0]["agreeing"] == ["Trust 0", "Trust 1"]
 
+    assert api.get(f"/banks/{bank.pk}/uncertainty").status_code == 503  # computed by the queue the first time
+    tasks.drain()
     trust = api.get(f"/banks/{bank.pk}/uncertainty").json()
     assert trust["resamples"] == 10_000 and len(trust["candidates"]) == 3
     assert all(c["calls"]["calls"] == 1 for c in trust["candidates"])  # one call holds every flag

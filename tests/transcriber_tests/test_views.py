@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 from django.utils.html import escape
 
-from transcriber_tests import actions, tasks
+from transcriber_tests import actions, exports, tasks
 from transcriber_tests.models import Bank, Flag, Score
 
 pytestmark = pytest.mark.django_db
@@ -324,7 +324,7 @@ def test_it_lists_each_flag_before_its_control_lines(admin_client, flag, bank):
     assert turns[0]["item"] == "flag"
 
 
-def test_it_shows_a_new_score_at_once_although_results_are_cached(admin_client, flag, bank, recorded_call):
+def test_it_shows_new_scores_once_the_queue_has_computed_the_figures(admin_client, flag, bank, recorded_call):
     url = reverse("tt:bank", args=[bank.pk])
     before = admin_client.get(url).content.decode()
     assert "on 2 scored lines" in before
@@ -333,6 +333,7 @@ def test_it_shows_a_new_score_at_once_although_results_are_cached(admin_client, 
     after = admin_client.get(url).content.decode()
     assert "on 4 scored lines" in after
     actions.do_remove_candidate(bank, bank.candidates.get(position=1).transcriber)
+    tasks.drain()
     assert admin_client.get(url).content.decode().count('class="result-card') == 1
 
 
@@ -345,6 +346,7 @@ def test_the_turn_export_holds_every_item_in_order_across_batches(admin_client, 
     from transcriber_tests.synthetic import fill_bank
 
     monkeypatch.setattr(turns, "FETCH_ROWS", 3)  # 42 rows: many rounds of fetches from each stream
+    monkeypatch.setattr(exports, "FETCH_ITEMS", 2)  # PostgreSQL: many rounds of items and their scores
     bank = fill_bank(org, flags=8, candidates=3, name="Batched")
     removed = bank.candidates.get(position=2).transcriber
     actions.do_remove_candidate(bank, removed)

@@ -1,6 +1,7 @@
 """Banks, candidates (estimate, add after confirming, reorder, remove), results, the turn-by-turn table, the
 CSV exports and the organization's queue."""
 
+from dataclasses import replace
 from datetime import date
 from decimal import Decimal
 from typing import Annotated, Literal
@@ -10,11 +11,10 @@ from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 from pydantic import WithJsonSchema, field_validator, model_validator
 
-from benchmark import selectors as benchmark
 from oncore.api import created
 from oncore.names import check_name
 from oncore.transcribers.models import Transcriber
-from transcriber_tests import actions, alignment, controls, exports, jobs, lookups, queries
+from transcriber_tests import actions, alignment, controls, exports, jobs, lookups, queries, snapshots
 from transcriber_tests.models import Bank, Candidate
 from transcriber_tests.queries import people
 
@@ -351,9 +351,13 @@ def bank_results(request, bank_id: int, q: Query[ResultsFilters]):
     tenant's or assistant's calls (an id of another organization: 404 not_found)."""
     bank = _bank(request, bank_id)
     group = queries.groups.group_of(request.org, q.tenant_id, q.assistant_id)
-    r = queries.bank_results(bank, q.window, date_from=q.date_from, date_to=q.date_to, group=group)
-    tradeoff = queries.tradeoff.bank_tradeoff(bank, r)
-    return results_out(r, benchmark.entity_headlines([c.transcriber.pk for c in r.cards]), tradeoff)
+    figures = snapshots.results_of(bank, q.window, date_from=q.date_from, date_to=q.date_to, group=group)
+    screen = figures.data.screen
+    r = replace(
+        screen.results,
+        pending=queries.pending_for_bank(bank, [c.transcriber.pk for c in screen.results.cards]),
+    )
+    return results_out(r, screen.entity, screen.tradeoff, figures)
 
 
 @results.get(
@@ -371,8 +375,8 @@ def bank_groups(
     the best candidate of each row (ties to the lower mean WER, then the one listed first; none when none got a
     line right). Filter the results by a row's id (tenant_id, assistant_id) to see its cards."""
     bank = _bank(request, bank_id)
-    candidates = [c.transcriber for c in queries.candidates_of(bank)]
-    return group_table_out(queries.bank_groups(bank, window, candidates, by), window)
+    screen = snapshots.results_of(bank, window).data.screen
+    return group_table_out(screen.by_tenant if by == "tenant" else screen.by_assistant, window)
 
 
 class TurnPage(Page):

@@ -322,5 +322,15 @@ PRODUCT_ERROR_CODES = [
         "Review only the lines listed by GET /runs/{id}/review.",
         "runs",
     ),
+    # Figures computed by the queue (snapshots.py).
+    ErrorCode(
+        "figures_computing",
+        503,
+        "These figures are being computed for the first time",
+        "A bank's trust figures are computed by the queue, never inside a request; this window was not asked "
+        "for before. Ask again after the Retry-After header's seconds; from then on the answer is immediate "
+        "and kept up to date as scores arrive (`figures` says as of when).",
+        "results",
+    ),
 ]
 register_error_codes(*PRODUCT_ERROR_CODES)

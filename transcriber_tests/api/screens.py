@@ -5,7 +5,7 @@ every dashboard URL to the operation that serves its data."""
 
 from ninja import Field, Query, Router, Schema
 
-from transcriber_tests import lookups, queries
+from transcriber_tests import lookups, queries, snapshots
 
 from ..shapes.screens import (
     FlagResultsOut,
@@ -54,10 +54,6 @@ def leaderboard(request, q: Query[WindowIn]):
     return leaderboard_out(queries.leaderboard(org, q.window), q.window, days, org.timezone)
 
 
-def _candidates(bank) -> list:
-    return [c.transcriber for c in queries.candidates_of(bank)]
-
-
 @router.get(
     "/banks/{int:bank_id}/trends",
     **doc(200, TrendsOut, "Each candidate's accuracy week by week.", "not_found"),
@@ -66,7 +62,7 @@ def bank_trends(request, bank_id: int, q: Query[WindowIn]):
     """Each candidate's accuracy per week of seven days over the window, the last week ending today, with the
     lines scored and the 95% interval per week: the results page's weekly chart, as data."""
     bank = lookups.bank(request.org, bank_id)
-    return trends_out(bank, q.window, queries.bank_trends(bank, q.window, _candidates(bank)))
+    return trends_out(bank, q.window, snapshots.results_of(bank, q.window).data.screen.trends)
 
 
 @router.get(
@@ -76,7 +72,7 @@ def bank_tags(request, bank_id: int, q: Query[WindowIn]):
     """Each candidate's accuracy on the window's flagged lines carrying each error tag, with the best candidate
     of each tag: the results page's per-tag table."""
     bank = lookups.bank(request.org, bank_id)
-    return tags_out(bank, q.window, queries.bank_tags(bank, q.window, _candidates(bank)))
+    return tags_out(bank, q.window, snapshots.results_of(bank, q.window).data.screen.tags)
 
 
 @router.get(
@@ -92,7 +88,7 @@ def bank_languages(request, bank_id: int, q: Query[LanguageFilters]):
     if q.transcriber_id is not None:
         transcriber = lookups.candidate(bank, q.transcriber_id)
     else:
-        leader = queries.bank_results(bank, q.window).leader
+        leader = snapshots.results_of(bank, q.window).data.screen.results.leader
         transcriber = leader.transcriber if leader else None
     figures = queries.bank_language_wer(bank, q.window, transcriber.pk if transcriber else None)
     return languages_out(bank, q.window, transcriber, queries.bank_languages(bank, q.window), figures)

@@ -6,8 +6,9 @@ from typing import Literal
 
 from ninja import Field, Query, Router, Schema
 
-from transcriber_tests import exports, lookups, queries, uncertainty
-from transcriber_tests.queries import confusion, reference_check, trust
+from oncore.api import ApiError
+from transcriber_tests import exports, lookups, queries, snapshots, uncertainty
+from transcriber_tests.queries import confusion, reference_check
 
 from ..shapes.trust import (
     ConfusionsOut,
@@ -21,6 +22,7 @@ from .errors import CSV_CONTENT, doc
 from .schemas import Id, Page, PageIn, page_of
 
 router = Router(tags=["Results"])
+COMPUTING_RETRY_S = 5  # a first computation of trust figures: a few seconds of a queue worker
 
 
 class WindowIn(Schema):
@@ -92,7 +94,7 @@ def expected_checks(request, bank_id: int, q: Query[ChecksIn]):
 
 @router.get(
     "/banks/{int:bank_id}/uncertainty",
-    **doc(200, TrustOut, "How far to trust the lead, calls resampled.", "not_found"),
+    **doc(200, TrustOut, "How far to trust the lead, calls resampled.", "not_found", "figures_computing"),
 )
 def bank_uncertainty(request, bank_id: int, q: Query[WindowIn]):
     """Each candidate's accuracy with its 95% Wilson interval (lines on their own) and its call-level bootstrap
@@ -101,4 +103,12 @@ def bank_uncertainty(request, bank_id: int, q: Query[WindowIn]):
     test, a sentence where the two disagree, and about how many more flags would make the lead clear at p < 0.05
     with an 80% chance if the current rates hold (the McNemar test's power, computed exactly)."""
     bank = lookups.bank(request.org, bank_id)
-    return trust_out(bank, trust.bank_trust(bank, q.window), uncertainty.about)
+    figures = snapshots.trust_of(bank, q.window)
+    if figures.computing:
+        raise ApiError(
+            "figures_computing",
+            f"The trust figures of the last {q.window} days are being computed for the first time: ask again in "
+            f"{COMPUTING_RETRY_S} seconds.",
+            headers={"Retry-After": str(COMPUTING_RETRY_S)},
+        )
+    return trust_out(bank, figures.data.trust, uncertainty.about, figures)

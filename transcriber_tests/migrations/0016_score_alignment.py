@@ -14,4 +14,9 @@ class Migration(migrations.Migration):
             name="alignment",
             field=models.TextField(blank=True, default=""),
         ),
+        migrations.AddField(
+            model_name="score",
+            name="csv_cells",
+            field=models.TextField(blank=True, default=""),
+        ),
     ]

@@ -1,10 +1,12 @@
 """Transcriber testing's tables, one module per part: banks (banks, candidates, flags, controls, transcriptions,
-scores), totals (the per-day totals of the scores), runs (the judge's picks and full-call runs)."""
+scores), totals (the per-day totals of the scores), runs (the judge's picks and full-call runs), snapshots (a
+bank's figures, computed when its results change)."""
 
 from .banks import MAX_CANDIDATES, STANDARD_TAGS, Bank, Candidate, ControlLine, Flag, Score, Transcription
 from .detail import CallPairTotal, CallTotal, ConfusionTotal
 from .history import FlagEdit
 from .runs import JudgePick, Run, RunCall, RunLine, RunPattern
+from .snapshots import Snapshot
 from .totals import FlagTotal, GroupPairTotal, GroupTotal, LatencyTotal, PairTotal, ScoreTotal, TagTotal
 
 __all__ = [
@@ -30,6 +32,7 @@ __all__ = [
     "RunPattern",
     "Score",
     "ScoreTotal",
+    "Snapshot",
     "TagTotal",
     "Transcription",
 ]

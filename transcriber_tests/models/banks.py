@@ -26,8 +26,13 @@ class Bank(models.Model):
     )
     controls_per_flag = models.PositiveSmallIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
-    # Moved forward by every write that changes the bank's results; part of the results cache key.
+    # Moved forward by every write that changes the bank's results: the version its figures' snapshots carry.
     results_changed_at = models.DateTimeField(default=timezone.now)
+    # The rebuild of its snapshots (snapshots.py): wanted since (a results change, none built since), handed to a
+    # queue worker at (a rebuild pending or running), and when the last one started (one per few seconds).
+    snapshots_wanted_at = models.DateTimeField(null=True, blank=True)
+    snapshots_dispatched_at = models.DateTimeField(null=True, blank=True)
+    snapshots_built_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["name"]
@@ -265,6 +270,8 @@ class Score(models.Model):
     # WER is, so the turn table, a flag's results, the API and the CSV files read it and never align texts; "" for
     # a failed score.
     alignment = models.TextField(blank=True, default="")
+    # Its turn-table CSV cells (shapes.turns.score_csv), encoded when it is written: the CSV joins them as they are.
+    csv_cells = models.TextField(blank=True, default="")
     # On a live score (one per item): whether the bank's candidates disagree on the item, some matching and some
     # not among their scored texts. Kept by every score write and candidate change (aggregates.py).
     disagree = models.BooleanField(default=False)

@@ -48,6 +48,7 @@ from .results import (
     RESULTS_CACHE_SECONDS,
     BankResults,
     Card,
+    ResultsFrame,
     ResultsScreen,
     TagRow,
     TagTable,
@@ -61,6 +62,7 @@ from .results import (
     failure_reasons,
     lead_test,
     pending_for_bank,
+    results_frame,
     results_screen,
 )
 from .turns import (
@@ -88,6 +90,8 @@ __all__ = [
     "line_screen",
     "ResultsScreen",
     "results_screen",
+    "ResultsFrame",
+    "results_frame",
     "TurnScreen",
     "turn_screen",
     "cells",

@@ -14,7 +14,8 @@ from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
-from benchmark.selectors import detect_languages, entity_headlines, language_wer
+from benchmark import selectors as benchmark
+from benchmark.selectors import detect_languages, language_wer
 from oncore.transcribers.models import Transcriber
 
 from .. import jobs, scoring
@@ -23,7 +24,15 @@ from ..models import STANDARD_TAGS, Bank, ControlLine, Flag, Score, ScoreTotal, 
 from . import groups, totals
 from .board import candidates_of
 from .tradeoff import Tradeoff, bank_tradeoff
-from .window import DEFAULT_WINDOW_DAYS, EPOCH, clamp_window, period_bounds, today, window_start
+from .window import (
+    DEFAULT_WINDOW_DAYS,
+    EPOCH,
+    clamp_window,
+    period_bounds,
+    today,
+    window_days_covered,
+    window_start,
+)
 
 LIVE_REASON = (
     "Reference only, not a fair rival: flags are mostly lines the live transcriber got wrong and control lines "
@@ -126,6 +135,28 @@ def pending_for_bank(bank: Bank, transcriber_ids) -> int:
 
 
 RESULTS_CACHE_SECONDS = 60
+
+
+@dataclass(frozen=True)
+class ResultsFrame:
+    """What the results page shows around its figures (those come from a snapshot): the window and filter, the
+    days they count, and the work still waiting for the bank, always fresh."""
+
+    window_days: int
+    group: object | None  # queries.groups.Group
+    first_day: date
+    last_day: date
+    timezone: str
+    pending: int
+
+
+def results_frame(bank: Bank, window_days: int, group=None) -> ResultsFrame:
+    """Two queries: the bank's candidates and its waiting transcriptions."""
+    window_days = clamp_window(window_days)
+    first, last = window_days_covered(window_days, bank.organization.zone)
+    ids = list(bank.candidates.values_list("transcriber_id", flat=True))
+    pending = pending_for_bank(bank, ids) if ids else 0
+    return ResultsFrame(window_days, group, first, last, bank.organization.timezone, pending)
 
 
 def bank_results(
@@ -444,21 +475,30 @@ def bank_groups(bank: Bank, window_days: int, candidates, by: str) -> groups.Gro
     ]
 
 
-def results_screen(bank: Bank, window_days: int, group=None) -> ResultsScreen:
+def results_screen(
+    bank: Bank, window_days: int, group=None, *, date_from=None, date_to=None, queue: bool = True
+) -> ResultsScreen:
     """A bank's results (on one tenant's or assistant's calls, with `group`) with the public benchmark beside
     each candidate, their latency and cost and the trade-off chart, the leader's per-language WER, each
-    candidate's weekly trend, per-tag, per-tenant and per-assistant accuracy, and the organization's queue."""
-    results = bank_results(bank, window_days, group=group)
+    candidate's weekly trend, per-tag, per-tenant and per-assistant accuracy, and the organization's queue (left
+    out with `queue=False`: a snapshot keeps the figures, a read adds the waiting work). Over a fixed period
+    (`date_from`, `date_to`: the API's), the cards, their trade-off and the public benchmark only."""
+    results = bank_results(bank, window_days, date_from=date_from, date_to=date_to, group=group)
     transcribers = [card.transcriber for card in results.cards]
+    entity = benchmark.entity_headlines([t.pk for t in transcribers])
+    tradeoff = bank_tradeoff(bank, results)
+    status = jobs.queue_status(bank.organization_id) if queue else {}
+    if date_from or date_to:
+        return ResultsScreen(results, entity, None, [], TagTable(transcribers, []), status, tradeoff)
     leader = results.leader
     return ResultsScreen(
         results=results,
-        entity=entity_headlines([t.pk for t in transcribers]),
+        entity=entity,
         language_wer=bank_language_wer(bank, results.window_days, leader.transcriber.pk) if leader else None,
         trends=bank_trends(bank, results.window_days, transcribers),
         tags=bank_tags(bank, results.window_days, transcribers),
-        queue=jobs.queue_status(bank.organization_id),
-        tradeoff=bank_tradeoff(bank, results),
+        queue=status,
+        tradeoff=tradeoff,
         by_tenant=bank_groups(bank, results.window_days, transcribers, groups.TENANT),
         by_assistant=bank_groups(bank, results.window_days, transcribers, groups.ASSISTANT),
     )

@@ -11,7 +11,7 @@ from oncore.formats import money
 
 from .. import queries
 from ..models import Candidate
-from .refs import TranscriberOut, TranscriberRef, transcriber_out, transcriber_ref
+from .refs import FiguresOut, TranscriberOut, TranscriberRef, figures_out, transcriber_out, transcriber_ref
 from .tradeoff import (
     CataloguePriceOut,
     FilterOut,
@@ -192,6 +192,7 @@ class ResultsOut(Schema):
         description="The catalogue's other priced entries at the same volume, cheapest first: prices only (never "
         "called on these lines)."
     )
+    figures: FiguresOut = Field(description="How new these figures are (all but `pending`, which is live).")
 
 
 def interval_out(interval):
@@ -210,10 +211,10 @@ def summary_out(t, s, interval) -> dict:
     }
 
 
-def results_out(r: queries.BankResults, entity: dict, tradeoff) -> dict:
+def results_out(r: queries.BankResults, entity: dict, tradeoff, figures) -> dict:
     """A bank's results (queries.bank_results) with each candidate's public entity benchmark figure (`entity`:
     benchmark.selectors.entity_headlines of its candidates) and its latency and cost (`tradeoff`:
-    queries.tradeoff.bank_tradeoff of these results)."""
+    queries.tradeoff.bank_tradeoff of these results), from a snapshot (`figures`: snapshots.Read)."""
     period = r.date_from is not None or r.date_to is not None
     choices = {c.key: c for c in tradeoff.choices}
     cards = []
@@ -272,4 +273,5 @@ def results_out(r: queries.BankResults, entity: dict, tradeoff) -> dict:
         "volume": volume_out(tradeoff.volume),
         "tradeoff": tradeoff_out(tradeoff),
         "catalogue_prices": catalogue_out(tradeoff),
+        "figures": figures_out(figures),
     }

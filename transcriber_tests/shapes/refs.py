@@ -1,7 +1,7 @@
 """Small references to other objects, as every payload names them: a tenant, an assistant, a transcriber of the
 catalogue (briefly, or whole with its price)."""
 
-from datetime import date
+from datetime import date, datetime
 from typing import Literal
 
 from ninja import Field, Schema
@@ -82,3 +82,22 @@ def transcriber_out(t) -> dict:
         "deprecation_date": t.deprecation_date,
         "enabled": t.enabled,
     }
+
+
+class FiguresOut(Schema):
+    """How new a bank's figures are: they are computed by the queue when its results change (never while a
+    request waits) and kept until the next change."""
+
+    version: datetime = Field(
+        description="The bank's results version the figures were computed from (it moves with every score)."
+    )
+    computed_at: datetime = Field(description="When they were computed.")
+    up_to_date: bool = Field(
+        description="False while newer scores have arrived and their figures are being computed: ask again in a "
+        "few seconds for them."
+    )
+
+
+def figures_out(read) -> dict:
+    """FiguresOut of a snapshot read (snapshots.Read)."""
+    return {"version": read.version, "computed_at": read.computed_at, "up_to_date": not read.stale}

@@ -10,7 +10,7 @@ from ninja import Field, Schema
 from ..queries.confusion import CandidatePairs
 from ..queries.reference_check import ExpectedCheck
 from ..queries.trust import Trust
-from .refs import TranscriberRef, transcriber_ref
+from .refs import FiguresOut, TranscriberRef, figures_out, transcriber_ref
 
 KINDS = Literal["substitution", "deletion", "insertion"]
 
@@ -178,6 +178,7 @@ class TrustOut(Schema):
     )
     lines: int = Field(description="Lines (flags and controls) of the window, that the plan's rates are per.")
     more_flags: PlanOut | None = Field(description="How many more flags would make the lead clear.")
+    figures: FiguresOut = Field(description="How new these figures are.")
 
 
 def _bootstrap(b) -> dict | None:
@@ -186,9 +187,11 @@ def _bootstrap(b) -> dict | None:
     return {"estimate": b.estimate, "low": b.low, "high": b.high, "calls": b.calls}
 
 
-def trust_out(bank, t: Trust, about) -> dict:
+def trust_out(bank, t: Trust, about, figures) -> dict:
+    """The trust figures of a snapshot (`figures`: snapshots.Read, whose data holds `t`)."""
     plan = t.plan
     return {
+        "figures": figures_out(figures),
         "bank_id": bank.pk,
         "window_days": t.window_days,
         "resamples": t.resamples,

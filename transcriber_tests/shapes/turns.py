@@ -6,7 +6,7 @@ from typing import Literal
 
 from ninja import Field, Schema
 
-from oncore.csv import safe_cell
+from oncore.csv import csv_line, safe_cell
 from oncore.formats import iso_time
 
 from .. import alignment
@@ -230,6 +230,12 @@ def score_cells(source: str, cell: ScoreCell) -> list:
         "yes" if cell.case_or_punctuation_only else "no",
         cell.normalizer_version,
     ]
+
+
+def score_csv(source: str, cell: ScoreCell) -> str:
+    """A score's CSV cells (score_cells) encoded, without the line's end: worked out once when the score is
+    written (Score.csv_cells), so the turn-table CSV joins them as they are."""
+    return csv_line(score_cells(source, cell))[:-2]
 
 
 def pick_cells(pick) -> list:

@@ -520,13 +520,13 @@ def test_it_puts_each_candidates_entity_accuracy_beside_its_own_lines(org, beta,
     context = {"bank": bank, "r": results, "windows": [30], "queue": None}
 
     entity = selectors.entity_headlines([card.transcriber.pk for card in results.cards])
-    html = render_to_string("transcriber_tests/_results_body.html", {**context, "entity": entity})
+    html = render_to_string("transcriber_tests/_results_figures.html", {**context, "entity": entity})
 
     assert "Entity benchmark: <strong>66.7%</strong>" in html
     assert "(MLCommons subset, tier A, n=3)" in html
     assert f'<a href="{reverse("bench:run", args=[beta.pk])}">run #{beta.pk}</a>' in html
     assert html.count("Entity benchmark:") == 1  # the candidate without a scored run shows none
-    assert "Entity benchmark" not in render_to_string("transcriber_tests/_results_body.html", context)
+    assert "Entity benchmark" not in render_to_string("transcriber_tests/_results_figures.html", context)
 
 
 def test_it_compares_a_run_with_an_uploaded_hits_csv(admin_client, alpha, beta):

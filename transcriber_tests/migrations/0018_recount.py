@@ -27,6 +27,6 @@ def recount(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("transcriber_tests", "0016_score_alignment")]
+    dependencies = [("transcriber_tests", "0017_snapshots")]
 
     operations = [migrations.RunPython(recount, migrations.RunPython.noop)]
