@@ -73,3 +73,12 @@ def entity_headlines(transcriber_ids) -> dict[int, EntityHeadline]:
             dataset_label=_dataset_label(latest.headline.subset, fixture),
         )
     return figures
+
+
+def entity_scored_since(moment) -> dict[int, object]:
+    """{transcriber id: when its latest entity benchmark run was scored} for runs scored after `moment`: the
+    product computes again the figures of banks holding these transcribers (their cards show the headline)."""
+    found: dict[int, object] = {}
+    for transcriber_id, scored_at in reports.scored_since(moment):
+        found[transcriber_id] = max(scored_at, found.get(transcriber_id, scored_at))
+    return found

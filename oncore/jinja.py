@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from django.template.loader import render_to_string
 from django.urls import get_script_prefix, reverse
+from django.utils.timezone import localtime
 from jinja2 import Environment
 from markupsafe import Markup
 
@@ -35,6 +36,12 @@ def url(name: str, *args: int) -> str:
     return "".join(part + str(int(arg)) for part, arg in zip(parts, args, strict=False)) + parts[-1]
 
 
+def minute(moment) -> str:
+    """A moment in the site's time zone to the minute, as the pages write it in a row: "2026-12-04 14:02"
+    (Django's date:"Y-m-d H:i")."""
+    return localtime(moment).strftime("%Y-%m-%d %H:%M") if moment else ""
+
+
 def day_month(day) -> str:
     """A date as the pages write it in a row: "4 Dec" (Django's "j M")."""
     return f"{day.day} {day.strftime('%b')}"
@@ -46,6 +53,7 @@ def environment(**options) -> Environment:
     env.filters.update(
         day_in=oncore_tags.day_in,
         day_month=day_month,
+        minute=minute,
         pct=oncore_tags.pct,
         usd=oncore_tags.usd,
     )

@@ -6,6 +6,7 @@ detector models, about 3.5 s and 200 MB, which every results page with flags nee
 once the app is made, so `manage.py` commands and the tests do not pay for it; a deployment's readiness probe
 (GET /healthz) answers once it is done. `ONCORE_WARM_UP=0` turns it off."""
 
+import gc
 import logging
 import os
 import time
@@ -16,9 +17,9 @@ from oncore.api import api
 log = logging.getLogger(__name__)
 
 
-def template_names(directory: Path) -> list[str]:
+def template_names(directory: Path, suffix: str = ".html") -> list[str]:
     """The names of the templates under a template folder, as a view asks for them."""
-    return sorted(str(p.relative_to(directory)) for p in directory.rglob("*.html") if p.is_file())
+    return sorted(str(p.relative_to(directory)) for p in directory.rglob(f"*{suffix}") if p.is_file())
 
 
 def warm_up() -> float:
@@ -35,8 +36,9 @@ def warm_up() -> float:
         folders = [Path(d) for d in engine.dirs]
         if getattr(engine, "app_dirs", False):
             folders += [Path(d) for d in get_app_template_dirs("templates")]
+        suffix = ".jinja" if engine.name == "jinja2" else ".html"  # oncore/jinja.py: the row templates
         for folder in folders:
-            for name in template_names(folder):
+            for name in template_names(folder, suffix):
                 try:
                     engine.get_template(name)
                 except Exception as exc:  # a template that fails here fails its own request the same way
@@ -53,3 +55,8 @@ def warm_up() -> float:
 def warm_up_if_enabled() -> None:
     if os.environ.get("ONCORE_WARM_UP", "1") != "0":
         warm_up()
+    # What the process built so far lives as long as it does: the garbage collector no longer walks it at each
+    # collection (hundreds of thousands of objects of the speech and statistics libraries), which spared a
+    # request's share of those pauses.
+    gc.collect()
+    gc.freeze()

@@ -33,6 +33,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 
+from benchmark import selectors as benchmark
 from oncore import queue
 from oncore.config import config
 from oncore.errors import NotFound
@@ -345,10 +346,26 @@ def rebuild(bank_id: int) -> int:
     return kept
 
 
+BENCHMARK_LOOKBACK = timedelta(
+    hours=1
+)  # entity benchmark runs scored this recently are looked for by the sweep
+
+
 def sweep() -> list[int]:
     """The minutely schedule's part: rebuilds wanted but not yet handed over (a change came within the interval
-    and nothing has asked since), and those whose task was lost."""
-    return dispatch_due()
+    and nothing has asked since), and those whose task was lost; and the banks whose cards show an entity
+    benchmark headline that a run scored since their figures were computed has changed."""
+    scored = benchmark.entity_scored_since(timezone.now() - BENCHMARK_LOOKBACK)
+    behind = set()
+    for transcriber_id, scored_at in scored.items():
+        behind.update(
+            Snapshot.objects.filter(
+                computed_at__lt=scored_at, bank__candidates__transcriber_id=transcriber_id
+            ).values_list("bank_id", flat=True)
+        )
+    if behind:
+        request(behind, force=True)
+    return sorted(set(dispatch_due()) | behind)
 
 
 def drain() -> int:

@@ -57,6 +57,7 @@ def calls(request):
         "transcriber_tests/calls.html",
         {
             "calls": calls,
+            "rows_html": rows_html("transcriber_tests/call_rows.jinja", {"calls": calls.calls}),
             "after": after,
             "form": form,
             "query": query_without_page(request, "after"),

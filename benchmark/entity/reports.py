@@ -312,6 +312,11 @@ def latest_headlines(transcriber_ids, dataset=None) -> dict[int, LatestRun]:
     }
 
 
+def scored_since(moment) -> list[tuple[int, object]]:
+    """(transcriber id, scored at) of the runs scored after `moment`. One query."""
+    return list(BenchmarkRun.objects.filter(scored_at__gt=moment).values_list("transcriber_id", "scored_at"))
+
+
 def entity_accuracy_by_transcriber(transcriber_ids, dataset=None) -> dict[int, tuple[float | None, int, int]]:
     """{transcriber id: (headline entity accuracy, n, run id)} from each transcriber's latest scored run
     (see latest_headlines). Two queries. The product reads benchmark.selectors.entity_headlines instead, which

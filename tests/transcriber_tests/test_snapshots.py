@@ -225,3 +225,15 @@ def test_it_keys_each_window_and_filter_apart():
     assert snapshots.results_key(30) != snapshots.results_key(7)
     params = snapshots.parse_key(snapshots.results_key(14, group=groups.Group(groups.TENANT, 3, "Bistro")))
     assert (params.window_days, params.tenant, params.assistant) == (14, 3, None)
+
+
+def test_it_recomputes_a_banks_figures_when_a_candidates_entity_benchmark_is_scored(bank, flag, monkeypatch):
+    from benchmark import selectors
+
+    bank = Bank.objects.select_related("organization").get(pk=bank.pk)
+    snapshots.results_of(bank, 30)
+    Bank.objects.filter(pk=bank.pk).update(snapshots_wanted_at=None, snapshots_dispatched_at=None)
+    good = bank.candidates.get(position=0).transcriber_id
+    later = timezone.now() + timezone.timedelta(seconds=1)
+    monkeypatch.setattr(selectors, "entity_scored_since", lambda moment: {good: later})
+    assert snapshots.sweep() == [bank.pk]

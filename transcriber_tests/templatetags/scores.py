@@ -6,6 +6,7 @@ from html import escape  # the standard library's: Django's wraps it in a check 
 
 from django import template
 from django.utils.safestring import mark_safe
+from markupsafe import Markup
 
 from .. import alignment, tradeoffs, uncertainty
 
@@ -110,8 +111,9 @@ def cell_html(c, expected=None, transcriber=None) -> str:
 @register.simple_tag
 def score_cell(c, expected=None, transcriber=None):
     """One score cell, in a Django template ({% score_cell c expected t %}) or a Jinja2 one (passed as a function:
-    {{ score_cell(c, expected, t) }})."""
-    return mark_safe(cell_html(c, expected, transcriber))
+    {{ score_cell(c, expected, t) }}). Markup is safe to both (Django's mark_safe costs a check for lazy strings
+    on each of a page's hundreds of cells)."""
+    return Markup(cell_html(c, expected, transcriber))
 
 
 @register.simple_tag
