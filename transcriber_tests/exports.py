@@ -42,7 +42,26 @@ RESULTS_COLUMNS = [
     "threshold",
     "audio_cost_usd",
     *tradeoff.CSV_COLUMNS,  # latency, price and the monthly projection; the per-tenant and per-assistant rows
+    # Where the accuracy comes from: flagged lines fixed and control lines kept, each with n; whether a candidate
+    # runs the live transcriber's own model.
+    "flags_scored",
+    "flags_fixed",
+    "controls_scored",
+    "controls_kept",
+    "live_model",
 ]
+
+
+def _lead_cells(summary, live_model=None) -> list:
+    if summary is None:
+        return ["", "", "", "", ""]
+    return [
+        summary.flags_scored,
+        summary.flags_fixed,
+        summary.control_scored,
+        summary.controls_kept,
+        _yes(live_model),
+    ]
 
 
 def _fmt(x, places=4):
@@ -90,6 +109,7 @@ def results_rows(bank, window_days, group=None):
             threshold,
             money(card.cost),
             *tradeoff.choice_cells(by_id[card.transcriber.pk], group),
+            *_lead_cells(card.summary, card.live_model),
         ]
     for t, s, interval in r.live_rows:
         yield [
@@ -102,6 +122,7 @@ def results_rows(bank, window_days, group=None):
             threshold,
             "",
             *tradeoff.blank_cells(group),
+            *_lead_cells(s),
         ]
     for entry, p in choices.catalogue:
         measured = [""] * 7 + ["", "", threshold, ""]  # scored ... mean_wer, leader, clears, threshold, cost
@@ -114,6 +135,7 @@ def results_rows(bank, window_days, group=None):
             entry.model,
             *measured,
             *tradeoff.catalogue_cells(entry, p),
+            *_lead_cells(None),
         ]
     transcribers = [card.transcriber for card in r.cards]
     order = {card.transcriber.pk: card.position + 1 for card in r.cards}
@@ -133,6 +155,7 @@ def results_rows(bank, window_days, group=None):
                     threshold,
                     "",
                     *tradeoff.group_cells(row, cell),
+                    *_lead_cells(cell),
                 ]
 
 

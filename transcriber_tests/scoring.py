@@ -39,7 +39,7 @@ import math
 import re
 import string
 import unicodedata
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Container, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
@@ -232,9 +232,34 @@ class CandidateSummary:
     accuracy: float | None
     mean_wer: float | None
     wer_units: int = 0
+    # Of `scored` and `matches`, those on control lines; the rest are on flagged lines. Where a lead comes from:
+    # flagged lines fixed (matches on lines the live transcriber got wrong) and control lines kept (matches on
+    # lines whose expected text is the live transcript).
+    control_scored: int = 0
+    control_matches: int = 0
+
+    @property
+    def flags_scored(self) -> int:
+        return self.scored - self.control_scored
+
+    @property
+    def flags_fixed(self) -> int:
+        return self.matches - self.control_matches
+
+    @property
+    def controls_kept(self) -> int:
+        return self.control_matches
 
 
-def summary_row(candidate, scored: int, matches: int, failed: int, wer_units: int) -> CandidateSummary:
+def summary_row(
+    candidate,
+    scored: int,
+    matches: int,
+    failed: int,
+    wer_units: int,
+    control_scored: int = 0,
+    control_matches: int = 0,
+) -> CandidateSummary:
     """A summary row from its integer counts and WER sum: the one place accuracy and mean WER are derived."""
     return CandidateSummary(
         candidate=candidate,
@@ -244,7 +269,25 @@ def summary_row(candidate, scored: int, matches: int, failed: int, wer_units: in
         accuracy=matches / scored if scored else None,
         mean_wer=wer_units / (scored * WER_SCALE) if scored else None,
         wer_units=wer_units,
+        control_scored=control_scored,
+        control_matches=control_matches,
     )
+
+
+FLAGS, CONTROLS = "flags", "controls"
+
+
+def lead_from(leader: CandidateSummary, runner_up: CandidateSummary) -> str:
+    """Which part of the lines alone carries the leader's lead over the runner-up: FLAGS when it fixed more flagged
+    lines and kept no more control lines, CONTROLS when it kept more control lines and fixed no more flagged ones;
+    "" when both parts carry it, or neither."""
+    flags = leader.flags_fixed - runner_up.flags_fixed
+    controls = leader.controls_kept - runner_up.controls_kept
+    if controls > 0 and flags <= 0:
+        return CONTROLS
+    if flags > 0 and controls <= 0:
+        return FLAGS
+    return ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,13 +321,16 @@ def clears(matches: int, scored: int, threshold) -> bool:
     return scored > 0 and matches * t.denominator >= t.numerator * scored
 
 
-def summarize(outcomes: Iterable[Outcome], candidates: Sequence[str], threshold) -> BankSummary:
+def summarize(
+    outcomes: Iterable[Outcome], candidates: Sequence[str], threshold, controls: Container = frozenset()
+) -> BankSummary:
     """One row per candidate in the order given, and the leader.
 
     Leader: highest accuracy, ties to the lower mean WER, then to the candidate listed first; None when
     no candidate has a scored line. It clears the threshold (a fraction, 0.6 for 60%) when its accuracy
     is at or above it. Every comparison is exact (see the module docstring). Outcomes for candidates not
-    listed are ignored."""
+    listed are ignored. `controls`: the line ids that are control lines (their part of the counts is kept
+    apart: where a lead comes from)."""
     exact_threshold(threshold)
     if len(set(candidates)) != len(candidates):
         raise ValueError("Each candidate may be listed only once.")
@@ -292,6 +338,8 @@ def summarize(outcomes: Iterable[Outcome], candidates: Sequence[str], threshold)
     matches = dict.fromkeys(candidates, 0)
     failed = dict.fromkeys(candidates, 0)
     units = dict.fromkeys(candidates, 0)
+    control_scored = dict.fromkeys(candidates, 0)
+    control_matches = dict.fromkeys(candidates, 0)
     for o in outcomes:
         if o.candidate not in scored:
             continue
@@ -301,7 +349,21 @@ def summarize(outcomes: Iterable[Outcome], candidates: Sequence[str], threshold)
         scored[o.candidate] += 1
         matches[o.candidate] += o.score.match
         units[o.candidate] += o.score.wer_units
-    rows = [summary_row(name, scored[name], matches[name], failed[name], units[name]) for name in candidates]
+        if o.line_id in controls:
+            control_scored[o.candidate] += 1
+            control_matches[o.candidate] += o.score.match
+    rows = [
+        summary_row(
+            name,
+            scored[name],
+            matches[name],
+            failed[name],
+            units[name],
+            control_scored[name],
+            control_matches[name],
+        )
+        for name in candidates
+    ]
     return rank(rows, threshold)
 
 

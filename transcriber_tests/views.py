@@ -288,6 +288,7 @@ def banks(request):
             "days": queries.window_days_covered(window, request.org.zone),
             "windows": WINDOWS,
             "trust_rule": scoring.TRUST_RULE,
+            "live_model_reason": queries.LIVE_MODEL_REASON,
         },
     )
 

@@ -64,7 +64,8 @@ def check_bank(bank):
     results = queries.bank_results(bank)
     ids = [c.transcriber_id for c in queries.candidates_of(bank)]
     outcomes = _item_outcomes(bank, Score.CANDIDATE)
-    pure = scoring.summarize(outcomes, ids, bank.threshold)
+    controls = {o.line_id for o in outcomes if o.line_id[1] is not None}  # (flag id, control id)
+    pure = scoring.summarize(outcomes, ids, bank.threshold, controls)
     assert [card.summary for card in results.cards] == list(pure.rows)
     assert (results.leader.transcriber.pk if results.leader else None) == pure.leader
     if pure.leader is not None and pure.runner_up is not None:
@@ -77,7 +78,10 @@ def check_bank(bank):
         )
     live = _item_outcomes(bank, Score.LIVE)
     live_ids = sorted({o.candidate for o in live})
-    assert sorted(s for _, s, _ in results.live_rows) == sorted(scoring.summarize(live, live_ids, 0).rows)
+    live_controls = {o.line_id for o in live if o.line_id[1] is not None}
+    assert sorted(s for _, s, _ in results.live_rows) == sorted(
+        scoring.summarize(live, live_ids, 0, live_controls).rows
+    )
     flags = Flag.objects.filter(bank=bank)
     mix = {}
     for flag in flags:

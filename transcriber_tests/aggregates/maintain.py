@@ -47,7 +47,7 @@ TABLES = {
     "score": (
         ScoreTotal,
         ("source", "transcriber_id"),
-        ("scored", "matches", "failed", "wer_units", "cost_micros"),
+        ("scored", "matches", "failed", "wer_units", "cost_micros", "control_scored", "control_matches"),
     ),
     "pair": (PairTotal, ("low_id", "high_id"), ("both", "low_only", "high_only")),
     "flag": (FlagTotal, ("controls",), ("flags", "disagree_flags", "disagree_controls")),
@@ -56,7 +56,7 @@ TABLES = {
     "group": (
         GroupTotal,
         ("tenant_id", "assistant_id", "source", "transcriber_id"),
-        ("scored", "matches", "failed", "wer_units", "cost_micros"),
+        ("scored", "matches", "failed", "wer_units", "cost_micros", "control_scored", "control_matches"),
     ),
     "group_pair": (
         GroupPairTotal,
@@ -148,14 +148,12 @@ def contributions(
     out = defaultdict(lambda: [0, 0, 0])
     groups = [EVERY_TENANT] + ([group] if group else [])
     for s in scores:
-        row = out.setdefault(("score", s.source, s.transcriber_id), [0, 0, 0, 0, 0])
         ok = not s.failed
         counts = (ok, ok and s.match, s.failed, s.wer_units if ok else 0)
-        for i, n in enumerate((*counts, _micros(s.cost))):
-            row[i] += int(n)
-        if group:
-            row = out.setdefault(("group", *group, s.source, s.transcriber_id), [0, 0, 0, 0, 0])
-            for i, n in enumerate((*counts, _micros(s.cost))):
+        summed = (*counts, _micros(s.cost), ok and is_control, ok and s.match and is_control)
+        for key in [("score",)] + ([("group", *group)] if group else []):
+            row = out.setdefault((*key, s.source, s.transcriber_id), [0] * len(summed))
+            for i, n in enumerate(summed):
                 row[i] += int(n)
         timed = latency_key(s)
         if timed is not None:

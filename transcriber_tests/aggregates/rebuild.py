@@ -112,6 +112,8 @@ def _score_rows(bank_ids, zone) -> list[dict]:
             n_failed=Count("id", filter=Q(failed=True)),
             units=Sum("wer_units", filter=ok),
             total_cost=Sum("cost"),
+            n_control_scored=Count("id", filter=ok & Q(control__isnull=False)),
+            n_control_matches=Count("id", filter=ok & Q(match=True, control__isnull=False)),
         )
     )
     return [
@@ -125,6 +127,8 @@ def _score_rows(bank_ids, zone) -> list[dict]:
             "failed": r["n_failed"],
             "wer_units": int(r["units"] or 0),
             "cost_micros": _micros(r["total_cost"]),
+            "control_scored": r["n_control_scored"],
+            "control_matches": r["n_control_matches"],
         }
         for r in rows
     ]
@@ -224,6 +228,8 @@ def _group_rows(bank_ids, zone) -> list[dict]:
             n_failed=Count("id", filter=Q(failed=True)),
             units=Sum("wer_units", filter=ok),
             total_cost=Sum("cost"),
+            n_control_scored=Count("id", filter=ok & Q(control__isnull=False)),
+            n_control_matches=Count("id", filter=ok & Q(match=True, control__isnull=False)),
         )
     )
     return [
@@ -239,6 +245,8 @@ def _group_rows(bank_ids, zone) -> list[dict]:
             "failed": r["n_failed"],
             "wer_units": int(r["units"] or 0),
             "cost_micros": _micros(r["total_cost"]),
+            "control_scored": r["n_control_scored"],
+            "control_matches": r["n_control_matches"],
         }
         for r in rows
     ]

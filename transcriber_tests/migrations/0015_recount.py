@@ -11,7 +11,7 @@ is the one place that runs the app's code: an earlier one would run today's code
   candidates' latency buckets (0012), the confusion pairs, the call totals and the expected-text checks (0013)
   included.
 
-A later migration that changes what these compute moves this step after itself: 0018 did (scores keep their word
+A later migration that changes what these compute moves this step after itself: 0019 did (scores keep their word
 alignment), so this one runs nothing."""
 
 from django.db import migrations

@@ -21,6 +21,9 @@ class ScoreTotal(models.Model):
     failed = models.BigIntegerField(default=0)
     wer_units = models.BigIntegerField(default=0)  # the exact WER sum of the scored lines (scoring.WER_SCALE)
     cost_micros = models.BigIntegerField(default=0)  # audio cost in millionths of a dollar, summed exactly
+    # Of `scored` and `matches`, those on control lines (the rest are on flagged lines): where a lead comes from.
+    control_scored = models.BigIntegerField(default=0)
+    control_matches = models.BigIntegerField(default=0)
 
     class Meta:
         constraints = [
@@ -116,6 +119,8 @@ class GroupTotal(models.Model):
     failed = models.BigIntegerField(default=0)
     wer_units = models.BigIntegerField(default=0)
     cost_micros = models.BigIntegerField(default=0)
+    control_scored = models.BigIntegerField(default=0)  # as ScoreTotal's
+    control_matches = models.BigIntegerField(default=0)
 
     class Meta:
         constraints = [

@@ -41,6 +41,7 @@ from .flags import (
 from .results import (
     LANGUAGE_CACHE_SECONDS,
     LANGUAGE_SAMPLE,
+    LIVE_MODEL_REASON,
     LIVE_REASON,
     MAX_TAGS,
     NO_WORDS,
@@ -126,6 +127,7 @@ __all__ = [
     "LANGUAGE_CACHE_SECONDS",
     "LANGUAGE_SAMPLE",
     "LIVE_REASON",
+    "LIVE_MODEL_REASON",
     "MAX_TAGS",
     "NO_WORDS",
     "NOTHING_CAME_BACK",

@@ -1,6 +1,7 @@
 """The banks screen (the leaderboard) and the lists of banks and candidates: each bank's leader over the window,
 in a fixed number of queries whatever the number of banks."""
 
+from collections import defaultdict
 from dataclasses import dataclass
 
 from django.db import connection
@@ -46,6 +47,17 @@ class BoardRow:
         None  # the leader a month at the organization's volume (queries.cost)
     )
     local: bool = False  # the leader runs on this server
+    runner_up_summary: scoring.CandidateSummary | None = None
+    live_model: bool = (
+        False  # the leader runs the provider and model of a live transcriber of the bank's calls
+    )
+
+    @property
+    def lead_from(self) -> str:
+        """Which part alone carries the lead over the runner-up (scoring.lead_from), "" if none."""
+        if self.summary is None or self.runner_up_summary is None:
+            return ""
+        return scoring.lead_from(self.summary, self.runner_up_summary)
 
     @property
     def provisional(self) -> bool:
@@ -85,6 +97,9 @@ def _pending(organization_id: int) -> dict[int, int]:
         return {int(bank_id): int(n) for bank_id, n in cursor.fetchall()}
 
 
+NONE = (0, 0, 0, 0, 0, 0)  # the counts of a candidate with no totals in the window
+
+
 def _lead(pairs: dict, bank_id: int, leader: int, runner_up: int) -> scoring.LeadTest:
     """Exact McNemar of the leader against the runner-up, from the window's pair totals."""
     low, high = sorted((leader, runner_up))
@@ -105,11 +120,25 @@ def leaderboard(organization, window_days: int) -> list[BoardRow]:
         candidates.setdefault(c.bank_id, []).append(c.transcriber)
     window = {"bank__in": banks, "day__gte": since.date()}
     counts = {
-        (r["bank_id"], r["transcriber_id"]): (int(r["s"]), int(r["m"]), int(r["f"]), int(r["u"]))
+        (r["bank_id"], r["transcriber_id"]): tuple(int(r[k] or 0) for k in ("s", "m", "f", "u", "cs", "cm"))
         for r in ScoreTotal.objects.filter(source=Score.CANDIDATE, **window)
         .values("bank_id", "transcriber_id")
-        .annotate(s=Sum("scored"), m=Sum("matches"), f=Sum("failed"), u=Sum("wer_units"))
+        .annotate(
+            s=Sum("scored"),
+            m=Sum("matches"),
+            f=Sum("failed"),
+            u=Sum("wer_units"),
+            cs=Sum("control_scored"),
+            cm=Sum("control_matches"),
+        )
     }
+    live_models = defaultdict(set)  # each bank's live transcribers' (provider, model), from their live scores
+    for bank_id, provider, model in (
+        ScoreTotal.objects.filter(source=Score.LIVE, **window)
+        .values_list("bank_id", "transcriber__provider", "transcriber__model")
+        .distinct()
+    ):
+        live_models[bank_id].add((provider, model))
     pairs = {
         (r["bank_id"], r["low_id"], r["high_id"]): (int(r["b"]), int(r["lo"]), int(r["hi"]))
         for r in PairTotal.objects.filter(**window)
@@ -120,8 +149,7 @@ def leaderboard(organization, window_days: int) -> list[BoardRow]:
     leaders = {}
     for bank in banks:
         rows = [
-            scoring.summary_row(t.pk, *counts.get((bank.pk, t.pk), (0, 0, 0, 0)))
-            for t in candidates.get(bank.pk, [])
+            scoring.summary_row(t.pk, *counts.get((bank.pk, t.pk), NONE)) for t in candidates.get(bank.pk, [])
         ]
         leaders[bank.pk] = scoring.rank(rows, bank.threshold).leader
     timed = latency.board_latencies(
@@ -131,10 +159,11 @@ def leaderboard(organization, window_days: int) -> list[BoardRow]:
     board = []
     for bank in banks:
         transcribers = candidates.get(bank.pk, [])
-        rows = [scoring.summary_row(t.pk, *counts.get((bank.pk, t.pk), (0, 0, 0, 0))) for t in transcribers]
+        rows = [scoring.summary_row(t.pk, *counts.get((bank.pk, t.pk), NONE)) for t in transcribers]
         ranked = scoring.rank(rows, bank.threshold)
         by_id = {t.pk: t for t in transcribers}
         best = next((r for r in rows if r.candidate == ranked.leader), None)
+        second = next((r for r in rows if r.candidate == ranked.runner_up), None)
         leader = by_id.get(ranked.leader)
         found = timed.get((bank.pk, ranked.leader))
         board.append(
@@ -153,6 +182,8 @@ def leaderboard(organization, window_days: int) -> list[BoardRow]:
                 if leader is not None and volume is not None
                 else None,
                 local=leader is not None and cost.is_local(leader),
+                runner_up_summary=second,
+                live_model=leader is not None and (leader.provider, leader.model) in live_models[bank.pk],
             )
         )
     return board

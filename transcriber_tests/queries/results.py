@@ -38,6 +38,12 @@ LIVE_REASON = (
     "Reference only, not a fair rival: flags are mostly lines the live transcriber got wrong and control lines "
     "are its own text, so its score mostly reflects the mix of flags and controls."
 )
+# A candidate that runs the live transcriber's own provider and model is the same case as the live rows.
+LIVE_MODEL_REASON = (
+    "It runs the same model as the live transcriber of these calls: on control lines, whose expected text is the "
+    "live transcript, it largely repeats it, so its accuracy mostly reflects the mix of flags and controls. Judge "
+    "it by the flagged lines it fixed."
+)
 
 
 def _empty(tid) -> scoring.CandidateSummary:
@@ -66,6 +72,7 @@ class Card:
     is_leader: bool
     clears_threshold: bool = False  # its accuracy is at or above the bank's threshold, compared exactly
     failures: tuple = ()  # (reason, lines) of its failed lines in the period, most lines first
+    live_model: bool = False  # it runs the provider and model of a live transcriber of these calls
 
     @property
     def all_failed(self) -> bool:
@@ -94,6 +101,14 @@ class BankResults:
     timezone: str = "UTC"  # the organization's, whose days these are
     # The tenant or assistant the cards are recomputed on (None: every call).
     group: groups.Group | None = None
+    live_model_reason: str = LIVE_MODEL_REASON
+
+    @property
+    def lead_from(self) -> str:
+        """Which part alone carries the leader's lead over the runner-up (scoring.lead_from), "" if none."""
+        if self.leader is None or self.runner_up is None:
+            return ""
+        return scoring.lead_from(self.leader.summary, self.runner_up.summary)
 
     @property
     def provisional(self) -> bool:
@@ -194,6 +209,9 @@ def _compute_bank_results(
     failing = [t for t in ids if candidate[t].failed]
     reasons = failure_reasons(bank, failing, since, until, group) if failing else {}
     ranked = scoring.rank([candidate[t] for t in ids], bank.threshold)
+    live = {t: s for (source, t), s in summaries.items() if source == Score.LIVE}
+    live_transcribers = list(Transcriber.objects.filter(pk__in=live))
+    live_models = {(t.provider, t.model) for t in live_transcribers}
     cards = []
     for c in candidates:
         s = candidate[c.transcriber_id]
@@ -207,6 +225,7 @@ def _compute_bank_results(
                 ranked.leader == c.transcriber_id,
                 scoring.clears(s.matches, s.scored, bank.threshold),
                 reasons.get(c.transcriber_id, ()),
+                (c.transcriber.provider, c.transcriber.model) in live_models,
             )
         )
     by_id = {card.transcriber.pk: card for card in cards}
@@ -218,10 +237,9 @@ def _compute_bank_results(
         else None
     )
 
-    live = {t: s for (source, t), s in summaries.items() if source == Score.LIVE}
     live_rows = [
         (t, live[t.pk], scoring.wilson_interval(live[t.pk].matches, live[t.pk].scored))
-        for t in Transcriber.objects.filter(pk__in=live)
+        for t in live_transcribers
     ]
     return BankResults(
         bank=bank,

@@ -41,6 +41,8 @@ def summaries(bank_id: int, since, until=None, totals=None) -> tuple[dict, dict]
             f=Sum("failed", filter=days),
             u=Sum("wer_units", filter=days),
             c=Sum("cost_micros"),
+            cs=Sum("control_scored", filter=days),
+            cm=Sum("control_matches", filter=days),
         )
     )
     found, costs = {}, {}
@@ -48,7 +50,7 @@ def summaries(bank_id: int, since, until=None, totals=None) -> tuple[dict, dict]
         tid = r["transcriber_id"]
         if r["s"] or r["f"]:
             found[(r["source"], tid)] = scoring.summary_row(
-                tid, int(r["s"]), int(r["m"]), int(r["f"]), int(r["u"])
+                tid, *(int(r[k] or 0) for k in ("s", "m", "f", "u", "cs", "cm"))
             )
         if r["source"] == Score.CANDIDATE:
             costs[tid] = Decimal(int(r["c"] or 0)) / MICROS

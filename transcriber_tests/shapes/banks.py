@@ -2,6 +2,7 @@
 results (each candidate's card, the leader, the lead test, the production rows and the control mix)."""
 
 from datetime import date, datetime
+from typing import Literal
 
 from django.db.models import Prefetch
 from ninja import Field, Schema
@@ -115,6 +116,16 @@ class Summary(Schema):
     accuracy: float | None = Field(description="matches / scored, a fraction; null when nothing is scored.")
     mean_wer: float | None
     interval: Interval | None = Field(description="95% Wilson interval of the accuracy.")
+    flags_scored: int = Field(
+        description="Of `scored`, the flagged lines (the live transcriber got them wrong)."
+    )
+    flags_fixed: int = Field(description="Of `matches`, on flagged lines: lines it fixed.")
+    controls_scored: int = Field(
+        description="Of `scored`, the control lines (expected text: the live transcript)."
+    )
+    controls_kept: int = Field(
+        description="Of `matches`, on control lines: lines it kept as the live text had them."
+    )
 
 
 class EntityBenchmark(Schema):
@@ -132,6 +143,11 @@ class EntityBenchmark(Schema):
     )
 
 
+class FailureOut(Schema):
+    reason: str
+    lines: int
+
+
 class CardOut(Summary, TradeoffFields):
     position: int = Field(description="Its place among the candidates, from 0.")
     audio_cost: Money = Field(description="Audio cost so far on the bank's lines, USD.")
@@ -139,12 +155,25 @@ class CardOut(Summary, TradeoffFields):
     entity_benchmark: EntityBenchmark | None = Field(
         description="Its latest scored run on the public entity benchmark, beside your own callers; null if none."
     )
+    live_model: bool = Field(
+        description="It runs the same provider and model as a live transcriber of these calls: on control lines it "
+        "largely repeats the live text, so its accuracy mostly reflects the mix of flags and controls."
+    )
+    failures: list[FailureOut] = Field(
+        description="Why its failed lines failed (the engine's error, or a text with no words), most lines first."
+    )
 
 
 class LeaderOut(Schema):
     transcriber_id: int
     accuracy: float | None
     clears_threshold: bool = Field(description="accuracy >= the bank's threshold (a marker only).")
+    lead_from: Literal["flags", "controls"] | None = Field(
+        description="Which part alone carries the lead over the runner-up: the flagged lines it fixed, or the "
+        "control lines it kept (with no more flagged lines fixed); null when both parts carry it, or there is "
+        "no runner-up."
+    )
+    live_model: bool = Field(description="The leader runs the live transcriber's own provider and model.")
 
 
 class LeadTestOut(Schema):
@@ -208,6 +237,10 @@ def summary_out(t, s, interval) -> dict:
         "accuracy": s.accuracy,
         "mean_wer": s.mean_wer,
         "interval": interval_out(interval),
+        "flags_scored": s.flags_scored,
+        "flags_fixed": s.flags_fixed,
+        "controls_scored": s.control_scored,
+        "controls_kept": s.controls_kept,
     }
 
 
@@ -227,6 +260,8 @@ def results_out(r: queries.BankResults, entity: dict, tradeoff, figures) -> dict
                 "position": c.position,
                 "audio_cost": money(c.cost),
                 "is_leader": c.is_leader,
+                "live_model": c.live_model,
+                "failures": [{"reason": reason, "lines": n} for reason, n in c.failures],
                 "entity_benchmark": {
                     "accuracy": e.accuracy,
                     "n": e.n,
@@ -245,6 +280,8 @@ def results_out(r: queries.BankResults, entity: dict, tradeoff, figures) -> dict
             "transcriber_id": r.leader.transcriber.pk,
             "accuracy": r.leader.summary.accuracy,
             "clears_threshold": r.leader_clears_threshold,
+            "lead_from": r.lead_from or None,
+            "live_model": r.leader.live_model,
         }
     lead = None
     if r.lead is not None and r.runner_up is not None:

@@ -26,6 +26,18 @@ class LeaderSummary(Schema):
     provisional: bool = Field(
         description=f"Too few lines to trust the leader yet: it needs {scoring.TRUST_RULE}."
     )
+    flags_scored: int = Field(
+        description="Of `scored`, the flagged lines (the live transcriber got them wrong)."
+    )
+    flags_fixed: int = Field(description="Of `matches`, on flagged lines: lines it fixed.")
+    controls_scored: int = Field(description="Of `scored`, the control lines.")
+    controls_kept: int = Field(
+        description="Of `matches`, on control lines: lines it kept as the live text had them."
+    )
+    lead_from: Literal["flags", "controls"] | None = Field(
+        description="Which part alone carries the lead over the runner-up; null when both do, or no runner-up."
+    )
+    live_model: bool = Field(description="The leader runs the live transcriber's own provider and model.")
 
 
 class AllFailed(Schema):
@@ -104,6 +116,12 @@ def leaderboard_out(board, window_days: int, days, zone: str) -> dict:
                     "mean_wer": s.mean_wer,
                     "interval": interval_out(row.interval),
                     "provisional": row.provisional,
+                    "flags_scored": s.flags_scored,
+                    "flags_fixed": s.flags_fixed,
+                    "controls_scored": s.control_scored,
+                    "controls_kept": s.controls_kept,
+                    "lead_from": row.lead_from or None,
+                    "live_model": row.live_model,
                 }
                 if row.leader is not None and s is not None
                 else None,

@@ -27,6 +27,6 @@ def recount(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("transcriber_tests", "0017_snapshots")]
+    dependencies = [("transcriber_tests", "0018_lead_parts")]
 
     operations = [migrations.RunPython(recount, migrations.RunPython.noop)]
