@@ -22,9 +22,10 @@ from .models import Bank, ControlLine, Flag, Transcription
 
 def _pool(flag: Flag, bank: Bank) -> list[Line]:
     """The lines a flag may draw as controls: the other caller lines of its call that have audio timing
-    (replayable: not longer than ONCORE_MAX_LINE_S) and whose live text has words (it is their expected text);
-    never a flagged line (its live text is known to be wrong), and never a line already serving as a control in
-    this bank, so two flags on one call never count one line twice."""
+    (replayable: not longer than ONCORE_MAX_LINE_S) and whose live text can stand as their expected text (not
+    degenerate: it has words, it does not repeat itself, it has no more words than the line's duration allows;
+    scoring.degenerate); never a flagged line (its live text is known to be wrong), and never a line already
+    serving as a control in this bank, so two flags on one call never count one line twice."""
     in_bank = ControlLine.objects.filter(flag__bank=bank, line__call_id=flag.line.call_id).values("line_id")
     return [
         line
@@ -33,7 +34,7 @@ def _pool(flag: Flag, bank: Bank) -> list[Line]:
         .filter(flag__isnull=True)
         .exclude(pk__in=in_bank)
         .order_by("position")
-        if scoring.has_words(line.text)
+        if not scoring.degenerate(line.text, line.duration_s)
     ]
 
 
@@ -56,7 +57,8 @@ def draw(
 
 def retire(line, rng=None) -> None:
     """A line that becomes a flag stops being a control everywhere: its live text is now known to be wrong, so
-    it can no longer stand as its own expected text. Each flag it served leaves its bank's totals, loses that
+    it can no longer stand as its own expected text (so does a line whose live text is degenerate:
+    retire_degenerate_controls). Each flag it served leaves its bank's totals, loses that
     control (with its scores and picks), draws a replacement from the same call when one is left (scored as
     any control: the live transcript at once, the bank's candidates queued) and comes back into the totals.
     The call's row is locked first, as drawing controls does, so flagging two lines of one call waits in turn."""
@@ -76,6 +78,21 @@ def retire(line, rng=None) -> None:
         candidate_ids = list(bank.candidates.values_list("transcriber_id", flat=True))
         scores.queue_lines(flag.organization_id, [c.line for c in replacements], candidate_ids)
         scores.results_changed(bank.pk)
+
+
+def retire_degenerate_controls() -> int:
+    """Retire every control line whose live text is degenerate (scoring.degenerate: no words, a repetition
+    loop, more words than its duration allows), drawn before such lines were kept out of the pool: each flag it
+    served draws a replacement from the same call, as a flagged control's does (retire). The recount migration
+    runs it. Returns how many lines were retired."""
+    lines = Line.objects.filter(control_uses__isnull=False).distinct().order_by("pk")
+    retired = 0
+    for line in lines.iterator(chunk_size=2000):
+        if scoring.degenerate(line.text, line.duration_s):
+            with transaction.atomic():
+                retire(line)
+            retired += 1
+    return retired
 
 
 def retire_flagged_controls() -> int:

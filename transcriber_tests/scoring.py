@@ -39,6 +39,7 @@ import math
 import re
 import string
 import unicodedata
+import zlib
 from collections.abc import Container, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -127,6 +128,31 @@ def edit_ops(reference: list[str], hypothesis: list[str]):
 def has_words(text: str | None) -> bool:
     """True when the text has at least one word after normalization."""
     return bool(text) and bool(_words(text))
+
+
+REPETITION_RATIO = (
+    2.4  # Whisper's own test of a repetition loop: the text's bytes over their zlib-compressed size
+)
+WORDS_PER_SECOND = 6.0  # more than a caller says in a second (fast speech is about 4)
+
+
+def degenerate(text: str | None, seconds: float | None = None) -> str:
+    """Why a live transcript cannot stand as an expected text (a control line's): it has no words, it repeats
+    itself (a short n-gram over and over: compression ratio over REPETITION_RATIO, Whisper's own limit), or it
+    has more words than the line's `seconds` allow (over WORDS_PER_SECOND); "" when none of these."""
+    found = _words(text or "")
+    if not found:
+        return "it has no words"
+    raw = text.encode("utf-8", "surrogatepass")
+    ratio = len(raw) / len(zlib.compress(raw))
+    if ratio > REPETITION_RATIO:
+        return f"it repeats itself (compression ratio {ratio:.1f}, over {REPETITION_RATIO})"
+    if seconds and len(found) / seconds > WORDS_PER_SECOND:
+        return (
+            f"{len(found)} words in {seconds:.1f} s is more than a caller says (over {WORDS_PER_SECOND:.0f} a "
+            "second)"
+        )
+    return ""
 
 
 def failure_of(hypothesis: str | None) -> str:

@@ -19,8 +19,8 @@ from django.db.models.functions import TruncDate
 
 from oncore.calls.models import Line
 
-from .. import alignment
-from ..models import CallPairTotal, CallTotal, Candidate, ConfusionTotal, Flag, Score
+from .. import alignment, scoring
+from ..models import CallPairTotal, CallTotal, Candidate, ConfusionTotal, ControlLine, Flag, Score
 
 # The tables, as maintain.TABLES holds them: (model, the columns that key a row besides (bank, day), summed).
 TABLES = {
@@ -38,6 +38,7 @@ ROW_FIELDS = (
     "match",
     "confusions",
     "text_key",
+    "wer_units",
 )
 
 
@@ -51,6 +52,7 @@ class Row:
     match: bool
     confusions: str
     text_key: int | None
+    wer_units: int | None
 
 
 @dataclass(frozen=True)
@@ -136,15 +138,22 @@ def difference(before_rows, after_rows) -> dict:
 # ---------------------------------------------------------------- the check of the expected texts
 
 
+def contradicted(scored) -> bool:
+    """Every candidate that scored the line (at least one) contradicts its expected text badly: a WER of 1 or
+    more each (as many errors as expected words, or more: an expected text that is a repetition loop is one)."""
+    return bool(scored) and all(r.wer_units is not None and r.wer_units >= scoring.WER_SCALE for r in scored)
+
+
 def doubts(rows, candidate_ids) -> bool:
-    """Whether a flagged line's expected text is worth checking, from the line's scores (live and candidates):
-    two of the bank's candidates agree with each other after normalization but not with it, or the live
-    transcript and every candidate that scored the line (at least one) agree against it."""
+    """Whether a line's expected text (a flag's typed text, or a control's live transcript) is worth checking,
+    from the line's scores (live and candidates): two of the bank's candidates agree with each other after
+    normalization but not with it, or the live transcript and every candidate that scored the line (at least
+    one) agree against it, or every candidate that scored it contradicts it badly (contradicted)."""
     scored = [
         r for r in rows if r.source == Score.CANDIDATE and not r.failed and r.transcriber_id in candidate_ids
     ]
     wrong = Counter(r.text_key for r in scored if not r.match)
-    if any(n >= 2 for n in wrong.values()):
+    if any(n >= 2 for n in wrong.values()) or contradicted(scored):
         return True
     live = next((r for r in rows if r.source == Score.LIVE and not r.failed), None)
     return bool(
@@ -159,10 +168,21 @@ def candidate_ids(bank_id: int) -> set[int]:
     return set(Candidate.objects.filter(bank_id=bank_id).values_list("transcriber_id", flat=True))
 
 
-def mark(flag_id: int, rows, bank_candidates) -> None:
-    """Store the flag's check_expected mark as its own line's scores (`rows`, any of its call) say."""
-    should = doubts([r for r in rows if r.flag_id == flag_id and r.control_id is None], bank_candidates)
-    Flag.objects.filter(pk=flag_id).exclude(check_expected=should).update(check_expected=should)
+def mark(flag_id: int, rows, bank_candidates, control_id=None) -> None:
+    """Store the check_expected mark of the flag's own line (or of one of its controls, `control_id`) as that
+    line's scores (`rows`, any of its call) say."""
+    should = doubts([r for r in rows if r.flag_id == flag_id and r.control_id == control_id], bank_candidates)
+    if control_id is None:
+        Flag.objects.filter(pk=flag_id).exclude(check_expected=should).update(check_expected=should)
+    else:
+        ControlLine.objects.filter(pk=control_id).exclude(check_expected=should).update(check_expected=should)
+
+
+def mark_all(flag_id: int, rows, bank_candidates) -> None:
+    """The marks of the flag's own line and of each of its controls."""
+    controls = {r.control_id for r in rows if r.flag_id == flag_id and r.control_id is not None}
+    for control_id in [None, *sorted(controls)]:
+        mark(flag_id, rows, bank_candidates, control_id)
 
 
 # ---------------------------------------------------------------- around changes (maintain.py)
@@ -176,8 +196,7 @@ def after_item(call: Call, flag_id: int, control_id) -> dict:
     """After a change to one item of the call: its mark where the item is the flag's own line, and the
     difference to add to the tables."""
     rows = call_rows(call.bank_id, call.day, call.call_id, call.zone)
-    if control_id is None:
-        mark(flag_id, rows, candidate_ids(call.bank_id))
+    mark(flag_id, rows, candidate_ids(call.bank_id), control_id)
     return difference(call.rows, rows)
 
 
@@ -186,13 +205,14 @@ def leaving(flag_id: int, bank_id: int, day) -> dict:
     it; its mark is cleared (flag_entered sets it again)."""
     call = call_of(flag_id, bank_id, day)
     Flag.objects.filter(pk=flag_id, check_expected=True).update(check_expected=False)
+    ControlLine.objects.filter(flag_id=flag_id, check_expected=True).update(check_expected=False)
     return difference(call.rows, [r for r in call.rows if r.flag_id != flag_id])
 
 
 def entered(flag_id: int, bank_id: int, day) -> dict:
     """Once a flag is in its bank with its scores: its mark, and the difference its call's totals take with it."""
     call = call_of(flag_id, bank_id, day)
-    mark(flag_id, call.rows, candidate_ids(bank_id))
+    mark_all(flag_id, call.rows, candidate_ids(bank_id))
     return difference([r for r in call.rows if r.flag_id != flag_id], call.rows)
 
 
@@ -200,32 +220,38 @@ def entered(flag_id: int, bank_id: int, day) -> dict:
 
 
 def recheck(bank_id: int, *, fix: bool) -> int:
-    """Flags of the bank whose check_expected mark differs from what their scores say (set right with `fix`):
-    one pass over the scored texts of its flagged lines, in order of flag."""
+    """Flags and controls of the bank whose check_expected mark differs from what their scores say (set right
+    with `fix`): one pass over the scored texts of its items, in order of item."""
     ids = candidate_ids(bank_id)
-    marked = set(Flag.objects.filter(bank_id=bank_id, check_expected=True).values_list("pk", flat=True))
+    flags = Flag.objects.filter(bank_id=bank_id, check_expected=True).values_list("pk", flat=True)
+    marked = {(pk, None) for pk in flags}
+    marked |= set(
+        ControlLine.objects.filter(flag__bank_id=bank_id, check_expected=True).values_list("flag_id", "pk")
+    )
     should = set()
     rows = (
-        Score.objects.filter(flag__bank_id=bank_id, control__isnull=True, failed=False)
-        .order_by("flag_id")
+        Score.objects.filter(flag__bank_id=bank_id, failed=False)
+        .order_by("flag_id", "control_id")
         .values_list(*ROW_FIELDS)
         .iterator(chunk_size=5000)
     )
     current, item = None, []
     for v in rows:
         row = Row(*v)
-        if row.flag_id != current:
+        key = (row.flag_id, row.control_id)
+        if key != current:
             if item and doubts(item, ids):
                 should.add(current)
-            current, item = row.flag_id, []
+            current, item = key, []
         item.append(row)
     if item and doubts(item, ids):
         should.add(current)
     if fix:
-        if marked - should:
-            Flag.objects.filter(pk__in=marked - should).update(check_expected=False)
-        if should - marked:
-            Flag.objects.filter(pk__in=should - marked).update(check_expected=True)
+        for keys, value in ((marked - should, False), (should - marked, True)):
+            Flag.objects.filter(pk__in=[f for f, c in keys if c is None]).update(check_expected=value)
+            ControlLine.objects.filter(pk__in=[c for _, c in keys if c is not None]).update(
+                check_expected=value
+            )
     return len(marked ^ should)
 
 

@@ -4,12 +4,14 @@ is the one place that runs the app's code: an earlier one would run today's code
 - a control line that became a flag stops being a control (flagging now retires it, controls.retire):
   banks made before kept such lines as controls scored against their wrong live text; each is retired, with its
   scores, and a replacement drawn from the same call when one is left;
+- a control line whose live text is degenerate (no words, a repetition loop, more words than its duration allows:
+  scoring.degenerate) is retired the same way (controls.retire_degenerate_controls);
 - scores made before scores kept their alignment get their confusion pairs, text key and word alignment
   (scores.backfill_alignment; 0013 and 0016), from their texts;
 - every per-day total, disagree mark and call counter is built from the scores (aggregates.rebuild), in the days
   each flag joined its bank in its organization's timezone, the per-tenant and per-assistant totals and the
-  candidates' latency buckets (0012), the confusion pairs, the call totals and the expected-text checks (0013)
-  included.
+  candidates' latency buckets (0012), the confusion pairs, the call totals and the expected-text checks (0013;
+  control lines' too, 0018), the control part of each candidate's scores (0018) included.
 
 A later migration that changes what these compute moves this step after itself."""
 
@@ -22,6 +24,7 @@ def recount(apps, schema_editor):
     from transcriber_tests import aggregates, controls, scores
 
     controls.retire_flagged_controls()
+    controls.retire_degenerate_controls()
     scores.backfill_alignment()
     aggregates.rebuild()
 

@@ -145,10 +145,16 @@ class ControlLine(models.Model):
     flag = models.ForeignKey(Flag, on_delete=models.CASCADE, related_name="controls")
     line = models.ForeignKey("calls.Line", on_delete=models.CASCADE, related_name="control_uses")
     expected_text = models.TextField()
+    # Its expected text (the live transcript) is worth checking: every candidate contradicts it badly, or they
+    # agree against it (aggregates.detail keeps the mark, as Flag.check_expected).
+    check_expected = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["flag", "id"]
         constraints = [models.UniqueConstraint(fields=["flag", "line"], name="control_once_per_flag")]
+        indexes = [
+            models.Index(fields=["flag"], condition=Q(check_expected=True), name="control_check_expected")
+        ]
 
     def __str__(self):
         return f"Control line {self.line_id} of flag {self.flag_id}"

@@ -1,7 +1,8 @@
-"""A check of the expected texts: the bank's flagged lines in the window whose expected text the transcribers
-agree against (two or more candidates agree with each other after normalization but not with it, or the live
-transcript and every candidate that scored the line do; aggregates.detail keeps each flag's mark), newest
-first, each with what they agree on, who agrees, and who typed the expected text. A typo in an expected text
+"""A check of the expected texts: the bank's scored lines in the window, flagged and control lines, whose expected
+text the transcribers agree against (two or more candidates agree with each other after normalization but not
+with it, or the live transcript and every candidate that scored the line do) or every candidate contradicts badly
+(a WER of 1 or more each: a control's live transcript that is a repetition loop is one); aggregates.detail keeps
+each line's mark. Newest first, each with what they agree on, who agrees, and who typed the expected text. A typo in an expected text
 makes every candidate look wrong; these are the lines to read again. Listed on the bank's results page and in
 the API; an edit re-scores the line as any edit does."""
 
@@ -9,9 +10,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db.models import F, IntegerField, Value
+
 from oncore.transcribers.models import Transcriber
 
-from ..models import Bank, Flag, Score
+from ..models import Bank, ControlLine, Flag, Score
 from .board import candidates_of
 from .people import History, histories
 from .window import clamp_window, window_start
@@ -36,6 +39,13 @@ class ExpectedCheck:
     joined_at: datetime
     agreements: list  # Agreement, the largest first
     history: History
+    control_id: int | None = None  # a control line: its expected text is its live transcript
+    # Where every candidate contradicts the expected text badly: (name, WER) of each, in the bank's order.
+    contradicted_by: list = ()
+
+    @property
+    def is_control(self) -> bool:
+        return self.control_id is not None
 
     @property
     def typed_by(self) -> str:
@@ -65,41 +75,68 @@ def _agreements(rows, candidate_order, names) -> list[Agreement]:
 
 
 def expected_checks(bank: Bank, window_days: int, *, offset: int = 0, limit: int = SHOWN):
-    """(the flags to check, newest first: `limit` from `offset`, as ExpectedCheck; how many there are in all).
-    Four queries: the marked flags (a partial index holds only them), their count, their lines' scores, their
-    histories."""
+    """(the lines to check, newest flag first, each flag's own line before its controls: `limit` from `offset`,
+    as ExpectedCheck; how many there are in all). Six queries: the marked flags and controls (partial indexes
+    hold only them), their count, the items' lines, their scores, the flags' histories."""
     since = window_start(clamp_window(window_days), bank.organization.zone)
-    marked = Flag.objects.filter(bank=bank, joined_at__gte=since, check_expected=True)
-    total = marked.count()
-    flags = list(
-        marked.order_by("-joined_at", "-id").select_related("line")[offset : offset + limit] if total else []
-    )
-    if not flags:
+    flags = Flag.objects.filter(bank=bank, joined_at__gte=since, check_expected=True)
+    controls = ControlLine.objects.filter(flag__bank=bank, flag__joined_at__gte=since, check_expected=True)
+    total = flags.count() + controls.count()
+    if not total:
         return [], total
+    page = list(
+        flags.order_by()
+        .annotate(when=F("joined_at"), flag=F("id"), control=Value(None, output_field=IntegerField()))
+        .values_list("when", "flag", "control")
+        .union(
+            controls.order_by().annotate(when=F("flag__joined_at")).values_list("when", "flag_id", "id"),
+            all=True,
+        )
+        .order_by("-when", "-flag", F("control").asc(nulls_first=True))[offset : offset + limit]
+    )
+    if not page:
+        return [], total
+    flag_rows = Flag.objects.select_related("line").in_bulk({f for _, f, _ in page})
+    control_rows = ControlLine.objects.select_related("line").in_bulk({c for _, _, c in page if c})
     candidates = [c.transcriber for c in candidates_of(bank)]
     order = {t.pk: i for i, t in enumerate(candidates)}
     names = {t.pk: t.display_name for t in candidates}
     rows = defaultdict(list)
-    for r in Score.objects.filter(flag__in=flags, control__isnull=True, failed=False).values(
-        "flag_id", "source", "transcriber_id", "match", "text_key", "hypothesis"
+    for r in Score.objects.filter(flag__in=flag_rows, failed=False).values(
+        "flag_id", "control_id", "source", "transcriber_id", "match", "text_key", "hypothesis", "wer"
     ):
-        rows[r["flag_id"]].append(r)
+        rows[r["flag_id"], r["control_id"]].append(r)
     live_ids = {r["transcriber_id"] for found in rows.values() for r in found if r["source"] == Score.LIVE}
     names.update(Transcriber.objects.filter(pk__in=live_ids - set(names)).values_list("pk", "display_name"))
-    people = histories(f.pk for f in flags)
+    people = histories(flag_rows)
     out = []
-    for f in flags:
-        agreements = _agreements(rows[f.pk], order, names)
+    for _, flag_id, control_id in page:
+        f, c = flag_rows[flag_id], control_rows.get(control_id)
+        line = c.line if c else f.line
+        item = rows[flag_id, control_id]
+        scored = sorted(
+            (r for r in item if r["source"] == Score.CANDIDATE and r["transcriber_id"] in order),
+            key=lambda r: order[r["transcriber_id"]],
+        )
+        far = [(names[r["transcriber_id"]], r["wer"]) for r in scored] if _contradicted(scored) else []
         out.append(
             ExpectedCheck(
                 f.pk,
-                f.line_id,
-                f.line.call_id,
-                f.expected_text,
-                f.line.text,
+                line.pk,
+                line.call_id,
+                c.expected_text if c else f.expected_text,
+                line.text,
                 f.joined_at,
-                agreements,
+                _agreements(item, order, names),
                 people[f.pk],
+                control_id,
+                far,
             )
         )
     return out, total
+
+
+def _contradicted(scored) -> bool:
+    """Every candidate that scored the line contradicts its expected text badly (as aggregates.detail.contradicted,
+    on the WERs as stored)."""
+    return bool(scored) and all(r["wer"] is not None and r["wer"] >= 1 for r in scored)

@@ -84,8 +84,21 @@ class EditOut(Schema):
     new: str
 
 
+class ContradictionOut(Schema):
+    transcriber: str
+    wer: float
+
+
 class ExpectedCheckOut(Schema):
     flag_id: int
+    control_id: int | None = Field(
+        description="A control line of the flag: its expected text is its live transcript (flag the line to type "
+        "what was said); null for the flagged line itself."
+    )
+    contradicted_by: list[ContradictionOut] = Field(
+        description="Where every candidate contradicts the expected text badly (a WER of 1 or more each): each "
+        "one's WER; empty otherwise."
+    )
     line_id: int
     call_id: int
     expected_text: str
@@ -102,6 +115,8 @@ class ExpectedCheckOut(Schema):
 def expected_check_out(c: ExpectedCheck) -> dict:
     return {
         "flag_id": c.flag_id,
+        "control_id": c.control_id,
+        "contradicted_by": [{"transcriber": name, "wer": wer} for name, wer in c.contradicted_by],
         "line_id": c.line_id,
         "call_id": c.call_id,
         "expected_text": c.expected_text,
