@@ -119,9 +119,19 @@ TEXT_VALUES = {
     "control and bidi": "\x1b[2J\u202e\ufeff",
     "nested JSON": _nested(5_000),
     "empty": "",
+    "the calendar's last day": "9999-12-31",  # the day after it does not exist (fourth penetration test)
+    "the calendar's first day": "0001-01-01",
 }
 # The values tried one parameter at a time (every value is also tried in every parameter at once).
-ONE_BY_ONE = ("huge integer", "negative", "NaN", "long string", "NUL")
+ONE_BY_ONE = (
+    "huge integer",
+    "negative",
+    "NaN",
+    "long string",
+    "NUL",
+    "the calendar's last day",
+    "the calendar's first day",
+)
 
 # JSON body values: a field's hostile value, placed in an otherwise valid body.
 NESTED = "@@nested@@"

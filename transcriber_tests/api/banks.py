@@ -1,7 +1,6 @@
 """Banks, candidates (estimate, add after confirming, reorder, remove), results, the turn-by-turn table, the
 CSV exports and the organization's queue."""
 
-from datetime import date
 from decimal import Decimal
 from typing import Annotated, Literal
 
@@ -35,6 +34,7 @@ from ..shapes.turns import TurnOut, turn_out
 from .errors import CSV_CONTENT, OrderDetail, doc
 from .schemas import (
     BodyIn,
+    Day,
     Id,
     Page,
     PageIn,
@@ -323,10 +323,10 @@ class ResultsFilters(Schema):
         le=queries.MAX_WINDOW_DAYS,
         description=f"Days of flags to count, 1 to {queries.MAX_WINDOW_DAYS}; date_from or date_to replace it.",
     )
-    date_from: date | None = Field(
+    date_from: Day | None = Field(
         None, description="A fixed period instead of the window: flags from this day (inclusive, UTC)."
     )
-    date_to: date | None = Field(None, description="A fixed period: flags up to this day (inclusive, UTC).")
+    date_to: Day | None = Field(None, description="A fixed period: flags up to this day (inclusive, UTC).")
     tenant_id: Id | None = Field(
         None, description="Only the items of this tenant's calls: the cards, leader and lead test recomputed."
     )
