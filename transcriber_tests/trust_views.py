@@ -7,6 +7,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from oncore.accounts.access import admin_required
+from oncore.ratelimit import rate_limited
 
 from . import exports, lookups, queries, uncertainty
 from .queries import confusion, trust
@@ -18,6 +19,7 @@ def _window(request) -> int:
 
 @require_GET
 @admin_required
+@rate_limited("trust")
 def bank_trust(request, pk):
     bank = lookups.bank(request.org, pk)
     window = _window(request)
@@ -35,6 +37,7 @@ def bank_trust(request, pk):
 
 @require_GET
 @admin_required
+@rate_limited("exports")
 def export_confusions(request, pk):
     bank = lookups.bank(request.org, pk)
     return exports.confusions_csv(bank, _window(request))

@@ -12,6 +12,7 @@ from django_htmx.http import HTMX_STOP_POLLING
 from oncore.accounts.access import admin_required, admins_of, current_membership
 from oncore.http import clip_response, id_in, query_without_page, redirect_next
 from oncore.jinja import rows_html
+from oncore.ratelimit import rate_limited
 
 from . import actions, alignment, controls, exports, lookups, queries, scoring
 from .errors import ActionError, EstimateNotConfirmed
@@ -438,6 +439,7 @@ def candidate_remove(request, pk, transcriber_pk):
 
 @require_GET
 @admin_required
+@rate_limited("results")
 def bank_results(request, pk):
     bank = lookups.bank(request.org, pk)
     # ?tenant= or ?assistant=: the cards recomputed on that tenant's or assistant's calls.
@@ -475,6 +477,7 @@ def bank_results(request, pk):
 
 @require_GET
 @admin_required
+@rate_limited("turns")
 def turn_table(request, pk):
     bank = lookups.bank(request.org, pk)
     window = _window(request)
@@ -542,6 +545,7 @@ def _pair_filter(bank, params):
 
 @require_GET
 @admin_required
+@rate_limited("exports")
 def export_results(request, pk):
     bank = lookups.bank(request.org, pk)
     filters = ResultsFilterForm(request.GET, organization=request.org)
@@ -553,6 +557,7 @@ def export_results(request, pk):
 
 @require_GET
 @admin_required
+@rate_limited("exports")
 def export_turns(request, pk):
     bank = lookups.bank(request.org, pk)
     return exports.turns_csv(bank, _window(request))

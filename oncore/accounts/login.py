@@ -61,11 +61,23 @@ def _minute() -> int:
     return int(time.time() // 60)
 
 
-def _cache_keys(kind: str, *parts) -> list[str]:
-    """The per-minute counter keys of the window, newest first (hashed: usernames may hold anything)."""
+def minute_key(kind: str, *parts, minute: int) -> str:
+    """The cache key of one minute's counter of `parts` (hashed: usernames may hold anything)."""
     digest = hashlib.sha256("\x00".join(str(p) for p in parts).encode()).hexdigest()[:32]
+    return f"{kind}:{digest}:{minute}"
+
+
+def count_once(key: str, timeout: int) -> int:
+    """Add one to the counter under `key` (made at 0 if missing, kept `timeout` seconds); the count after it."""
+    cache.add(key, 0, timeout)
+    return cache.incr(key)  # atomic on Redis: two processes counting at once both count
+
+
+def _cache_keys(kind: str, *parts) -> list[str]:
+    """The per-minute counter keys of the window, newest first."""
     minute = _minute()
-    return [f"login-failures:{kind}:{digest}:{minute - i}" for i in range(settings.LOGIN_WINDOW_MINUTES)]
+    window = range(settings.LOGIN_WINDOW_MINUTES)
+    return [minute_key(f"login-failures:{kind}", *parts, minute=minute - i) for i in window]
 
 
 def _cache_count(keys) -> int:
@@ -86,8 +98,7 @@ def _record_failure(username: str, address: str | None) -> None:
     if _in_cache():
         timeout = (settings.LOGIN_WINDOW_MINUTES + 1) * 60
         for key in (_cache_keys("user", username, address)[0], _cache_keys("address", address)[0]):
-            cache.add(key, 0, timeout)
-            cache.incr(key)  # atomic on Redis: two processes counting at once both count
+            count_once(key, timeout)
         return
     LoginFailure.objects.create(username=username, ip=address)
     LoginFailure.objects.filter(at__lt=timezone.now() - _window()).delete()

@@ -26,6 +26,14 @@ pytestmark = pytest.mark.django_db
 
 HUGE = "99999999999999999999999"
 
+
+@pytest.fixture(autouse=True)
+def _no_rate_limit_in_the_way(settings):
+    """The walks send each costly endpoint hundreds of requests a minute: a 429 would stop them reaching the code
+    they try (the limit has its tests in tests/oncore/test_ratelimit.py)."""
+    settings.ONCORE = {**settings.ONCORE, "RATE_LIMIT_PER_MINUTE": 1_000_000}
+
+
 # ---------------------------------------------------------------- the reproductions
 
 
