@@ -48,6 +48,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "oncore.middleware.request_id",
+    "oncore.middleware.api_version",
     "django.middleware.security.SecurityMiddleware",
     "oncore.middleware.content_security_policy",
     "oncore.middleware.request_size_limit",

@@ -33,6 +33,7 @@ from oncore.formats import iso_time
 from .auth import OrganizationKey
 from .errors import ERROR_CODES, ApiError
 from .openapi import ReferencePage, code_spans, complete_schema
+from .version import API_VERSION
 
 log = logging.getLogger("oncore.api")  # the package's name, as the API has always logged under
 
@@ -144,7 +145,7 @@ class OnCoreAPI(NinjaAPI):
 
 api = OnCoreAPI(
     title="OnCore transcriber testing API",
-    version="1",
+    version=API_VERSION,
     description=(
         "Everything the transcriber testing dashboard does, over HTTP: calls, flags, banks, candidates, results, "
         "the turn-by-turn table, full-call runs, CSV exports, the queue and webhooks. Authenticate with an "
