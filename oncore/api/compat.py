@@ -136,8 +136,8 @@ class _Compare:
         for key in ("anyOf", "oneOf"):
             if key in schema:
                 return [alt for member in schema[key] for alt in self.alternatives(member, root)]
-        if len(schema.get("allOf", [])) == 1:
-            return self.alternatives(schema["allOf"][0], root)
+        if len(schema.get("allOf", [])) == 1 and not ({"type", "properties"} & set(schema)):
+            return self.alternatives(schema["allOf"][0], root)  # a named type under another name
         types = schema.get("type")
         if isinstance(types, list):
             return [(name or t, {**schema, "type": t}) for t in types]

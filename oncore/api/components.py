@@ -165,6 +165,7 @@ class ErrorTypes:
                 "type": "object",
                 "title": name,
                 "description": describe_codes(codes) + f" Also an {COMMON_ERROR}, the common error type.",
+                "allOf": [{"$ref": REF.format(COMMON_ERROR)}],
                 "required": ["error"],
                 "properties": {"error": error},
             },
