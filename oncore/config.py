@@ -33,6 +33,7 @@ class Config:
     webhook_timeout_s: float
     webhook_allow_networks: list
     webhook_max_endpoints: int  # endpoints one organization may have
+    rate_limit_per_minute: int  # requests a key or session sends a group of costly endpoints a minute
     model_cache_dir: Path
 
 

@@ -1,6 +1,7 @@
 """Site-wide HTTP guards: a request id on every request and response (written to the request's log line), a cap
-on request bodies (refused with 413 before anything reads them) and the Content-Security-Policy header on every
-response."""
+on request bodies (refused with 413 before anything reads them), the Content-Security-Policy header on every
+response, and the API's version on every API answer (with the deprecation headers when a request used a
+deprecated word)."""
 
 import logging
 import re
@@ -9,6 +10,7 @@ import uuid
 
 from django.http import HttpResponse, JsonResponse
 
+from oncore.api import version
 from oncore.config import config
 from oncore.errors import error_body, too_large_message
 
@@ -36,6 +38,26 @@ def too_large(request, message: str):
     if request.path.startswith("/api/"):
         return JsonResponse(error_body("request_too_large", message), status=413)
     return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
+
+
+def api_version(get_response):
+    """Every answer under /api/v1/, errors included, names the API's version (OnCore-API-Version); one to a request
+    that used a deprecated word also carries Deprecation and Sunset (oncore.api.version)."""
+
+    def middleware(request):
+        if not request.path.startswith("/api/v1/"):
+            return get_response(request)
+        token = version.begin()
+        try:
+            response = get_response(request)
+        finally:
+            deprecation = version.end(token)
+        response[version.VERSION_HEADER] = version.API_VERSION
+        for name, value in deprecation.items():
+            response[name] = value
+        return response
+
+    return middleware
 
 
 def request_size_limit(get_response):

@@ -48,6 +48,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "oncore.middleware.request_id",
+    "oncore.middleware.api_version",
     "django.middleware.security.SecurityMiddleware",
     "oncore.middleware.content_security_policy",
     "oncore.middleware.request_size_limit",
@@ -286,6 +287,10 @@ ONCORE = {
     "WEBHOOK_TIMEOUT_S": env_float("ONCORE_WEBHOOK_TIMEOUT_S", 10.0, minimum=0.1),
     "WEBHOOK_ALLOW_NETWORKS": env_networks("ONCORE_WEBHOOK_ALLOW_NETWORKS"),
     "WEBHOOK_MAX_ENDPOINTS": env_int("ONCORE_WEBHOOK_MAX_ENDPOINTS", 10, minimum=1),
+    # Rate limits (oncore.ratelimit) on the requests whose cost grows with the data (results, turn table, trust,
+    # confusion pairs, expected texts to check, CSV exports): each API key and each dashboard session may send
+    # RATE_LIMIT_PER_MINUTE a minute to each group of them; past it, 429 with Retry-After.
+    "RATE_LIMIT_PER_MINUTE": env_int("ONCORE_RATE_LIMIT_PER_MINUTE", 60, minimum=1),
     # Offline model locations; None means "from the packaged models".
     "MODEL_CACHE_DIR": Path(env_str("ONCORE_MODEL_CACHE_DIR", str(VAR_DIR / "models"))),
 }

@@ -5,7 +5,7 @@ from django.urls import include, path
 from oncore import api, http
 from oncore.accounts import key_views
 from oncore.accounts import views as account_views
-from oncore.accounts.login import throttled
+from oncore.accounts.login import throttled, throttled_password_change
 from oncore.webhooks import api as webhooks_api
 from oncore.webhooks import views as webhook_views
 from transcriber_tests import health
@@ -24,8 +24,13 @@ urlpatterns = [
     path("login/", throttled(auth_views.LoginView.as_view()), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     # Every user changes their own password here (Django's views and the site's password validators); the other
-    # sessions of the user end, as Django's session hash changes with the password.
-    path("account/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    # sessions of the user end, as Django's session hash changes with the password. Wrong current passwords count
+    # against the user on the log-in's throttle.
+    path(
+        "account/password/",
+        throttled_password_change(auth_views.PasswordChangeView.as_view()),
+        name="password_change",
+    ),
     path("account/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("org/switch/", account_views.switch_org, name="switch_org"),
     path("settings/api-keys/", key_views.api_keys, name="api_keys"),

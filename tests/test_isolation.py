@@ -55,6 +55,7 @@ DASHBOARD = {
     "tt:unbanked_flags": ("get", lambda o: {}),
     "tt:edit_flag": ("get", lambda o: {"pk": o["flag"].pk}),
     "tt:flag_results": ("get", lambda o: {"pk": o["flag"].pk}),
+    "tt:flag_history": ("get", lambda o: {"pk": o["flag"].pk}),
     "tt:move_flag": ("post", lambda o: {"pk": o["flag"].pk}),
     "tt:delete_flag": ("post", lambda o: {"pk": o["flag"].pk}),
     "tt:banks": ("get", lambda o: {}),

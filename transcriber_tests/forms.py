@@ -3,6 +3,7 @@ from decimal import Decimal
 from django import forms
 
 from oncore.calls.models import Assistant
+from oncore.formats import DAY_RANGE, FIRST_DAY, LAST_DAY, check_day
 from oncore.http import MAX_ID, ids_in
 from oncore.names import validate_name
 from oncore.transcribers.models import Transcriber
@@ -142,13 +143,24 @@ class AddCandidateForm(forms.Form):
         )
 
 
+def day_in_range(value) -> None:
+    """A day the filters can take (oncore.formats.check_day: the day after 9999-12-31 does not exist)."""
+    try:
+        check_day(value)
+    except ValueError:
+        raise forms.ValidationError(f"Choose a day {DAY_RANGE}.") from None
+
+
+DAY_INPUT = forms.DateInput(attrs={"type": "date", "min": FIRST_DAY.isoformat(), "max": LAST_DAY.isoformat()})
+
+
 class CallFilterForm(forms.Form):
     """The calls page's filters. Tenant and assistant are ids (one of another organization finds no call)."""
 
     tenant = forms.IntegerField(required=False, widget=forms.Select, min_value=1, max_value=MAX_ID)
     assistant = forms.IntegerField(required=False, widget=forms.Select, min_value=1, max_value=MAX_ID)
-    date_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    date_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    date_from = forms.DateField(required=False, widget=DAY_INPUT, validators=[day_in_range])
+    date_to = forms.DateField(required=False, widget=DAY_INPUT, validators=[day_in_range])
     has_flags = forms.BooleanField(required=False)
     after = forms.CharField(required=False, max_length=40, widget=forms.HiddenInput)
 

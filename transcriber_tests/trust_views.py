@@ -8,6 +8,7 @@ from django.views.decorators.http import require_GET
 from django_htmx.http import HTMX_STOP_POLLING
 
 from oncore.accounts.access import admin_required
+from oncore.ratelimit import rate_limited
 
 from . import exports, lookups, queries, snapshots
 
@@ -18,6 +19,7 @@ def _window(request) -> int:
 
 @require_GET
 @admin_required
+@rate_limited("trust")
 def bank_trust(request, pk):
     """The trust figures from their newest snapshot (snapshots.py); the section polls while newer ones are being
     computed (the first time: "computing"), and the poll stops (HTMX_STOP_POLLING) once they have landed."""
@@ -33,6 +35,7 @@ def bank_trust(request, pk):
 
 @require_GET
 @admin_required
+@rate_limited("exports")
 def export_confusions(request, pk):
     bank = lookups.bank(request.org, pk)
     return exports.confusions_csv(bank, _window(request))

@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from . import trust_views, views
+from . import history_views, trust_views, views
 
 # The dashboard pages under the `tt:` namespace, and the full-call run pages under `runs:`.
 tt_patterns = [
@@ -12,6 +12,7 @@ tt_patterns = [
     path("flags/unbanked/", views.unbanked_flags, name="unbanked_flags"),
     path("flags/<int:pk>/edit/", views.edit_flag, name="edit_flag"),
     path("flags/<int:pk>/results/", views.flag_results, name="flag_results"),
+    path("flags/<int:pk>/history/", history_views.flag_history, name="flag_history"),
     path("flags/<int:pk>/move/", views.move_flag, name="move_flag"),
     path("flags/<int:pk>/delete/", views.delete_flag, name="delete_flag"),
     path("banks/", views.banks, name="banks"),

@@ -12,6 +12,7 @@ from django_htmx.http import HTMX_STOP_POLLING
 from oncore.accounts.access import admin_required, admins_of, current_membership
 from oncore.http import clip_response, id_in, query_without_page, redirect_next
 from oncore.jinja import rows_html
+from oncore.ratelimit import rate_limited
 
 from . import actions, alignment, controls, exports, jobs, lookups, queries, scoring, snapshots
 from .errors import ActionError, EstimateNotConfirmed
@@ -440,6 +441,7 @@ def candidate_remove(request, pk, transcriber_pk):
 
 @require_GET
 @admin_required
+@rate_limited("results")
 def bank_results(request, pk):
     """The bank's figures from their newest snapshot (snapshots.py: computed when its results change), inside
     what is always fresh: the window, the filter and the work still waiting. The body polls (every 2 s) while
@@ -470,6 +472,7 @@ def bank_results(request, pk):
 
 @require_GET
 @admin_required
+@rate_limited("turns")
 def turn_table(request, pk):
     bank = lookups.bank(request.org, pk)
     window = _window(request)
@@ -537,6 +540,7 @@ def _pair_filter(bank, params):
 
 @require_GET
 @admin_required
+@rate_limited("exports")
 def export_results(request, pk):
     bank = lookups.bank(request.org, pk)
     filters = ResultsFilterForm(request.GET, organization=request.org)
@@ -548,6 +552,7 @@ def export_results(request, pk):
 
 @require_GET
 @admin_required
+@rate_limited("exports")
 def export_turns(request, pk):
     bank = lookups.bank(request.org, pk)
     return exports.turns_csv(bank, _window(request))

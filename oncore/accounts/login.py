@@ -9,7 +9,11 @@ database (LoginFailure rows):
   its way through many users.
 Usernames are counted as Django's log-in reads them (Unicode NFKC), case-folded, so a look-alike spelling
 ("ｖictim" for "victim") counts against the same user. The client address is the connection's, or the one the
-trusted proxy header names when TRUSTED_PROXY_HEADER is set (only then: clients could send it themselves)."""
+trusted proxy header names when TRUSTED_PROXY_HEADER is set (only then: clients could send it themselves).
+
+A wrong current password on the password change page (`throttled_password_change`) counts as a failed log-in of
+that user from that address, on the same counters: a stolen session cannot guess the owner's password there either.
+A paused answer is 429 with Retry-After (the window, in seconds)."""
 
 import hashlib
 import ipaddress
@@ -57,11 +61,23 @@ def _minute() -> int:
     return int(time.time() // 60)
 
 
-def _cache_keys(kind: str, *parts) -> list[str]:
-    """The per-minute counter keys of the window, newest first (hashed: usernames may hold anything)."""
+def minute_key(kind: str, *parts, minute: int) -> str:
+    """The cache key of one minute's counter of `parts` (hashed: usernames may hold anything)."""
     digest = hashlib.sha256("\x00".join(str(p) for p in parts).encode()).hexdigest()[:32]
+    return f"{kind}:{digest}:{minute}"
+
+
+def count_once(key: str, timeout: int) -> int:
+    """Add one to the counter under `key` (made at 0 if missing, kept `timeout` seconds); the count after it."""
+    cache.add(key, 0, timeout)
+    return cache.incr(key)  # atomic on Redis: two processes counting at once both count
+
+
+def _cache_keys(kind: str, *parts) -> list[str]:
+    """The per-minute counter keys of the window, newest first."""
     minute = _minute()
-    return [f"login-failures:{kind}:{digest}:{minute - i}" for i in range(settings.LOGIN_WINDOW_MINUTES)]
+    window = range(settings.LOGIN_WINDOW_MINUTES)
+    return [minute_key(f"login-failures:{kind}", *parts, minute=minute - i) for i in window]
 
 
 def _cache_count(keys) -> int:
@@ -82,8 +98,7 @@ def _record_failure(username: str, address: str | None) -> None:
     if _in_cache():
         timeout = (settings.LOGIN_WINDOW_MINUTES + 1) * 60
         for key in (_cache_keys("user", username, address)[0], _cache_keys("address", address)[0]):
-            cache.add(key, 0, timeout)
-            cache.incr(key)  # atomic on Redis: two processes counting at once both count
+            count_once(key, timeout)
         return
     LoginFailure.objects.create(username=username, ip=address)
     LoginFailure.objects.filter(at__lt=timezone.now() - _window()).delete()
@@ -110,6 +125,14 @@ def is_paused(username: str, address: str | None) -> bool:
     return per_address >= settings.LOGIN_MAX_FAILURES_PER_ADDRESS or per_user >= settings.LOGIN_MAX_FAILURES
 
 
+def _paused(request, template: str):
+    """429: the page that says how long to wait, and the same wait in Retry-After."""
+    minutes = settings.LOGIN_WINDOW_MINUTES
+    response = render(request, template, {"minutes": minutes}, status=429)
+    response["Retry-After"] = str(minutes * 60)
+    return response
+
+
 def throttled(login_view):
     """A log-in view (GET shows the form, POST answers 302 when the log-in succeeds and shows the form again,
     200, when it fails) with the throttle in front: a paused POST answers 429 without trying the password."""
@@ -120,12 +143,35 @@ def throttled(login_view):
             return login_view(request, *args, **kwargs)
         username, address = normalized_username(request.POST.get("username")), client_address(request)
         if is_paused(username, address):
-            minutes = settings.LOGIN_WINDOW_MINUTES
-            return render(request, "registration/login_limited.html", {"minutes": minutes}, status=429)
+            return _paused(request, "registration/login_limited.html")
         response = login_view(request, *args, **kwargs)
         if response.status_code == 200:  # the form again: wrong username or password
             _record_failure(username, address)
         elif response.status_code == 302:  # logged in: earlier typos from here no longer count
+            _forget(username, address)
+        return response
+
+    return view
+
+
+def throttled_password_change(change_view):
+    """Django's password change view (PasswordChangeView) with the log-in's throttle in front: a POST while the
+    user is paused from this address answers 429 without checking the password; a wrong current password counts
+    as a failed log-in (a refused new password does not: the current one was right); a change forgets the user's
+    own failures from this address, as a log-in does."""
+
+    @wraps(change_view)
+    def view(request, *args, **kwargs):
+        if request.method != "POST" or not request.user.is_authenticated:
+            return change_view(request, *args, **kwargs)
+        username, address = normalized_username(request.user.get_username()), client_address(request)
+        if is_paused(username, address):
+            return _paused(request, "registration/password_change_limited.html")
+        response = change_view(request, *args, **kwargs)
+        form = (getattr(response, "context_data", None) or {}).get("form")
+        if response.status_code == 200 and form is not None and "old_password" in form.errors:
+            _record_failure(username, address)
+        elif response.status_code == 302:
             _forget(username, address)
         return response
 

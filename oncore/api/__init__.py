@@ -7,6 +7,8 @@ and the registry of error codes that both the API and the error guide page are b
     errors.py     ErrorCode, ERROR_CODES, register_error_codes, ApiError, ErrorOut, doc() (what an operation
                   answers, every error included)
     openapi.py    the reference page and what the schema says beyond ninja's own (complete_schema)
+    version.py    API_VERSION (semantic; the schema's info.version and every answer's OnCore-API-Version) and
+                  the deprecated words still read (answered with Deprecation and Sunset headers)
     schemas.py    what every router uses: BodyIn, PageIn, Page, page(), get_or_404(), created(), and the
                   Id, Money and Text field types
 
@@ -40,6 +42,7 @@ from .schemas import (
     Cursor,
     CursorIn,
     CursorPage,
+    Day,
     Id,
     Money,
     Page,
@@ -65,6 +68,7 @@ __all__ = [
     "Cursor",
     "CursorIn",
     "CursorPage",
+    "Day",
     "Detail",
     "ErrorCode",
     "ErrorOut",

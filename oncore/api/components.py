@@ -15,6 +15,7 @@ from oncore import idempotency
 from .errors import DETAIL_SCHEMAS, ERRORS, describe_codes
 
 REF = "#/components/schemas/{}"
+COMMON_ERROR = "ErrorOut"  # the one error shape every error answer has (common_error)
 
 # ---------------------------------------------------------------- headers
 
@@ -34,6 +35,21 @@ IDEMPOTENCY_PARAMETER = {
     },
 }
 HEADERS = {
+    "ApiVersion": (
+        "OnCore-API-Version",
+        "The API's version (semantic, as the schema's `info.version`): its major part moves with a change that "
+        "can break a client. See the versioning policy.",
+    ),
+    "Deprecation": (
+        "Deprecation",
+        "Only when the request used a deprecated field, parameter or value (such as the run label `live_right`): "
+        "when it was deprecated (RFC 9745, `@<unix time>`). Move to what the changelog names.",
+    ),
+    "Sunset": (
+        "Sunset",
+        "Only beside Deprecation: the earliest day the deprecated word may stop being read (RFC 8594, an HTTP "
+        "date), six months after it was deprecated at least.",
+    ),
     "RequestId": (
         "X-Request-Id",
         "The request's id: the one the client sent in X-Request-Id, else a new one. It is in the server's log "
@@ -60,7 +76,7 @@ HEADERS_BY_STATUS = {"201": ["Location"], "429": ["RetryAfter"], "401": ["WWWAut
 
 
 def _headers(op: dict, method: str, status: str, response: dict) -> dict:
-    names = ["RequestId", *HEADERS_BY_STATUS.get(status, [])]
+    names = ["RequestId", "ApiVersion", "Deprecation", "Sunset", *HEADERS_BY_STATUS.get(status, [])]
     if method == "post" and status.startswith("2"):
         names.append("IdempotentReplayed")
     content = response.get("content", {})
@@ -148,7 +164,8 @@ class ErrorTypes:
             {
                 "type": "object",
                 "title": name,
-                "description": describe_codes(codes),
+                "description": describe_codes(codes) + f" Also an {COMMON_ERROR}, the common error type.",
+                "allOf": [{"$ref": REF.format(COMMON_ERROR)}],
                 "required": ["error"],
                 "properties": {"error": error},
             },
@@ -157,6 +174,43 @@ class ErrorTypes:
 
     def finish(self) -> None:
         _schemas_of(list(dict.fromkeys(self.models)), self.components)
+
+
+# ---------------------------------------------------------------- the common error type
+
+
+def common_error(components: dict) -> None:
+    """ErrorOut and ErrorBody: the one shape every error answer has, for clients that want one error type. Each
+    operation's errors are typed exactly (the per-operation responses); each of those is also an ErrorOut: the same
+    `error` object whose `code` is one of ErrorBody's, `message` a string and `detail` an object."""
+    components["ErrorBody"] = {
+        "type": "object",
+        "title": "ErrorBody",
+        "description": "An error of any operation: its code, what to do, and the code's facts.",
+        "required": ["code", "message", "detail"],
+        "properties": {
+            "code": {
+                "type": "string",
+                "enum": list(ERRORS),
+                "description": "Stable: branch on it. The error guide says what to do about each. New codes may be "
+                "added: treat an unknown one by its HTTP status.",
+            },
+            "message": {"type": "string", "description": "What went wrong and what to do, for people."},
+            "detail": {
+                "type": "object",
+                "additionalProperties": True,
+                "description": "The code's facts (may be {}); each operation's own error types say which.",
+            },
+        },
+    }
+    components[COMMON_ERROR] = {
+        "type": "object",
+        "title": COMMON_ERROR,
+        "description": "The common error type: every error answer of every operation is one. Operations type their "
+        "errors exactly (a union on `code`, each with its own `detail`); each of those is also an ErrorOut.",
+        "required": ["error"],
+        "properties": {"error": {"$ref": REF.format("ErrorBody")}},
+    }
 
 
 # ---------------------------------------------------------------- webhooks
@@ -248,6 +302,7 @@ def complete(schema: dict, *, servers: list, tags: dict, events: list) -> None:
                     response["content"] = {"application/json": {"schema": {"$ref": REF.format(body)}}}
                 response["headers"] = _headers(op, method, status, response)
     errors.finish()
+    common_error(components)
     schema["components"]["headers"] = {
         name: {"description": description, "schema": {"type": "string"}}
         for name, (_header, description) in HEADERS.items()
@@ -298,7 +353,8 @@ def request_defaults_in_words(schema: dict) -> None:
 
 
 def referenced(schema: dict) -> set[str]:
-    """The component schemas the paths and webhooks reach."""
+    """The component schemas the paths and webhooks reach, and the common error type."""
     return _reached(
-        [schema["paths"], schema.get("webhooks", {})], schema.get("components", {}).get("schemas", {})
+        [schema["paths"], schema.get("webhooks", {}), {"$ref": REF.format(COMMON_ERROR)}],
+        schema.get("components", {}).get("schemas", {}),
     )

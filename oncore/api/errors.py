@@ -52,6 +52,12 @@ class AllowedDetail(Detail):
     allowed: list[str] = Field(description="The methods this path takes (also in the Allow header).")
 
 
+class RateLimitDetail(Detail):
+    group: str = Field(description="The group of endpoints the limit counts (results, turns, trust, ...).")
+    limit: int = Field(description="Requests a key may send the group a minute.")
+    retry_after: int = Field(description="Seconds to wait, as in the Retry-After header.")
+
+
 class CallsNotFoundDetail(Detail):
     calls: list[int] | None = Field(None, description="The call ids not found in this organization.")
 
@@ -144,6 +150,16 @@ ERROR_CODES = [
         "An `Idempotency-Key` stands for one request for 24 hours: sent again with the same body it replays the "
         "first answer, with another body it is refused. Use a new key (a random UUID) for each new request.",
         detail=KeyReusedDetail,
+    ),
+    ErrorCode(
+        "rate_limited",
+        429,
+        "Too many requests for figures that cost the server",
+        "A bank's results, turn table, trust figures, confusion pairs, expected texts to check and the CSV "
+        "exports take work that grows with the data, so each key may send each group of them a number of "
+        "requests a minute (60 unless the operator set `ONCORE_RATE_LIMIT_PER_MINUTE`). Wait the seconds in "
+        "`Retry-After` (also `detail.retry_after`), then send the request again; poll no faster than you need.",
+        detail=RateLimitDetail,
     ),
     ErrorCode(
         "internal_error",

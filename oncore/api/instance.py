@@ -33,6 +33,7 @@ from oncore.formats import iso_time
 from .auth import OrganizationKey
 from .errors import ERROR_CODES, ApiError
 from .openapi import ReferencePage, code_spans, complete_schema
+from .version import API_VERSION
 
 log = logging.getLogger("oncore.api")  # the package's name, as the API has always logged under
 
@@ -80,6 +81,9 @@ class OnCoreAPI(NinjaAPI):
         self.tag_descriptions: dict[str, str] = {}
         self.webhooks: list[dict] = []
         self._schema = None  # the schema once built (get_openapi_schema); what changes it empties it
+        self.rate_limited: set[str] = (
+            set()
+        )  # operation ids under oncore.ratelimit: they can answer rate_limited
 
     def describe_tag(self, name: str, description: str) -> None:
         self.tag_descriptions[name] = description
@@ -95,9 +99,12 @@ class OnCoreAPI(NinjaAPI):
         return operation.view_func.__name__  # unique across the routers; short ids for generated clients
 
     def add_router(self, prefix, router, **kwargs):
-        """Every POST of every router honours an Idempotency-Key (oncore.idempotency)."""
+        """Every POST of every router honours an Idempotency-Key (oncore.idempotency); the operations under a
+        rate limit (oncore.ratelimit) are noted, so the schema declares their 429 `rate_limited`."""
         for path_view in router.path_operations.values():
             for operation in path_view.operations:
+                if getattr(operation.view_func, "rate_limit_group", None):
+                    self.rate_limited.add(operation.view_func.__name__)
                 if "POST" in operation.methods:
                     operation.view_func = idempotency.once(operation.view_func, self._render)
         super().add_router(prefix, router, **kwargs)
@@ -123,7 +130,13 @@ class OnCoreAPI(NinjaAPI):
         servers = [{"url": server, "description": "This OnCore server"}] if server else []
         if kwargs.get("path_params") or self._schema is None:
             schema = super().get_openapi_schema(**kwargs)
-            complete_schema(schema, servers=[], tags=self.tag_descriptions, events=self.webhooks)
+            complete_schema(
+                schema,
+                servers=[],
+                tags=self.tag_descriptions,
+                events=self.webhooks,
+                rate_limited=self.rate_limited,
+            )
             if kwargs.get("path_params"):
                 return {**schema, "servers": servers}
             self._schema = schema
@@ -132,7 +145,7 @@ class OnCoreAPI(NinjaAPI):
 
 api = OnCoreAPI(
     title="OnCore transcriber testing API",
-    version="1",
+    version=API_VERSION,
     description=(
         "Everything the transcriber testing dashboard does, over HTTP: calls, flags, banks, candidates, results, "
         "the turn-by-turn table, full-call runs, CSV exports, the queue and webhooks. Authenticate with an "

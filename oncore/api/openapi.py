@@ -176,13 +176,15 @@ def _prune_components(schema: dict) -> None:
         del components[name]
 
 
-def complete_schema(schema: dict, *, servers: list, tags: dict, events: list) -> None:
-    """What ninja does not write itself: the Idempotency-Key of every POST, the 415 of every JSON body, each
-    error status typed with exactly its codes, the response headers, the webhooks, servers and tags
-    (components.py), and no unused components."""
+def complete_schema(schema: dict, *, servers: list, tags: dict, events: list, rate_limited=()) -> None:
+    """What ninja does not write itself: the Idempotency-Key of every POST, the 415 of every JSON body, the 429 of
+    every operation under a rate limit (`rate_limited`: their ids), each error status typed with exactly its codes,
+    the response headers, the webhooks, servers and tags (components.py), and no unused components."""
     for item in schema["paths"].values():
         for method, op in item.items():
             responses = {str(status): response for status, response in op["responses"].items()}
+            if op["operationId"] in rate_limited:
+                _add_codes(responses, "rate_limited")
             if method == "post":
                 op.setdefault("parameters", []).append(IDEMPOTENCY_PARAMETER)
                 _add_codes(responses, "invalid_request", "idempotency_key_reused")

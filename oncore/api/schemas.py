@@ -1,10 +1,10 @@
 """What every router uses: the request body that refuses unknown fields, the page of a list (with the cursor of
 the lists that grow: `after` in, `next_after` out), the lookup that answers not_found, the 201 with its Location,
-and the field types (Id, Money, Text)."""
+and the field types (Id, Day, Money, Text)."""
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Annotated
 
 from django.db.models import Q
@@ -13,6 +13,7 @@ from ninja.responses import Status
 from pydantic import AfterValidator, ConfigDict, StringConstraints
 
 from oncore.errors import MAX_ID, find
+from oncore.formats import check_day
 
 MAX_LIMIT = 200
 
@@ -26,6 +27,8 @@ def _no_nul(value: str) -> str:
 # Text the database can store on every backend (PostgreSQL refuses NUL characters).
 Text = Annotated[str, AfterValidator(_no_nul)]
 Id = Annotated[int, Field(ge=1, le=MAX_ID)]
+# A day a filter takes (oncore.formats.FIRST_DAY to LAST_DAY): outside, 422 naming the parameter and the range.
+Day = Annotated[date, AfterValidator(check_day)]
 Money = Annotated[
     str, Field(pattern=r"^-?[0-9]+\.[0-9]{6}$", description="USD, a decimal string with six places.")
 ]

@@ -23,6 +23,7 @@ SCREENS = {
     "tt:flag_line": ["create_flag", "list_banks"],
     "tt:edit_flag": ["get_flag", "edit_flag"],
     "tt:flag_results": ["flag_results"],
+    "tt:flag_history": ["flag_history"],
     "tt:move_flag": ["move_flag"],
     "tt:delete_flag": ["delete_flag"],
     "tt:unbanked_flags": ["list_flags", "list_banks"],

@@ -26,6 +26,14 @@ pytestmark = pytest.mark.django_db
 
 HUGE = "99999999999999999999999"
 
+
+@pytest.fixture(autouse=True)
+def _no_rate_limit_in_the_way(settings):
+    """The walks send each costly endpoint hundreds of requests a minute: a 429 would stop them reaching the code
+    they try (the limit has its tests in tests/oncore/test_ratelimit.py)."""
+    settings.ONCORE = {**settings.ONCORE, "RATE_LIMIT_PER_MINUTE": 1_000_000}
+
+
 # ---------------------------------------------------------------- the reproductions
 
 
@@ -119,9 +127,19 @@ TEXT_VALUES = {
     "control and bidi": "\x1b[2J\u202e\ufeff",
     "nested JSON": _nested(5_000),
     "empty": "",
+    "the calendar's last day": "9999-12-31",  # the day after it does not exist (fourth penetration test)
+    "the calendar's first day": "0001-01-01",
 }
 # The values tried one parameter at a time (every value is also tried in every parameter at once).
-ONE_BY_ONE = ("huge integer", "negative", "NaN", "long string", "NUL")
+ONE_BY_ONE = (
+    "huge integer",
+    "negative",
+    "NaN",
+    "long string",
+    "NUL",
+    "the calendar's last day",
+    "the calendar's first day",
+)
 
 # JSON body values: a field's hostile value, placed in an otherwise valid body.
 NESTED = "@@nested@@"

@@ -27,6 +27,7 @@ def test_it_pauses_log_in_after_repeated_failures(client, admin_user):
     refused = client.post(reverse("login"), {"username": "ada", "password": "pw-for-tests-1"})
     assert refused.status_code == 429
     assert b"Wait up to 15 minutes" in refused.content
+    assert refused["Retry-After"] == "900"  # the same wait, for programs
     assert LoginFailure.objects.count() == 5
 
 

@@ -2,7 +2,6 @@
 CSV exports and the organization's queue."""
 
 from dataclasses import replace
-from datetime import date
 from decimal import Decimal
 from typing import Annotated, Literal
 
@@ -13,6 +12,7 @@ from pydantic import WithJsonSchema, field_validator, model_validator
 
 from oncore.api import created
 from oncore.names import check_name
+from oncore.ratelimit import rate_limited
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, alignment, controls, exports, jobs, lookups, queries, snapshots
 from transcriber_tests.models import Bank, Candidate
@@ -35,6 +35,7 @@ from ..shapes.turns import TurnOut, turn_out
 from .errors import CSV_CONTENT, OrderDetail, doc
 from .schemas import (
     BodyIn,
+    Day,
     Id,
     Page,
     PageIn,
@@ -323,10 +324,10 @@ class ResultsFilters(Schema):
         le=queries.MAX_WINDOW_DAYS,
         description=f"Days of flags to count, 1 to {queries.MAX_WINDOW_DAYS}; date_from or date_to replace it.",
     )
-    date_from: date | None = Field(
+    date_from: Day | None = Field(
         None, description="A fixed period instead of the window: flags from this day (inclusive, UTC)."
     )
-    date_to: date | None = Field(None, description="A fixed period: flags up to this day (inclusive, UTC).")
+    date_to: Day | None = Field(None, description="A fixed period: flags up to this day (inclusive, UTC).")
     tenant_id: Id | None = Field(
         None, description="Only the items of this tenant's calls: the cards, leader and lead test recomputed."
     )
@@ -342,6 +343,7 @@ class ResultsFilters(Schema):
 
 
 @results.get("/banks/{int:bank_id}/results", **doc(200, ResultsOut, "The bank's results.", "not_found"))
+@rate_limited("results")
 def bank_results(request, bank_id: int, q: Query[ResultsFilters]):
     """Every candidate's accuracy over the window's flags and controls (or a fixed period's, with date_from and
     date_to), the leader (highest accuracy, ties to lower mean WER, then the one listed first), whether it clears
@@ -364,6 +366,7 @@ def bank_results(request, bank_id: int, q: Query[ResultsFilters]):
     "/banks/{int:bank_id}/results/groups",
     **doc(200, GroupTableOut, "Each candidate's accuracy per tenant or per assistant.", "not_found"),
 )
+@rate_limited("results")
 def bank_groups(
     request,
     bank_id: int,
@@ -427,6 +430,7 @@ class TurnFilters(PageIn):
 @results.get(
     "/banks/{int:bank_id}/turns", **doc(200, TurnPage, "One page of the turn-by-turn table.", "not_found")
 )
+@rate_limited("turns")
 def turn_table(request, bank_id: int, q: Query[TurnFilters]):
     """Every flagged line and control line of the bank in the window, newest flag first, with the production
     transcript and each candidate's text, whether it matched and its WER."""
@@ -453,6 +457,7 @@ def turn_table(request, bank_id: int, q: Query[TurnFilters]):
     "/banks/{int:bank_id}/results.csv",
     **doc(200, None, "The results cards as CSV (UTF-8 with a BOM).", "not_found", content=CSV_CONTENT),
 )
+@rate_limited("exports")
 def export_results(
     request,
     bank_id: int,
@@ -471,6 +476,7 @@ def export_results(
     "/banks/{int:bank_id}/turns.csv",
     **doc(200, None, "The turn table as CSV, streamed.", "not_found", content=CSV_CONTENT),
 )
+@rate_limited("exports")
 def export_turns(request, bank_id: int, window: int = WINDOW):
     """The same CSV as the dashboard's turn table export: one row per item and transcriber (live and
     candidates), streamed so a large bank never sits in memory."""

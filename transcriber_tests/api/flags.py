@@ -9,7 +9,8 @@ from oncore.api import created
 from transcriber_tests import actions, lookups, queries
 from transcriber_tests.models import Flag
 
-from ..shapes.flags import FlagOut, flag_out
+from ..queries.people import edits_of
+from ..shapes.flags import FlagEditOut, FlagOut, edit_out, flag_out, flags_out
 from .errors import doc
 from .schemas import BodyIn, CursorIn, CursorPage, DateRange, Id, Text, cursor_page
 
@@ -87,11 +88,15 @@ class FlagPage(CursorPage):
     items: list[FlagOut]
 
 
+class FlagEditPage(CursorPage):
+    items: list[FlagEditOut]
+
+
 def _flags(request, **filters):
     return (
         queries.flags_list(request.org, **filters)
         .select_related("created_by", "created_by_key")
-        .prefetch_related("controls", "edits__by", "edits__by_key")
+        .prefetch_related("controls")
     )
 
 
@@ -147,7 +152,7 @@ def list_flags(request, q: Query[FlagFilters]):
         date_from=q.date_from,
         date_to=q.date_to,
     )
-    return cursor_page(qs, q, flag_out)
+    return cursor_page(qs, q, flags_out, batch=True)
 
 
 @router.get("/flags/{int:flag_id}", **doc(200, FlagOut, "The flag.", "not_found"))
@@ -155,6 +160,17 @@ def get_flag(request, flag_id: int):
     """One flag: its line, what was said, the production transcript, tags, note, its bank, who flagged it, its
     edit history and its control lines."""
     return flag_out(lookups.flag(request.org, flag_id))
+
+
+@router.get(
+    "/flags/{int:flag_id}/history",
+    **doc(200, FlagEditPage, "The flag's edits, newest first.", "not_found"),
+)
+def flag_history(request, flag_id: int, q: Query[CursorIn]):
+    """Every edit of the flag's expected text, tags or note, newest first, a cursor page at a time (`after`): who,
+    when, old and new. The flag itself carries its latest edits (`history`, at most five) and
+    how many there are (`history_count`)."""
+    return cursor_page(edits_of(lookups.flag(request.org, flag_id)), q, edit_out, field="at")
 
 
 @router.patch(

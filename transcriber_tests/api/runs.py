@@ -8,6 +8,7 @@ from ninja import Field, Query, Router
 from pydantic import BeforeValidator
 
 from oncore.api import created
+from oncore.ratelimit import rate_limited
 from transcriber_tests import exports, lookups
 from transcriber_tests.models import Bank, Run
 from transcriber_tests.runs import actions, queries
@@ -247,6 +248,7 @@ def review_line(request, run_id: int, run_line_id: int, body: ReviewIn):
     "/runs/{int:run_id}/lines.csv",
     **doc(200, None, "Every line of the run as CSV, streamed.", "not_found", content=CSV_CONTENT),
 )
+@rate_limited("exports")
 def export_run(request, run_id: int):
     """The same CSV as the dashboard's run export."""
     return exports.run_csv(_run(request, run_id))

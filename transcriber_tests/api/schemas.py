@@ -5,7 +5,6 @@ Times are ISO 8601 in UTC (`2026-11-28T12:00:00Z`); money is a decimal string in
 The live transcript is called `production` in the API. A request body with a field the schema does not list is
 refused (422), so a misspelt field never goes unnoticed."""
 
-from datetime import date
 from typing import Literal
 
 from ninja import Field, Schema
@@ -15,6 +14,7 @@ from oncore.api import (  # the pieces every router uses, re-exported for this a
     BodyIn,
     CursorIn,
     CursorPage,
+    Day,
     Id,
     Money,
     Page,
@@ -25,12 +25,14 @@ from oncore.api import (  # the pieces every router uses, re-exported for this a
     page,
     page_of,
 )
+from oncore.formats import DAY_RANGE
 
 __all__ = [
     "MAX_LIMIT",
     "BodyIn",
     "CursorIn",
     "CursorPage",
+    "Day",
     "Id",
     "Money",
     "Page",
@@ -58,8 +60,8 @@ LINE_REASONS = Literal[
 
 
 class DateRange(Schema):
-    date_from: date | None = Field(None, description="From this day (inclusive, UTC).")
-    date_to: date | None = Field(None, description="Up to this day (inclusive, UTC).")
+    date_from: Day | None = Field(None, description=f"From this day (inclusive, UTC), {DAY_RANGE}.")
+    date_to: Day | None = Field(None, description=f"Up to this day (inclusive, UTC), {DAY_RANGE}.")
 
 
 class Reason(Schema):

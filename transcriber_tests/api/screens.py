@@ -5,6 +5,7 @@ every dashboard URL to the operation that serves its data."""
 
 from ninja import Field, Query, Router, Schema
 
+from oncore.ratelimit import rate_limited
 from transcriber_tests import lookups, queries, snapshots
 
 from ..shapes.screens import (
@@ -58,6 +59,7 @@ def leaderboard(request, q: Query[WindowIn]):
     "/banks/{int:bank_id}/trends",
     **doc(200, TrendsOut, "Each candidate's accuracy week by week.", "not_found"),
 )
+@rate_limited("results")
 def bank_trends(request, bank_id: int, q: Query[WindowIn]):
     """Each candidate's accuracy per week of seven days over the window, the last week ending today, with the
     lines scored and the 95% interval per week: the results page's weekly chart, as data."""
@@ -68,6 +70,7 @@ def bank_trends(request, bank_id: int, q: Query[WindowIn]):
 @router.get(
     "/banks/{int:bank_id}/tags", **doc(200, TagsOut, "Each candidate's accuracy per error tag.", "not_found")
 )
+@rate_limited("results")
 def bank_tags(request, bank_id: int, q: Query[WindowIn]):
     """Each candidate's accuracy on the window's flagged lines carrying each error tag, with the best candidate
     of each tag: the results page's per-tag table."""
@@ -79,6 +82,7 @@ def bank_tags(request, bank_id: int, q: Query[WindowIn]):
     "/banks/{int:bank_id}/languages",
     **doc(200, LanguagesOut, "Word error rate per language.", "not_found"),
 )
+@rate_limited("results")
 def bank_languages(request, bank_id: int, q: Query[LanguageFilters]):
     """Where the window's flagged lines span several languages (detected from the expected texts, whatever the
     bank's label says): one transcriber's WER per language, pooled over the lines (the leader's unless

@@ -7,6 +7,7 @@ from typing import Literal
 from ninja import Field, Query, Router, Schema
 
 from oncore.api import ApiError
+from oncore.ratelimit import rate_limited
 from transcriber_tests import exports, lookups, queries, snapshots, uncertainty
 from transcriber_tests.queries import confusion, reference_check
 
@@ -49,6 +50,7 @@ class ConfusionFilters(WindowIn):
     "/banks/{int:bank_id}/confusions",
     **doc(200, ConfusionsOut, "Each candidate's most frequent confusion pairs.", "not_found"),
 )
+@rate_limited("confusions")
 def confusions(request, bank_id: int, q: Query[ConfusionFilters]):
     """The words each candidate most often substitutes, leaves out (deletions) or adds (insertions) over the
     window's flags and controls, from the alignment its WER counts: "for → four" x12. A pair's `pair` opens the
@@ -64,6 +66,7 @@ def confusions(request, bank_id: int, q: Query[ConfusionFilters]):
     "/banks/{int:bank_id}/confusions.csv",
     **doc(200, None, "Every confusion pair of every candidate, as CSV.", "not_found", content=CSV_CONTENT),
 )
+@rate_limited("exports")
 def export_confusions(request, bank_id: int, q: Query[WindowIn]):
     """The same CSV as the results page's confusion-pairs export: one row per candidate and pair, most frequent
     first, with its share of the candidate's word errors."""
@@ -82,6 +85,7 @@ class ChecksIn(WindowIn, PageIn):
     "/banks/{int:bank_id}/expected-checks",
     **doc(200, ExpectedCheckPage, "The expected texts worth checking, newest first.", "not_found"),
 )
+@rate_limited("checks")
 def expected_checks(request, bank_id: int, q: Query[ChecksIn]):
     """The bank's flagged lines in the window whose expected text the transcribers agree against: two or more
     candidates agree with each other (after normalization) but not with it, or the production transcript and
@@ -96,6 +100,7 @@ def expected_checks(request, bank_id: int, q: Query[ChecksIn]):
     "/banks/{int:bank_id}/uncertainty",
     **doc(200, TrustOut, "How far to trust the lead, calls resampled.", "not_found", "figures_computing"),
 )
+@rate_limited("trust")
 def bank_uncertainty(request, bank_id: int, q: Query[WindowIn]):
     """Each candidate's accuracy with its 95% Wilson interval (lines on their own) and its call-level bootstrap
     interval (calls resampled whole, with their flags and controls: 10,000 resamples, seeded, so the same figures

@@ -1,18 +1,26 @@
 """Who typed what: the person (or API key) who made a flag, who edited it and how (FlagEdit), named as the pages
 and the API name them, and the people a turn table can be filtered by."""
 
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
+
+from django.db.models import Count, F, Q, Window
+from django.db.models.functions import RowNumber
 
 from oncore.accounts.models import ApiKey, Membership
 
 from ..models import Flag, FlagEdit
 from ..models.history import key_name, name_of
 
+RECENT_EDITS = 5  # a flag's edits shown with it (the API's flag, the call page); the rest a page at a time
+
 __all__ = [
+    "RECENT_EDITS",
     "Edit",
     "History",
     "edit_of",
+    "edits_of",
     "flaggers",
     "histories",
     "history_of",
@@ -37,38 +45,91 @@ class Edit:
 
 @dataclass(frozen=True)
 class History:
-    """A flag's maker and its edits, oldest first; `typed_by` is who typed its current expected text."""
+    """A flag's maker and its latest edits (at most RECENT_EDITS, oldest first) with how many there are in all: a
+    flag edited thousands of times shows the same few (edits_of pages through all of them). `typed_by` is who
+    typed its current expected text."""
 
     flagged_by: str
     flagged_at: datetime
-    edits: list  # Edit
+    edits: list  # Edit: the latest RECENT_EDITS, oldest first
+    count: int = 0  # every edit of the flag
+    text_edited_by: str | None = (
+        None  # who made the last edit of its expected text; None when nobody edited it
+    )
 
     @property
     def typed_by(self) -> str:
-        for edit in reversed(self.edits):
-            if edit.field == FlagEdit.EXPECTED_TEXT:
-                return edit.by
-        return self.flagged_by
+        return self.flagged_by if self.text_edited_by is None else self.text_edited_by
+
+    @property
+    def more(self) -> int:
+        """Edits not among `edits`."""
+        return self.count - len(self.edits)
 
 
 def edit_of(e: FlagEdit) -> Edit:
     return Edit(e.at, e.by_name or name_of(e.by, e.by_key), e.field, e.old, e.new)
 
 
-def history_of(flag: Flag) -> History:
-    """A flag's history, from its maker and its edits (prefetch `edits`, `created_by` and `created_by_key` for a
-    list: no query per flag)."""
-    return History(
-        name_of(flag.created_by, flag.created_by_key),
-        flag.created_at,
-        [edit_of(e) for e in flag.edits.all()],
+def _newest_first(*partition) -> Window:
+    return Window(
+        RowNumber(), partition_by=[F(p) for p in partition], order_by=[F("at").desc(), F("id").desc()]
     )
 
 
 def histories(flag_ids) -> dict[int, History]:
-    """{flag id: History} of these flags, in two queries."""
-    flags = Flag.objects.filter(pk__in=list(flag_ids)).select_related("created_by", "created_by_key")
-    return {f.pk: history_of(f) for f in flags.prefetch_related("edits__by", "edits__by_key")}
+    """{flag id: History} of these flags (ids, or Flag objects with `created_by` and `created_by_key` selected):
+    two queries whatever the number of edits (one with ids: the flags and their makers are read first)."""
+    flags = list(flag_ids)
+    if flags and not isinstance(flags[0], Flag):
+        flags = list(Flag.objects.filter(pk__in=flags).select_related("created_by", "created_by_key"))
+    ids = [f.pk for f in flags]
+    counts = dict(
+        FlagEdit.objects.filter(flag_id__in=ids)
+        .order_by()
+        .values("flag_id")
+        .annotate(n=Count("id"))
+        .values_list("flag_id", "n")
+    )
+    wanted = (
+        FlagEdit.objects.filter(flag_id__in=[pk for pk, n in counts.items() if n])
+        .order_by()
+        .annotate(rank=_newest_first("flag_id"), rank_in_field=_newest_first("flag_id", "field"))
+        .filter(Q(rank__lte=RECENT_EDITS) | Q(field=FlagEdit.EXPECTED_TEXT, rank_in_field=1))
+        .values_list("id", "rank")
+    )
+    ranks = dict(wanted) if counts else {}
+    recent, typed = defaultdict(list), {}
+    for e in (
+        FlagEdit.objects.filter(pk__in=list(ranks))
+        .select_related("by", "by_key")
+        .order_by("flag_id", "at", "id")
+    ):
+        edit = edit_of(e)
+        if ranks[e.pk] <= RECENT_EDITS:
+            recent[e.flag_id].append(edit)
+        if e.field == FlagEdit.EXPECTED_TEXT:  # the last of its field, or it would be among the latest only
+            typed[e.flag_id] = edit.by
+    return {
+        f.pk: History(
+            name_of(f.created_by, f.created_by_key),
+            f.created_at,
+            recent[f.pk],
+            counts.get(f.pk, 0),
+            typed.get(f.pk),
+        )
+        for f in flags
+    }
+
+
+def history_of(flag: Flag) -> History:
+    """One flag's History (one query; its `created_by` and `created_by_key` are read unless selected)."""
+    return histories([flag])[flag.pk]
+
+
+def edits_of(flag: Flag):
+    """Every edit of the flag, for a page at a time newest first (oncore.api.cursor_page on `at`)."""
+    return FlagEdit.objects.filter(flag=flag).select_related("by", "by_key")
 
 
 def flaggers(organization) -> list[tuple[str, str]]:

@@ -13,6 +13,7 @@ from django_htmx.http import HTMX_STOP_POLLING
 from oncore import llm
 from oncore.accounts.access import admin_required
 from oncore.http import ids_in, query_without_page
+from oncore.ratelimit import rate_limited
 
 from .. import exports, lookups
 from ..errors import ActionError, EstimateNotConfirmed, RunInProgress
@@ -268,5 +269,6 @@ def run_review_line(request, pk, line_pk):
 
 @require_GET
 @admin_required
+@rate_limited("exports")
 def run_export(request, pk):
     return exports.run_csv(lookups.run(request.org, pk))

@@ -117,14 +117,14 @@ class Summary(Schema):
     mean_wer: float | None
     interval: Interval | None = Field(description="95% Wilson interval of the accuracy.")
     flags_scored: int = Field(
-        description="Of `scored`, the flagged lines (the live transcriber got them wrong)."
+        description="Of `scored`, the flagged lines (the production transcriber got them wrong)."
     )
     flags_fixed: int = Field(description="Of `matches`, on flagged lines: lines it fixed.")
     controls_scored: int = Field(
-        description="Of `scored`, the control lines (expected text: the live transcript)."
+        description="Of `scored`, the control lines (expected text: the production transcript)."
     )
     controls_kept: int = Field(
-        description="Of `matches`, on control lines: lines it kept as the live text had them."
+        description="Of `matches`, on control lines: lines it kept as the production transcript had them."
     )
 
 
@@ -155,9 +155,10 @@ class CardOut(Summary, TradeoffFields):
     entity_benchmark: EntityBenchmark | None = Field(
         description="Its latest scored run on the public entity benchmark, beside your own callers; null if none."
     )
-    live_model: bool = Field(
-        description="It runs the same provider and model as a live transcriber of these calls: on control lines it "
-        "largely repeats the live text, so its accuracy mostly reflects the mix of flags and controls."
+    production_model: bool = Field(
+        description="It runs the same provider and model as a production transcriber of these calls: on control "
+        "lines it largely repeats the production transcript, so its accuracy mostly reflects the mix of flags and "
+        "controls."
     )
     failures: list[FailureOut] = Field(
         description="Why its failed lines failed (the engine's error, or a text with no words), most lines first."
@@ -173,7 +174,9 @@ class LeaderOut(Schema):
         "control lines it kept (with no more flagged lines fixed); null when both parts carry it, or there is "
         "no runner-up."
     )
-    live_model: bool = Field(description="The leader runs the live transcriber's own provider and model.")
+    production_model: bool = Field(
+        description="The leader runs the production transcriber's own provider and model."
+    )
 
 
 class LeadTestOut(Schema):
@@ -221,7 +224,7 @@ class ResultsOut(Schema):
         description="The catalogue's other priced entries at the same volume, cheapest first: prices only (never "
         "called on these lines)."
     )
-    figures: FiguresOut = Field(description="How new these figures are (all but `pending`, which is live).")
+    figures: FiguresOut = Field(description="How new these figures are (all but `pending`, which is current).")
 
 
 def interval_out(interval):
@@ -260,7 +263,7 @@ def results_out(r: queries.BankResults, entity: dict, tradeoff, figures) -> dict
                 "position": c.position,
                 "audio_cost": money(c.cost),
                 "is_leader": c.is_leader,
-                "live_model": c.live_model,
+                "production_model": c.live_model,
                 "failures": [{"reason": reason, "lines": n} for reason, n in c.failures],
                 "entity_benchmark": {
                     "accuracy": e.accuracy,
@@ -281,7 +284,7 @@ def results_out(r: queries.BankResults, entity: dict, tradeoff, figures) -> dict
             "accuracy": r.leader.summary.accuracy,
             "clears_threshold": r.leader_clears_threshold,
             "lead_from": r.lead_from or None,
-            "live_model": r.leader.live_model,
+            "production_model": r.leader.live_model,
         }
     lead = None
     if r.lead is not None and r.runner_up is not None:

@@ -5,7 +5,7 @@ from typing import Literal
 
 from ninja import Field, Schema
 
-from ..queries.people import history_of
+from ..queries.people import RECENT_EDITS, History, edit_of, histories
 from .refs import TenantRef, tenant_ref
 
 
@@ -47,14 +47,28 @@ class FlagOut(Schema):
         description="Who typed its current expected text: the last person to edit it, else who made the flag."
     )
     history: list[FlagEditOut] = Field(
-        description="Every edit of its expected text, tags or note, oldest first: who, when, old and new."
+        description=f"Its latest edits of its expected text, tags or note (at most {RECENT_EDITS}), oldest first: "
+        "who, when, old and new. GET /flags/{flag_id}/history pages through every one."
     )
+    history_count: int = Field(description="How many edits it has had in all (`history` shows the latest).")
     controls: list[ControlOut]
 
 
-def flag_out(flag) -> dict:
+def edit_out(e) -> dict:
+    """An edit (queries.people.Edit, or a FlagEdit row) as the API shows it."""
+    e = e if hasattr(e, "field_label") else edit_of(e)
+    return {"at": e.at, "by": e.by or None, "field": e.field, "old": e.old, "new": e.new}
+
+
+def flags_out(flags) -> list[dict]:
+    """Several flags, their histories read together (one query, whatever their edits)."""
+    found = histories(flags)
+    return [flag_out(f, found[f.pk]) for f in flags]
+
+
+def flag_out(flag, history: History | None = None) -> dict:
     line = flag.line
-    history = history_of(flag)
+    history = history or histories([flag])[flag.pk]
     return {
         "id": flag.pk,
         "line_id": line.pk,
@@ -69,10 +83,8 @@ def flag_out(flag) -> dict:
         "updated_at": flag.updated_at,
         "flagged_by": history.flagged_by or None,
         "typed_by": history.typed_by or None,
-        "history": [
-            {"at": e.at, "by": e.by or None, "field": e.field, "old": e.old, "new": e.new}
-            for e in history.edits
-        ],
+        "history": [edit_out(e) for e in history.edits],
+        "history_count": history.count,
         "controls": [
             {"id": c.pk, "line_id": c.line_id, "expected_text": c.expected_text} for c in flag.controls.all()
         ],

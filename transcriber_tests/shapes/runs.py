@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from ninja import Field, Schema
 from pydantic import BeforeValidator
 
-from oncore.api import Money
+from oncore.api import Money, version
 from oncore.formats import money
 
 from ..models import RunLine
@@ -45,8 +45,12 @@ def stored_label(label: str) -> str:
 
 
 def new_word(value):
-    """A request's old word for a label (live_right) read as the API's (production_right)."""
-    return OLD_WORDS.get(value, value) if isinstance(value, str) else value
+    """A request's old word for a label (live_right) read as the API's (production_right); the answer says the old
+    word is deprecated (Deprecation and Sunset headers)."""
+    if isinstance(value, str) and value in OLD_WORDS:
+        version.used(value)
+        return OLD_WORDS[value]
+    return value
 
 
 # A label in a request: the API's words, and the old live_right read as production_right (the schema lists the

@@ -27,17 +27,19 @@ class LeaderSummary(Schema):
         description=f"Too few lines to trust the leader yet: it needs {scoring.TRUST_RULE}."
     )
     flags_scored: int = Field(
-        description="Of `scored`, the flagged lines (the live transcriber got them wrong)."
+        description="Of `scored`, the flagged lines (the production transcriber got them wrong)."
     )
     flags_fixed: int = Field(description="Of `matches`, on flagged lines: lines it fixed.")
     controls_scored: int = Field(description="Of `scored`, the control lines.")
     controls_kept: int = Field(
-        description="Of `matches`, on control lines: lines it kept as the live text had them."
+        description="Of `matches`, on control lines: lines it kept as the production transcript had them."
     )
     lead_from: Literal["flags", "controls"] | None = Field(
         description="Which part alone carries the lead over the runner-up; null when both do, or no runner-up."
     )
-    live_model: bool = Field(description="The leader runs the live transcriber's own provider and model.")
+    production_model: bool = Field(
+        description="The leader runs the production transcriber's own provider and model."
+    )
 
 
 class AllFailed(Schema):
@@ -121,7 +123,7 @@ def leaderboard_out(board, window_days: int, days, zone: str) -> dict:
                     "controls_scored": s.control_scored,
                     "controls_kept": s.controls_kept,
                     "lead_from": row.lead_from or None,
-                    "live_model": row.live_model,
+                    "production_model": row.live_model,
                 }
                 if row.leader is not None and s is not None
                 else None,

@@ -92,8 +92,8 @@ class ContradictionOut(Schema):
 class ExpectedCheckOut(Schema):
     flag_id: int
     control_id: int | None = Field(
-        description="A control line of the flag: its expected text is its live transcript (flag the line to type "
-        "what was said); null for the flagged line itself."
+        description="A control line of the flag: its expected text is its production transcript (flag the line to "
+        "type what was said); null for the flagged line itself."
     )
     contradicted_by: list[ContradictionOut] = Field(
         description="Where every candidate contradicts the expected text badly (a WER of 1 or more each): each "
@@ -109,7 +109,10 @@ class ExpectedCheckOut(Schema):
         description="Who made the flag (a user name, or an API key); null if unknown."
     )
     typed_by: str | None = Field(description="Who typed the current expected text; null if unknown.")
-    history: list[EditOut] = Field(description="Every edit of the flag, oldest first.")
+    history: list[EditOut] = Field(
+        description="The flag's latest edits (at most five), oldest first: GET /flags/{flag_id}/history has all."
+    )
+    history_count: int = Field(description="How many edits the flag has had in all.")
 
 
 def expected_check_out(c: ExpectedCheck) -> dict:
@@ -131,6 +134,7 @@ def expected_check_out(c: ExpectedCheck) -> dict:
             {"at": e.at, "by": e.by or None, "field": e.field, "old": e.old, "new": e.new}
             for e in c.history.edits
         ],
+        "history_count": c.history.count,
     }
 
 

@@ -52,8 +52,9 @@ const newKey = (): string => randomUUID();
 
 // ---------------------------------------------------------------- answers
 
-/** Every error body: `{"error": {"code", "message", "detail"}}`, `code` an enum of that status's codes. */
-type ErrorBody = { error: { code: string; message: string; detail: unknown } };
+/** The common error type: every operation's errors (typed exactly, a union on `code`) are each an ErrorOut, so
+ * one function reads them all; the compiler checks that for every operation the walk calls (`ok`). */
+type ErrorBody = Schemas["ErrorOut"];
 /** What openapi-fetch answers: the parsed success body, or the parsed error body, with the Response. */
 type Answer<D, E> = { data: D; error?: never; response: Response } | { data?: never; error: E; response: Response };
 

@@ -53,6 +53,40 @@ def test_it_has_no_empty_enum_value_and_every_error_code_in_an_error_body(schema
     assert codes == {e.code for e in ERROR_CODES} - {"method_not_allowed"}
 
 
+def test_every_operations_error_type_is_also_the_common_error_type(schema):
+    """ErrorOut is the one error type for clients that want one: each operation's exact error types declare that
+    they are ErrorOuts (allOf), and fit it: an `error` whose `code` is one of ErrorBody's, a string `message` and
+    an object `detail`."""
+    components = schema["components"]["schemas"]
+    body = components["ErrorBody"]
+    assert components["ErrorOut"]["properties"]["error"] == {"$ref": "#/components/schemas/ErrorBody"}
+    assert set(body["properties"]["code"]["enum"]) == {e.code for e in ERROR_CODES}
+    checked = 0
+    for item in schema["paths"].values():
+        for op in item.values():
+            for status, response in op["responses"].items():
+                if not status.startswith(("4", "5")):
+                    continue
+                ref = response["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+                typed = components[ref]
+                assert typed["allOf"] == [{"$ref": "#/components/schemas/ErrorOut"}], ref
+                error = typed["properties"]["error"]
+                for variant in error.get("oneOf", [error]):
+                    fields = components[variant["$ref"].rsplit("/", 1)[-1]]
+                    assert set(fields["properties"]["code"]["enum"]) <= set(
+                        body["properties"]["code"]["enum"]
+                    )
+                    assert fields["properties"]["message"]["type"] == "string"
+                    detail = components[fields["properties"]["detail"]["$ref"].rsplit("/", 1)[-1]]
+                    assert detail["type"] == "object" and set(fields["required"]) == {
+                        "code",
+                        "message",
+                        "detail",
+                    }
+                    checked += 1
+    assert checked > 300
+
+
 def test_it_describes_every_operation_and_parameter_and_keeps_request_defaults_out_of_required(schema):
     """Integrators read the descriptions in their editor: none is missing. A request body field with a server
     default carries no `default` keyword (openapi-typescript's defaults would make it required), and says its
@@ -84,7 +118,7 @@ def test_it_lists_only_the_components_operations_use(schema):
         name = todo.pop()
         reached.add(name)
         todo |= set(re.findall(r"#/components/schemas/(\w+)", json.dumps(components[name]))) - reached
-    assert set(components) == reached
+    assert set(components) == reached | {"ErrorOut", "ErrorBody"}  # the common error type, for clients
     assert "PageIn" not in components and "CallFilters" not in components
 
 
