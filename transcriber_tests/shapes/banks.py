@@ -224,7 +224,9 @@ class ResultsOut(Schema):
         description="The catalogue's other priced entries at the same volume, cheapest first: prices only (never "
         "called on these lines)."
     )
-    figures: FiguresOut = Field(description="How new these figures are (all but `pending`, which is current).")
+    figures: FiguresOut = Field(
+        description="How new these figures are (all but `pending`, which is current)."
+    )
 
 
 def interval_out(interval):
