@@ -58,15 +58,18 @@ print(f"full-call run's audio path agreement: {s.calibration_matched} of {s.cali
 from django.db.models import Sum
 from transcriber_tests.queries.tradeoff import bank_tradeoff
 from transcriber_tests.models import Transcription
-bank = Bank.objects.get(name="English")
-results = bank_results(bank)
-choices = bank_tradeoff(bank, results).by_id
-for card in results.cards:
-    c = card.summary
-    found = choices[card.transcriber.pk].latency
-    print(f"{'leader ' if card.is_leader else ''}{card.transcriber}: {c.matches} of {c.scored} scored lines matched"
-          + (f" ({c.accuracy:.1%}), {c.failed} failed" if c.scored else "")
-          + (f"; {found.measure} p50 {found.p50_s:.3f} s, p95 {found.p95_s:.3f} s (n={found.lines})" if found else ""))
+for bank in Bank.objects.order_by("name"):
+    results = bank_results(bank)
+    choices = bank_tradeoff(bank, results).by_id
+    print(f"bank {bank.name}:" + (f" the leader's lead comes from {results.lead_from} alone" if results.lead_from else ""))
+    for card in results.cards:
+        c = card.summary
+        found = choices[card.transcriber.pk].latency
+        print(f"  {'leader ' if card.is_leader else ''}{card.transcriber}: {c.matches} of {c.scored} scored lines matched"
+              + (f" ({c.accuracy:.1%}), {c.failed} failed" if c.scored else "")
+              + f"; fixed {c.flags_fixed} of {c.flags_scored} flagged lines, kept {c.controls_kept} of {c.control_scored} controls"
+              + (" (the live transcriber's model)" if card.live_model else "")
+              + (f"; {found.measure} p50 {found.p50_s:.3f} s, p95 {found.p95_s:.3f} s (n={found.lines})" if found else ""))
 streamed = Transcription.objects.filter(mode=Transcription.STREAMING, status=Transcription.DONE)
 if streamed.exists():
     f = streamed.aggregate(frames=Sum("frames_sent"), off=Sum("frames_off_schedule"))

@@ -27,14 +27,17 @@ LOGINS = [
     ("demo-admin", "demo-admin-pass", Membership.ADMIN),
     ("demo-member", "demo-member-pass", Membership.MEMBER),
 ]
-# The bank compares alternatives to the live transcriber (Whisper tiny.en, shown beside them for reference): as a
-# candidate it would replay each line through the very path its live text came from, and match every control.
-# Whisper tiny.en streaming is the live transcriber's model heard as a live call (docs/streaming.md): each line's
-# clip in 20 ms frames paced in real time, so its results show time to final. On the control lines (whose expected
-# text is the live transcript) it mostly repeats the live text, so its accuracy there says how closely streaming
-# reproduces the batch path. It costs the queue each line's duration (the demo's 58 flagged and control lines are
-# about 260 s of clips, two sessions at once by ORG_STREAMS: at least two minutes of both workers).
-CANDIDATES = ["whisper-base", "pocketsphinx-en-us", "whisper-tiny-en-streaming"]
+# The bank compares real alternatives to the live transcriber (Whisper tiny.en, shown beside them for reference):
+# as a candidate it would replay each line through the very path its live text came from and match every control,
+# so a lead would come from the control lines alone.
+CANDIDATES = ["whisper-base", "pocketsphinx-en-us"]
+# A second, small bank replays a few flags' lines as live calls (docs/streaming.md): each line's clip in 20 ms
+# frames paced in real time, so its results show time to final. Its streaming candidate runs the live
+# transcriber's own model, which the page marks (on control lines it repeats the live text); it costs the queue
+# each line's duration, so the bank holds the flags of a few calls only (STREAMING_CALLS).
+STREAMING_BANK = "Streaming"
+STREAMING_CANDIDATES = ["whisper-tiny-en-streaming", "whisper-base"]
+STREAMING_CALLS = {"helpdesk-001", "helpdesk-002", "helpdesk-004"}
 LOCAL_ENGINES = ["whisper-base", "whisper-tiny-en", "pocketsphinx-en-us"]
 RUN_CANDIDATE = "whisper-base"  # the strongest local engine: the one a demo admin would try on whole calls
 # Code-switching runs: (transcriber, language hint). tiny.en is English only, which the report shows.
@@ -68,7 +71,8 @@ def hear_again(lines) -> int:
 
 class Command(BaseCommand):
     help = (
-        "Load the demo: an organization with its logins, a bank with three local candidates (one streaming), the "
+        "Load the demo: an organization with its logins, a bank with two local candidates and a small one with a "
+        "streaming candidate, the "
         "synthesized calls and the flags of fixtures/demo/, a full-call run, and the packaged entity-benchmark and "
         "code-switching fixtures with runs of the local engines. Everything a transcriber produces is queued: "
         "a queue worker (manage.py qcluster, which make run starts) computes it in the background."
@@ -107,11 +111,15 @@ class Command(BaseCommand):
             bank = actions.do_create_bank(org, name="English", language_label="English")
             for slug in CANDIDATES:
                 actions.do_add_candidate(bank, Transcriber.objects.get(slug=slug), confirmed=True)
-            made = self._flag(org, bank, admin, flags)
+            streaming = actions.do_create_bank(org, name=STREAMING_BANK, language_label="English")
+            for slug in STREAMING_CANDIDATES:
+                actions.do_add_candidate(streaming, Transcriber.objects.get(slug=slug), confirmed=True)
+            made = self._flag(org, bank, streaming, admin, flags)
             run = None if no_runs else self._full_call_run(bank, admin)
         self.stdout.write(
             f"Loaded the demo: {counts['calls']} calls, {counts['lines']} lines, bank {bank.name!r} with "
-            f"{len(CANDIDATES)} candidates, {made} flags queued"
+            f"{len(CANDIDATES)} candidates and bank {streaming.name!r} with {len(STREAMING_CANDIDATES)} (one "
+            f"streaming), {made} flags queued"
             + (f", full-call run {run.pk} of {run.candidate} queued" if run else "")
             + ". Logins: "
             + ", ".join(f"{u} / {p}" for u, p, _ in LOGINS)
@@ -133,10 +141,10 @@ class Command(BaseCommand):
             "what it hears here."
         )
 
-    def _flag(self, org, bank, user, limit) -> int:
+    def _flag(self, org, bank, streaming, user, limit) -> int:
         """The demo's flags (fixtures/demo/flags.json): what was said, the tags and note a person typed, made
-        the given hours after the call. Each draws its control lines with a seed of its own, so every load
-        draws the same ones."""
+        the given hours after the call, into `bank`, those of STREAMING_CALLS into `streaming`. Each draws its
+        control lines with a seed of its own, so every load draws the same ones."""
         specs = json.loads(FLAGS_FILE.read_text())["flags"][:limit]
         lines = {
             (line.call.external_id, line.position): line
@@ -150,7 +158,7 @@ class Command(BaseCommand):
                 flag = actions.do_flag_line(
                     line,
                     spec["expected_text"],
-                    bank=bank,
+                    bank=streaming if spec["call"] in STREAMING_CALLS else bank,
                     tags=spec["tags"],
                     note=spec["note"],
                     user=user,
@@ -164,7 +172,9 @@ class Command(BaseCommand):
             made_at = min(line.call.started_at + timedelta(hours=spec["flagged_after_h"]), now)
             type(flag).objects.filter(pk=flag.pk).update(created_at=made_at, joined_at=made_at)
             made += 1
-        aggregates.rebuild([bank.pk])  # the per-day totals count each flag on the day it was made
+        aggregates.rebuild(
+            [bank.pk, streaming.pk]
+        )  # the per-day totals count each flag on the day it was made
         return made
 
     def _full_call_run(self, bank, user):
