@@ -13,7 +13,7 @@ from django.urls import reverse
 from benchmark.models import BenchmarkRun, CsRun
 from oncore.calls.models import Line
 from transcriber_tests import scoring
-from transcriber_tests.management.commands.load_demo import STREAMING_CALLS, heard
+from transcriber_tests.management.commands.load_demo import RUN_CALLS, STREAMING_CALLS, heard
 from transcriber_tests.models import Flag, Run, Score, Transcription
 
 DEMO = Path(settings.BASE_DIR) / "fixtures" / "demo"
@@ -72,7 +72,7 @@ def test_it_queues_a_full_call_run_and_the_benchmark_runs_of_the_local_engines(
         call_command("load_demo")
 
     run = Run.objects.get()
-    assert run.status == Run.QUEUED and run.candidate.slug == "whisper-base" and run.calls.count() == 10
+    assert run.status == Run.QUEUED and run.candidate.slug == "whisper-base" and run.calls.count() == RUN_CALLS
     # The live transcripts are what this machine's live transcriber hears: the run's calibration replays it.
     caller = list(
         Line.objects.filter(call__in=run.calls.all(), speaker=Line.CALLER, start_s__isnull=False)
