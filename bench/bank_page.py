@@ -31,6 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "oncore.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only-secret-key-for-a-throwaway-database")
 os.environ.setdefault("ALLOWED_HOSTS", "testserver")
+os.environ.setdefault(
+    "ONCORE_RATE_LIMIT_PER_MINUTE", "1000000"
+)  # one client reads each page many times a minute
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
 import django  # noqa: E402

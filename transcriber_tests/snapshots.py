@@ -49,6 +49,9 @@ RESULTS, TRUST = Snapshot.RESULTS, Snapshot.TRUST
 READ_RECENTLY = timedelta(days=1)  # keys read within this are rebuilt when the bank's results change
 TOUCH_EVERY = timedelta(hours=1)  # a read records itself at most this often on a snapshot that is current
 MAX_KEYS = 24  # keys one rebuild computes, the most recently read first (the others wait for their next read)
+# A rebuild handed to the queue and not finished after this long was lost (its worker died, the broker lost it):
+# the next trigger hands another over. A rebuild takes seconds; a busy queue may hold it back a little.
+DISPATCH_LEASE = timedelta(seconds=60)
 
 
 # ---------------------------------------------------------------- keys
@@ -257,8 +260,7 @@ def read(bank: Bank, kind: str, key: str, *, data: bool = True) -> Read:
 def _may_dispatch(bank: Bank, now: datetime, *, force: bool) -> bool:
     """Whether a read should ask for a rebuild: none is on its way and one would start now (saves the read two
     queries while a stream of scores keeps the figures a few seconds behind)."""
-    lease = timedelta(seconds=queue.task_lease_s())
-    if bank.snapshots_dispatched_at is not None and bank.snapshots_dispatched_at >= now - lease:
+    if bank.snapshots_dispatched_at is not None and bank.snapshots_dispatched_at >= now - DISPATCH_LEASE:
         return False
     interval = timedelta(seconds=config().snapshot_interval_s)
     built = bank.snapshots_built_at
@@ -306,9 +308,8 @@ def dispatch_due(*, bank_ids=None, organization_id=None, force: bool = False) ->
     """Hand a rebuild to the queue for each wanted bank (of `bank_ids`, of the organization, or any) that has none
     pending or running and whose last rebuild started ONCORE_SNAPSHOT_INTERVAL_S ago or more. Returns their ids."""
     now = timezone.now()
-    lease = timedelta(seconds=queue.task_lease_s())
     wanted = Bank.objects.filter(snapshots_wanted_at__isnull=False).filter(
-        Q(snapshots_dispatched_at__isnull=True) | Q(snapshots_dispatched_at__lt=now - lease)  # a lost task
+        Q(snapshots_dispatched_at__isnull=True) | Q(snapshots_dispatched_at__lt=now - DISPATCH_LEASE)  # lost
     )
     if not force:
         interval = timedelta(seconds=config().snapshot_interval_s)

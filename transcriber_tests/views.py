@@ -19,7 +19,7 @@ from .errors import ActionError, EstimateNotConfirmed
 from .forms import AddCandidateForm, BankForm, CallFilterForm, FlagForm, MoveFlagForm, ResultsFilterForm
 from .lines import bank_lines
 from .queries import people
-from .templatetags.scores import score_cell
+from .templatetags.scores import row_cells
 
 PAGE_SIZE = 50
 WINDOWS = [7, 14, 30, 60, 90]
@@ -516,9 +516,9 @@ def turn_table(request, pk):
                 "transcriber_tests/turn_rows.jinja",
                 {
                     "rows": screen.rows,
+                    "cells": row_cells(screen.rows),
                     "candidates": screen.candidates,
                     "tz": screen.timezone,
-                    "score_cell": score_cell,
                 },
             ),
         },

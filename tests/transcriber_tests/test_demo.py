@@ -72,7 +72,9 @@ def test_it_queues_a_full_call_run_and_the_benchmark_runs_of_the_local_engines(
         call_command("load_demo")
 
     run = Run.objects.get()
-    assert run.status == Run.QUEUED and run.candidate.slug == "whisper-base" and run.calls.count() == RUN_CALLS
+    assert (
+        run.status == Run.QUEUED and run.candidate.slug == "whisper-base" and run.calls.count() == RUN_CALLS
+    )
     # The live transcripts are what this machine's live transcriber hears: the run's calibration replays it.
     caller = list(
         Line.objects.filter(call__in=run.calls.all(), speaker=Line.CALLER, start_s__isnull=False)

@@ -2,7 +2,9 @@
 or None while it is waiting), its words marked against the expected text where it did not match. A tag rather than
 an included template: the turn table draws hundreds of cells a page."""
 
+from functools import lru_cache
 from html import escape  # the standard library's: Django's wraps it in a check for lazy strings, per call
+from typing import NamedTuple
 
 from django import template
 from django.utils.safestring import mark_safe
@@ -106,6 +108,30 @@ def cell_html(c, expected=None, transcriber=None) -> str:
     else:
         cell += MATCHED + NOTED if c.case_or_punctuation_only else MATCHED
     return cell + latency_words(c, transcriber)
+
+
+class _Transcriber(NamedTuple):
+    mode: str
+
+
+@lru_cache(maxsize=20_000)
+def _kept_cell(c, mode: str | None) -> Markup:
+    """A cell's HTML, kept by everything it is drawn from (the ScoreCell's values: its text, outcome, alignment
+    and latency; and its transcriber's mode, None for the live transcript): a page of the turn table draws
+    hundreds, most of them drawn already on the reads before."""
+    return Markup(cell_html(c, True, None if mode is None else _Transcriber(mode)))
+
+
+def row_cells(rows) -> list:
+    """The score cells of turn-table rows as Markup for the row template (a Jinja2 call per cell costs more than
+    the cell): per row, the live transcript's cell and (candidate's name, cell) per candidate."""
+    return [
+        (
+            _kept_cell(row.production, None),
+            [(t.display_name, _kept_cell(c, t.mode) if c is not None else WAITING) for t, c in row.cells],
+        )
+        for row in rows
+    ]
 
 
 @register.simple_tag

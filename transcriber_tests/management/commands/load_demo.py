@@ -40,7 +40,9 @@ STREAMING_CANDIDATES = ["whisper-tiny-en-streaming", "whisper-base"]
 STREAMING_CALLS = {"helpdesk-001", "helpdesk-002", "helpdesk-004"}
 LOCAL_ENGINES = ["whisper-base", "whisper-tiny-en", "pocketsphinx-en-us"]
 RUN_CANDIDATE = "whisper-base"  # the strongest local engine: the one a demo admin would try on whole calls
-RUN_CALLS = 6  # the newest flagged calls it runs over: enough for its figures, and the demo complete in minutes
+RUN_CALLS = (
+    6  # the newest flagged calls it runs over: enough for its figures, and the demo complete in minutes
+)
 # Code-switching runs: (transcriber, language hint). tiny.en is English only, which the report shows.
 CODESWITCH_RUNS = [("whisper-base", False), ("whisper-base", True), ("whisper-tiny-en", False)]
 
