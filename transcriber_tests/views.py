@@ -167,13 +167,14 @@ def flag_line(request, pk):
 
 
 def _form(request, line, form, flag=None, status=200):
-    """The flag form: inline in the line's row for htmx, else on a page of its own."""
+    """The flag form: inline in the line's row for htmx, else on a page of its own (a plain form whose Cancel
+    goes back to the line on its call's page)."""
     if request.htmx:
         return _line_fragment(request, line, form, status=status)
     return render(
         request,
         "transcriber_tests/flag_form_page.html",
-        {"form": form, "line": line, "flag": flag},
+        {"form": form, "line": line, "flag": flag, "cancel_url": _line_url(line)},
         status=status,
     )
 
