@@ -199,10 +199,19 @@ def switch_words(transcriber, p: tradeoffs.Projection) -> str:
     amount = dollars(p.cost)
     sentence = f"Switching to {name}: {amount if amount.startswith('under') else 'about ' + amount} a month at {volume}"
     if p.difference is None:
-        return (
-            f"{sentence}; what it costs now is not known: {minutes_words(p.unpriced_minutes)} ran on a live "
-            "transcriber with no catalogue price."
+        rest = (
+            f"{minutes_words(p.unpriced_minutes)} ran on a live transcriber that is not in the catalogue (named "
+            "on the calls only)"
         )
+        known = p.known_difference
+        if known is None:
+            return f"{sentence}; what it costs now is not known: {rest}."
+        said = (
+            "the same as now"
+            if known == 0
+            else f"{dollars(abs(known))} {'more' if known > 0 else 'less'} than now"
+        )
+        return f"{sentence}: on the {minutes_words(p.priced_minutes)} whose cost now is known, {said}; the other {rest}."
     if p.difference == 0:
         return f"{sentence}, the same as now."
     more = "more" if p.difference > 0 else "less"

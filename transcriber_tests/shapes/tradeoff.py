@@ -62,9 +62,13 @@ class ProjectionOut(Schema):
     )
     now: Money | None = Field(
         description="What the same minutes cost on their calls' live transcribers; null when some ran on one "
-        "with no catalogue price."
+        "named on the calls only, not in the catalogue."
     )
     difference: Money | None = Field(description="cost - now (negative: less than now); null when now is.")
+    difference_known: Money | None = Field(
+        description="The same difference on the minutes whose cost now is known (those on a live transcriber in "
+        "the catalogue): equal to difference when every minute's is; null when none is."
+    )
     processing_hours: float | None = Field(
         description="A local engine: hours it would run on this server a month at its real-time factor."
     )
@@ -93,7 +97,9 @@ class TradeoffFields(Schema):
 
 class LiveShareOut(Schema):
     name: str
-    transcriber_id: int | None = Field(description="null: known by name only, with no catalogue price.")
+    transcriber_id: int | None = Field(
+        description="null: named on the calls only and not found in the catalogue by that name, so no price."
+    )
     calls: int
     minutes: float
     cost: Money | None = Field(description="What its minutes cost; null without a catalogue price.")
@@ -117,7 +123,13 @@ class VolumeOut(Schema):
     now: Money | None = Field(
         description="What those minutes cost on their live transcribers; null if unknown."
     )
-    unpriced_minutes: float = Field(description="Minutes on a live transcriber with no catalogue price.")
+    now_known: Money = Field(
+        description="What the minutes on a live transcriber in the catalogue cost now (all of them when now is "
+        "not null)."
+    )
+    unpriced_minutes: float = Field(
+        description="Minutes on a live transcriber named on the calls only and not in the catalogue."
+    )
     production: list[LiveShareOut] = Field(
         description="Per production (live) transcriber, most minutes first."
     )
@@ -185,6 +197,7 @@ def projection_out(p: tradeoffs.Projection, summary: str) -> dict:
         "cost": money(p.cost),
         "now": money(p.now),
         "difference": money(p.difference),
+        "difference_known": money(p.known_difference),
         "processing_hours": p.processing_hours,
         "summary": summary,
     }
@@ -245,6 +258,7 @@ def volume_out(v) -> dict:
         "calls": v.calls,
         "minutes": float(v.minutes),
         "now": money(v.now),
+        "now_known": money(v.known_now),
         "unpriced_minutes": float(v.unpriced_minutes),
         "production": [
             {
