@@ -46,6 +46,16 @@ class LatencyOut(Schema):
         "this server); null for a vendor, whose latency includes the network, and for a streaming candidate, "
         "whose session lasts as long as its audio."
     )
+    frames_off_schedule_share: float | None = Field(
+        None,
+        description="A streaming candidate's replays: the share of their 20 ms audio frames sent off a live "
+        "call's schedule (more than 5 ms late or early); null for a batch candidate.",
+    )
+    off_schedule: str = Field(
+        "",
+        description="Over 5% of frames off schedule: the sentence the page shows beside the figure (this server "
+        'was busy, so the time to final is longer than a live call would see); "" otherwise.',
+    )
 
 
 class PriceOut(Schema):
@@ -212,12 +222,19 @@ def price_out(t, local: bool) -> dict:
     }
 
 
-def latency_fields(found, local: bool) -> dict | None:
-    """A queries.latency.Latency as LatencyOut (the real-time factor a local batch engine's only)."""
+def latency_fields(found, local: bool, pacing=None) -> dict | None:
+    """A queries.latency.Latency as LatencyOut (the real-time factor a local batch engine's only), with how its
+    streaming replays were paced (queries.pacing.Pacing) where known."""
     if found is None:
         return None
     streaming = getattr(found, "streaming", False)
-    return {
+    paced = {}
+    if pacing is not None:
+        paced = {
+            "frames_off_schedule_share": round(pacing.share, 4),
+            "off_schedule": pacing.words if pacing.off else "",
+        }
+    return paced | {
         "mode": "streaming" if streaming else "batch",
         "measure": TIME_TO_FINAL if streaming else LATENCY,
         "lines": found.lines,
@@ -229,7 +246,7 @@ def latency_fields(found, local: bool) -> dict | None:
 
 
 def latency_out(choice) -> dict | None:
-    return latency_fields(choice.latency, choice.local)
+    return latency_fields(choice.latency, choice.local, choice.pacing)
 
 
 def card_fields(choice) -> dict:
