@@ -24,6 +24,7 @@ class TrustRow:
     transcriber: object
     wilson: tuple[float, float] | None
     calls: uncertainty.Bootstrap
+    scored: int = 0  # its scored lines of the window
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,11 @@ class Trust:
     )
     resamples: int = uncertainty.RESAMPLES
     seed: int = uncertainty.SEED
+
+    @property
+    def scored(self) -> dict:
+        """{transcriber id: its scored lines of the window}."""
+        return {row.transcriber.pk: row.scored for row in self.rows}
 
 
 def _histograms(bank_id: int, since, until, transcriber_ids) -> dict[int, list]:
@@ -90,6 +96,7 @@ def _compute(bank: Bank, r: BankResults) -> Trust:
             card.transcriber,
             card.interval,
             uncertainty.accuracy_bootstrap(histograms.get(card.transcriber.pk, [])),
+            card.summary.scored,
         )
         for card in r.cards
     ]
