@@ -58,7 +58,9 @@ def calls(request):
         "transcriber_tests/calls.html",
         {
             "calls": calls,
-            "rows_html": rows_html("transcriber_tests/call_rows.jinja", {"calls": calls.calls}),
+            "rows_html": rows_html(
+                "transcriber_tests/call_rows.jinja", {"calls": calls.calls, "tz": request.org.timezone}
+            ),
             "after": after,
             "form": form,
             "query": query_without_page(request, "after"),
