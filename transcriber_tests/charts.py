@@ -108,21 +108,18 @@ def _latency_ticks(low: float, high: float) -> list:
     return ticks
 
 
-def _label_y(wanted: float, taken: list, lowest: float) -> float:
-    """Where a label's first line goes: at `wanted`, moved down past the labels already on its side (`taken`),
-    never lower than `lowest` (its second line would reach the x axis's ticks); where that is taken, moved up
-    past them instead."""
-    label_y = wanted
-    for other in sorted(taken):
-        if abs(label_y - other) < LABEL_GAP * 2:
-            label_y = other + LABEL_GAP * 2
-    if label_y <= lowest:
-        return label_y
-    label_y = lowest
-    for other in sorted(taken, reverse=True):
-        if abs(label_y - other) < LABEL_GAP * 2:
-            label_y = other - LABEL_GAP * 2
-    return label_y
+def _label_y(py: float, taken: list, highest: float, lowest: float) -> float:
+    """Where the first line of a point's label goes (its second, the cost, is LABEL_LINES below): above the point,
+    clear of the dashed front that runs level from it, moved up past the labels already on its side; where that
+    leaves the plot, below the point, moved down past them; never lower than `lowest` (the second line would reach
+    the x axis's ticks) nor higher than `highest`. Beside the point when neither fits."""
+    for y, step in ((py - 18, -1), (py + 17, 1)):
+        for other in sorted(taken, reverse=step < 0):
+            if abs(y - other) < LABEL_GAP * 2:
+                y = other + step * LABEL_GAP * 2
+        if highest <= y <= lowest:
+            return y
+    return min(max(py + 4, highest), lowest)
 
 
 def tradeoff_chart(items: list, front_keys) -> TradeoffChart:
@@ -154,7 +151,7 @@ def tradeoff_chart(items: list, front_keys) -> TradeoffChart:
         # a label runs to the right of its point unless it would leave the chart: about 7 units a character
         width = 7 * max(len(getattr(item, "label", "")), 24)
         anchor = "end" if px + 8 + width > T_WIDTH else "start"
-        label_y = _label_y(py + 4, last_y[anchor], lowest=bottom - 4 - LABEL_LINES)
+        label_y = _label_y(py, last_y[anchor], highest=top + 10, lowest=bottom - 4 - LABEL_LINES)
         last_y[anchor].append(label_y)
         placed.append(
             (item, TradeoffPoint(px, py, px + (8 if anchor == "start" else -8), label_y, anchor, item))

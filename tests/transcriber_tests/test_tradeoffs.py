@@ -155,6 +155,10 @@ def test_a_candidate_at_zero_and_the_lowest_labels_stay_clear_of_the_x_axis():
     for p in chart.points:
         assert top <= p.y < bottom
         assert p.label_y + LABEL_LINES <= bottom - 4, p.item.key  # both lines of its label above the axis
+    # Labels sit above their points (below, where the plot's top is too near), clear of the dashed front that
+    # runs level from a point.
+    assert all(p.label_y + LABEL_LINES < p.y or p.label_y - 10 > p.y for p in chart.points)
+    assert by_key["zero"].label_y + LABEL_LINES < by_key["zero"].y and by_key["top"].label_y > by_key["top"].y
     same_side = sorted(p.label_y for p in chart.points if p.anchor == "start")
     assert all(
         b - a >= 26 for a, b in zip(same_side, same_side[1:], strict=False)
