@@ -54,6 +54,7 @@ def environment(**options) -> Environment:
         day_in=oncore_tags.day_in,
         day_month=day_month,
         minute=minute,
+        minute_in=oncore_tags.minute_in,
         pct=oncore_tags.pct,
         usd=oncore_tags.usd,
     )

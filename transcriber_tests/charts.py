@@ -63,6 +63,10 @@ def chart(weeks: list, threshold) -> Chart:
 # T_TOP..T_HEIGHT-T_BOTTOM down; p95 latency runs left to right on a log scale, accuracy bottom to top.
 T_WIDTH, T_HEIGHT, T_LEFT, T_RIGHT, T_TOP, T_BOTTOM = 640, 320, 52, 24, 16, 48
 LABEL_GAP = 13  # the least vertical distance between two labels on the same side
+# The lowest accuracy drawn sits this far above the x axis, so a point there (a candidate at 0%, say) and its two
+# lines of label stay clear of the axis and of its tick labels below it.
+Y_PAD = 24
+LABEL_LINES = 13  # the label's second line (its cost) is this far below its first
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,20 @@ def _latency_ticks(low: float, high: float) -> list:
     return ticks
 
 
+def _label_y(py: float, taken: list, highest: float, lowest: float) -> float:
+    """Where the first line of a point's label goes (its second, the cost, is LABEL_LINES below): above the point,
+    clear of the dashed front that runs level from it, moved up past the labels already on its side; where that
+    leaves the plot, below the point, moved down past them; never lower than `lowest` (the second line would reach
+    the x axis's ticks) nor higher than `highest`. Beside the point when neither fits."""
+    for y, step in ((py - 18, -1), (py + 17, 1)):
+        for other in sorted(taken, reverse=step < 0):
+            if abs(y - other) < LABEL_GAP * 2:
+                y = other + step * LABEL_GAP * 2
+        if highest <= y <= lowest:
+            return y
+    return min(max(py + 4, highest), lowest)
+
+
 def tradeoff_chart(items: list, front_keys) -> TradeoffChart:
     """Coordinates of accuracy against p95 latency. `items`: objects with `.key`, `.accuracy` (a fraction) and
     `.p95_s` (seconds, > 0), each drawn as a point; `front_keys`: the keys on the Pareto front (tradeoffs), joined
@@ -121,7 +139,7 @@ def tradeoff_chart(items: list, front_keys) -> TradeoffChart:
         return round(left + (math.log10(max(seconds, 1e-3)) - math.log10(low)) / span * (right - left), 1)
 
     def y(accuracy: float) -> float:
-        return round(bottom - (accuracy - floor_acc) / (1 - floor_acc) * (bottom - top), 1)
+        return round(bottom - Y_PAD - (accuracy - floor_acc) / (1 - floor_acc) * (bottom - Y_PAD - top), 1)
 
     step = 0.2 if 1 - floor_acc > 0.5 else 0.1
     y_ticks = [(y(v), v) for v in (round(floor_acc + k * step, 2) for k in range(11)) if v <= 1.0001]
@@ -133,10 +151,7 @@ def tradeoff_chart(items: list, front_keys) -> TradeoffChart:
         # a label runs to the right of its point unless it would leave the chart: about 7 units a character
         width = 7 * max(len(getattr(item, "label", "")), 24)
         anchor = "end" if px + 8 + width > T_WIDTH else "start"
-        label_y = py + 4
-        for other in sorted(last_y[anchor]):  # move down past the labels already on this side
-            if abs(label_y - other) < LABEL_GAP * 2:
-                label_y = other + LABEL_GAP * 2
+        label_y = _label_y(py, last_y[anchor], highest=top + 10, lowest=bottom - 4 - LABEL_LINES)
         last_y[anchor].append(label_y)
         placed.append(
             (item, TradeoffPoint(px, py, px + (8 if anchor == "start" else -8), label_y, anchor, item))

@@ -218,11 +218,20 @@ class RunForm(forms.Form):
     )
     confirmed = forms.BooleanField(required=False, widget=forms.HiddenInput)
 
-    def __init__(self, *args, bank: Bank, call_choices, **kwargs):
+    def __init__(self, *args, bank: Bank, call_choices, leader=None, **kwargs):
+        """`leader`: the bank's leader, the run's candidate unless another is chosen; with none (no scored lines
+        yet), the form offers no "The bank's leader" and asks for a candidate."""
         super().__init__(*args, **kwargs)
-        self.fields["candidate"].queryset = Transcriber.objects.filter(candidacies__bank=bank).order_by(
-            "candidacies__position"
-        )
+        field = self.fields["candidate"]
+        field.queryset = Transcriber.objects.filter(candidacies__bank=bank).order_by("candidacies__position")
+        if leader is None:
+            field.required = True
+            field.empty_label = "Choose a candidate"
+            field.error_messages["required"] = (
+                "This bank has no leader yet (no scored lines): choose a candidate."
+            )
+        else:
+            field.empty_label = f"The bank's leader ({leader.display_name})"
         self.call_choices = list(call_choices)
         self.fields["calls"].choices = [(c.pk, str(c.pk)) for c in self.call_choices]
 

@@ -23,15 +23,24 @@ def live_transcriber_of(call) -> Transcriber | None:
     if not name:
         return None
     if getattr(call, "_live_by_name", (None,))[0] != name:
-        found = (
-            Transcriber.objects.filter(
-                Q(display_name__iexact=name) | Q(slug__iexact=name) | Q(model__iexact=name)
-            )
-            .order_by("id")
-            .first()
-        )
-        call._live_by_name = (name, found)
+        call._live_by_name = (name, transcriber_named(name))
     return call._live_by_name[1]
+
+
+def transcriber_named(name: str) -> Transcriber | None:
+    """The catalogue entry a call names its live transcriber by (display name, slug or model, any case; the
+    oldest if several), or None: how replay and the cost of the calls find a live transcriber named on calls
+    only."""
+    name = (name or "").strip()
+    if not name:
+        return None
+    return (
+        Transcriber.objects.filter(
+            Q(display_name__iexact=name) | Q(slug__iexact=name) | Q(model__iexact=name)
+        )
+        .order_by("id")
+        .first()
+    )
 
 
 def clip_seconds(line) -> float:

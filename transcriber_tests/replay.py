@@ -5,6 +5,7 @@ after its backoff (jobs.retry_later); then the follow-up work is queued: the jud
 webhook, and the full-call run waiting for the line. The queue task (tasks.transcribe) calls `transcribe_chain`."""
 
 import logging
+import re
 
 from oncore import audio, queue
 from oncore.transcribers.engines import TranscriptionError, get_engine
@@ -40,16 +41,17 @@ def transcribe_claimed(t: Transcription) -> str:
         )
         result = _replay(t, line, clips)
     except audio.AudioError as exc:
-        outcome, written = "failed", _finish(t, status=Transcription.FAILED, error=str(exc))
+        outcome, written = "failed", _failed(t, str(exc))
     except TranscriptionError as exc:
         if exc.retryable and jobs.may_retry(t):
             outcome, written = "retry", jobs.retry_later(t, str(exc), exc.retry_after)
+        elif exc.retryable:  # its last attempt: whatever the engine said, it is not tried again
+            outcome, written = "failed", _failed(t, last_attempt_error(str(exc), t.attempts))
         else:
-            outcome, written = "failed", _finish(t, status=Transcription.FAILED, error=str(exc))
+            outcome, written = "failed", _failed(t, str(exc))
     except Exception as exc:  # an engine bug must not leave the row running forever
         log.exception("transcription %s crashed", t.pk)
-        error = f"Unexpected error: {exc.__class__.__name__}: {exc}"
-        outcome, written = "failed", _finish(t, status=Transcription.FAILED, error=error)
+        outcome, written = "failed", _failed(t, f"Unexpected error: {exc.__class__.__name__}: {exc}")
     else:
         outcome, written = (
             "done",
@@ -76,6 +78,27 @@ def _replay(t: Transcription, line, clips):
     if t.transcriber.mode != Transcriber.STREAMING:
         return engine.transcribe(clips.candidate_wav)
     return engine.transcribe(clips.candidate_wav, speech_end_s=max(0.0, line.end_s - clips.start_s))
+
+
+# What an engine's retryable error says of the retry to come ("...: it will be tried again."), left out once no
+# retry is coming.
+RETRY_PROMISE = re.compile(r"[:;,]?\s*it will be tried again", re.IGNORECASE)
+
+
+def last_attempt_error(message: str, attempts: int) -> str:
+    """A retryable error's message on its last attempt: the engine's promise of a retry left out, and said how
+    many attempts were made ("... Failed on each of its 3 attempts: not tried again.")."""
+    said = RETRY_PROMISE.sub("", message).strip()
+    if said and not said.endswith((".", "!", "?")):
+        said += "."
+    tries = f"each of its {attempts} attempts" if attempts > 1 else "its only attempt"
+    return f"{said} Failed on {tries}: not tried again.".strip()
+
+
+def _failed(t: Transcription, error: str) -> bool:
+    """A final failure, kept with the mode the line was replayed in (a streaming candidate's stays streaming)."""
+    mode = Transcription.STREAMING if t.transcriber.mode == Transcriber.STREAMING else Transcription.BATCH
+    return _finish(t, status=Transcription.FAILED, error=error, mode=mode)
 
 
 def _stream_fields(figures) -> dict:

@@ -204,11 +204,26 @@ class Projection:
     unpriced_minutes: Decimal
     local: bool
     real_time_factor: float | None = None
+    known_now: Decimal = Decimal(0)  # what the minutes whose live transcriber has a catalogue price cost now
 
     @property
     def difference(self) -> Decimal | None:
         """cost - now (negative: cheaper than now); None when now is unknown."""
         return None if self.now is None else self.cost - self.now
+
+    @property
+    def priced_minutes(self) -> Decimal:
+        """The minutes whose cost now is known (those on a live transcriber with a catalogue price)."""
+        return self.minutes - self.unpriced_minutes
+
+    @property
+    def known_difference(self) -> Decimal | None:
+        """On the minutes whose cost now is known: what they would cost on this transcriber less what they cost
+        now (the whole difference when every minute's cost is known); None when no minute's is."""
+        if self.priced_minutes <= 0:
+            return None
+        cost = Decimal(0) if self.local else cost_of(self.priced_minutes, self.price_per_minute)
+        return cost - self.known_now
 
     @property
     def processing_hours(self) -> float | None:
@@ -223,6 +238,7 @@ def now_cost(minutes_by_price: Iterable[tuple[Decimal, object]]) -> Decimal:
 
 
 def projection(key, price_per_minute, minutes: Decimal, now, unpriced: Decimal, *, local: bool, rtf=None):
+    """`now`: what the minutes with a known cost (all but `unpriced`) cost now on their live transcribers."""
     return Projection(
         key=key,
         price_per_minute=Decimal(str(price_per_minute or 0)),
@@ -232,4 +248,18 @@ def projection(key, price_per_minute, minutes: Decimal, now, unpriced: Decimal, 
         unpriced_minutes=unpriced,
         local=local,
         real_time_factor=rtf if local else None,
+        known_now=Decimal(now or 0),
     )
+
+
+def share_words(part, whole) -> str:
+    """A part of a whole as a whole percent people read ("93%"), never rounded to 0% or 100% when it is neither
+    ("under 1%", "over 99%")."""
+    if not whole:
+        return "0%"
+    share = float(part) / float(whole)
+    if 0 < share < 0.01:
+        return "under 1%"
+    if 0.99 < share < 1:
+        return "over 99%"
+    return f"{share:.0%}"

@@ -20,10 +20,11 @@ however many kinds of call there are; the
 bootstrap runs in the queue's rebuild of a bank's figures (snapshots.py), never inside a request.
 
 How many more flags. From the current rates of the lines only the leader gets right and only the runner-up gets
-right (per item of the window), the number of further flags, each bringing 1 + the bank's control lines, after
-which the exact McNemar test on all the items would find the lead clear at p < 0.05 with an 80% chance if those
-rates hold: the test's power, computed exactly (a sum over the binomial numbers of further discordant items, no
-simulation); "too close" when even `FLAG_LIMIT` more flags would not do it."""
+right (per line both scored: a line still waiting for one of them counts for neither), the number of further
+flags, each bringing 1 + the bank's control lines, after which the exact McNemar test on all the items would
+find the lead clear at p < 0.05 with an 80% chance if those rates hold: the test's power, computed exactly (a
+sum over the binomial numbers of further discordant items, no simulation); "too close" when even `FLAG_LIMIT`
+more flags would not do it."""
 
 import math
 from collections.abc import Iterable
@@ -178,7 +179,7 @@ class FlagPlan:
     flags: int | None
     power: float | None
     items_per_flag: int
-    leader_only_rate: float | None  # per item of the window
+    leader_only_rate: float | None  # per line both scored
     runner_up_only_rate: float | None
     limit: int = FLAG_LIMIT
     target: float = POWER
@@ -238,7 +239,7 @@ def flags_needed(
     limit: int = FLAG_LIMIT,
 ) -> FlagPlan:
     """How many more flags (each with `controls_per_flag` controls) would make the lead clear with a `target`
-    chance, at the window's rates: `leader_only` and `runner_up_only` items of its `items`. The least number of
+    chance, at the current rates: `leader_only` and `runner_up_only` of the `items` both candidates scored. The least number of
     flags found by bisection on the exact power (which creeps up with the flags, with the small steps of a
     discrete test)."""
     per_flag = 1 + controls_per_flag

@@ -58,7 +58,9 @@ def calls(request):
         "transcriber_tests/calls.html",
         {
             "calls": calls,
-            "rows_html": rows_html("transcriber_tests/call_rows.jinja", {"calls": calls.calls}),
+            "rows_html": rows_html(
+                "transcriber_tests/call_rows.jinja", {"calls": calls.calls, "tz": request.org.timezone}
+            ),
             "after": after,
             "form": form,
             "query": query_without_page(request, "after"),
@@ -167,13 +169,14 @@ def flag_line(request, pk):
 
 
 def _form(request, line, form, flag=None, status=200):
-    """The flag form: inline in the line's row for htmx, else on a page of its own."""
+    """The flag form: inline in the line's row for htmx, else on a page of its own (a plain form whose Cancel
+    goes back to the line on its call's page)."""
     if request.htmx:
         return _line_fragment(request, line, form, status=status)
     return render(
         request,
         "transcriber_tests/flag_form_page.html",
-        {"form": form, "line": line, "flag": flag},
+        {"form": form, "line": line, "flag": flag, "cancel_url": _line_url(line)},
         status=status,
     )
 

@@ -2,6 +2,7 @@
 says beyond ninja's own (`complete_schema`: the Idempotency-Key of every POST, the 415 of every JSON body, the
 response headers, every error code, no unused components)."""
 
+import json
 import re
 
 from django.shortcuts import render
@@ -17,11 +18,14 @@ from .errors import ERRORS, describe_codes
 
 
 class ReferencePage(DocsBase):
-    """A server-rendered reference built from the OpenAPI schema: works offline, loads no script."""
+    """A server-rendered reference built from the OpenAPI schema: works offline, loads no script. It is read a
+    section at a time (on a phone the whole of it was 400 KB and hundreds of screens tall): the page lists every
+    tag with its operations, and ?tag=<name> shows that tag's operations in full with the schemas they use."""
 
     def render_page(self, request, api, **kwargs):
         schema = api.get_openapi_schema(path_params=kwargs, request=request)
-        return render(request, "api/reference.html", reference_context(schema))
+        context = reference_context(schema, request.GET.get("tag"))
+        return render(request, "api/reference.html", context, status=404 if context["unknown_tag"] else 200)
 
 
 def code_spans(text: str) -> str:
@@ -43,7 +47,7 @@ def type_label(schema: dict) -> str:
         if combo in schema:
             return " or ".join(dict.fromkeys(type_label(s) for s in schema[combo]))
     if "enum" in schema:
-        return "one of " + ", ".join(repr(v) for v in schema["enum"])
+        return "one of " + ", ".join(json_value(v) for v in schema["enum"])
     kind = schema.get("type", "object")
     if kind == "array":
         return f"array of {type_label(schema.get('items', {}))}"
@@ -65,8 +69,13 @@ def _limits(schema: dict) -> str:
         if key in schema:
             parts.append(f"{label} {schema[key]}")
     if "default" in schema:
-        parts.append(f"default {schema['default']!r}")
+        parts.append(f"default {json_value(schema['default'])}")
     return ", ".join(parts)
+
+
+def json_value(value) -> str:
+    """A value as the API reads and writes it: JSON ("false", "null", "\"batch\""), never Python's repr."""
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _fields(schema: dict) -> list[dict]:
@@ -83,15 +92,40 @@ def _fields(schema: dict) -> list[dict]:
     ]
 
 
-def reference_context(schema: dict) -> dict:
+def _refs(node) -> set[str]:
+    """The component names a part of the schema refers to, directly."""
+    if isinstance(node, dict):
+        found = {_ref_name(node["$ref"])} if isinstance(node.get("$ref"), str) else set()
+        return found.union(*(_refs(v) for k, v in node.items() if k != "$ref"))
+    if isinstance(node, list):
+        return set().union(*(_refs(v) for v in node))
+    return set()
+
+
+def _reached(ops: list, components: dict) -> list[str]:
+    """The component schemas these operations reach, through each other too, by name."""
+    todo, seen = set().union(*(_refs(op) for op in ops)) if ops else set(), set()
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in components:
+            continue
+        seen.add(name)
+        todo |= _refs(components[name]) - seen
+    return sorted(seen)
+
+
+def reference_context(schema: dict, tag: str | None = None) -> dict:
+    """The reference page's context: every tag with its operations (the index), and with `tag`, that tag's
+    operations in full with the schemas they reach (`unknown_tag` when no tag has that name)."""
     components = schema.get("components", {}).get("schemas", {})
 
     def resolved(s: dict) -> dict:
         return components.get(_ref_name(s["$ref"]), {}) if "$ref" in s else s
 
-    operations = []
+    operations, raw = [], {}
     for path, methods in schema.get("paths", {}).items():
         for method, op in methods.items():
+            raw.setdefault((op.get("tags") or ["API"])[0], []).append(op)
             body = None
             if "requestBody" in op:
                 content_type, media = next(iter(op["requestBody"]["content"].items()))
@@ -139,18 +173,24 @@ def reference_context(schema: dict) -> dict:
     tags: dict[str, list] = {}
     for op in operations:
         tags.setdefault(op["tag"], []).append(op)
+    said = {t["name"]: code_spans(t.get("description", "")) for t in schema.get("tags", [])}
     info = schema.get("info", {})
+    shown = tag if tag in tags else None
     return {
         "info": {**info, "description": code_spans(info.get("description", ""))},
-        "tags": list(tags.items()),
+        "tags": [(name, ops, said.get(name, "")) for name, ops in tags.items()],
+        "tag": shown,
+        "unknown_tag": tag if tag and shown is None else "",
+        "operations": tags.get(shown, []),
+        "description": said.get(shown, ""),
         "schemas": [
             {
                 "name": name,
-                "description": code_spans(s.get("description", "")),
-                "fields": _fields(s),
-                "type": type_label(s) if "properties" not in s else "object",
+                "description": code_spans(components[name].get("description", "")),
+                "fields": _fields(components[name]),
+                "type": type_label(components[name]) if "properties" not in components[name] else "object",
             }
-            for name, s in sorted(components.items())
+            for name in (_reached(raw[shown], components) if shown else [])
         ],
         "openapi_url": reverse("api:openapi-json"),
         "errors_url": reverse("api_errors"),

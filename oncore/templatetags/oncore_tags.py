@@ -70,6 +70,16 @@ def day_in(moment, zone_name):
 
 
 @register.filter
+def minute_in(moment, zone_name):
+    """A moment to the minute in a timezone (an organization's), naming it: "2026-12-04 14:02 UTC", "2026-07-01
+    15:02 IST"; "" for none."""
+    if moment is None:
+        return ""
+    local = moment.astimezone(ZoneInfo(zone_name or "UTC"))
+    return f"{local:%Y-%m-%d %H:%M} {local.tzname()}"
+
+
+@register.filter
 def time_in(moment, zone_name):
     """A moment's time of day to the second in a timezone (an organization's), naming it: "14:02:31 UTC"."""
     if moment is None:

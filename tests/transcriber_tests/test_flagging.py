@@ -115,3 +115,38 @@ def test_the_call_page_asks_a_fixed_number_of_queries_however_many_lines_are_fla
 
     assert queries_for(1) == queries_for(4)
     assert Flag.objects.count() == 5
+
+
+def test_it_edits_a_flag_on_a_page_of_its_own_with_a_plain_form(admin_client, flag):
+    """The edit page (linked from "Check these expected texts") has no line row to swap: Save posts the form and
+    Cancel goes back to the line; the heading says the flag is being edited."""
+    url = reverse("tt:edit_flag", args=[flag.pk])
+    page = admin_client.get(url).content.decode()
+    assert "<h1>Edit the flag on line 1</h1>" in page and "<h1>Flag line" not in page
+    assert "<title>Edit the flag on line 1" in page
+    form = page[page.index('<form method="post" action="' + url) :]
+    form = form[: form.index("</form>")]
+    assert "hx-post" not in form and "hx-target" not in form and "hx-get" not in form
+    line_url = reverse("tt:call", args=[flag.line.call_id]) + f"?line={flag.line_id}#line-{flag.line_id}"
+    assert f'<a class="cancel" href="{line_url}">Cancel</a>' in form
+    assert "Save flag" in form
+
+    saved = admin_client.post(
+        url, {"expected_text": "Siobhan, a table for four at eight thirty", "bank": flag.bank_id}, follow=True
+    )
+    assert saved.redirect_chain[-1][0] == line_url
+    assert "Flag saved." in saved.content.decode()
+    flag.refresh_from_db()
+    assert flag.expected_text == "Siobhan, a table for four at eight thirty"
+
+    refused = admin_client.post(url, {"expected_text": " ... ", "bank": flag.bank_id})
+    assert refused.status_code == 422
+    assert (
+        "at least one word" in refused.content.decode()
+        and "Edit the flag on line 1" in refused.content.decode()
+    )
+
+
+def test_it_keeps_the_inline_flag_form_swapping_its_row_on_the_call_page(admin_client, flag):
+    form = admin_client.get(reverse("tt:edit_flag", args=[flag.pk]), HTTP_HX_REQUEST="true").content.decode()
+    assert f'hx-target="#line-{flag.line_id}"' in form and "<h1>" not in form

@@ -205,8 +205,15 @@ def test_the_switch_sentence_says_more_or_less_than_now_at_a_real_volume():
     unknown = tradeoffs.projection(
         1, "0.0015", Decimal("12000"), Decimal("24.00"), Decimal("10"), local=False
     )
-    assert "what it costs now is not known: 10 minutes ran on a live transcriber with no catalogue price" in (
-        queries.tradeoff.switch_words(T, unknown)
+    assert queries.tradeoff.switch_words(T, unknown) == (
+        "Switching to Deepgram Nova-3: about $18.00 a month at your last 30 days' volume (12,000 minutes): on the "
+        "11,990 minutes whose cost now is known, $6.02 less than now; the other 10 minutes ran on a live "
+        "transcriber that is not in the catalogue (named on the calls only)."
+    )
+    none_known = tradeoffs.projection(1, "0.0015", Decimal("10"), Decimal(0), Decimal("10"), local=False)
+    assert queries.tradeoff.switch_words(T, none_known).endswith(
+        "what it costs now is not known: 10 minutes ran on a live transcriber that is not in the catalogue (named "
+        "on the calls only)."
     )
 
 

@@ -142,6 +142,30 @@ def test_a_label_that_would_leave_the_chart_runs_to_the_left_of_its_point():
     assert by_key["fast"].anchor == "start"
 
 
+def test_a_candidate_at_zero_and_the_lowest_labels_stay_clear_of_the_x_axis():
+    """Issue 34, 5.10: a 0% candidate sat on the axis with its label, and a low point's label ran into the x
+    axis's tick labels."""
+    from transcriber_tests.charts import LABEL_LINES, Y_PAD
+
+    items = [_P("zero", 0.0, 0.4), _P("low", 0.02, 0.5), _P("mid", 0.45, 3.0), _P("top", 0.9, 1.0)]
+    chart = tradeoff_chart(items, {"zero", "top"})
+    left, top, right, bottom = chart.plot
+    by_key = {p.item.key: p for p in chart.points}
+    assert by_key["zero"].y == bottom - Y_PAD  # above the axis, not on it
+    for p in chart.points:
+        assert top <= p.y < bottom
+        assert p.label_y + LABEL_LINES <= bottom - 4, p.item.key  # both lines of its label above the axis
+    # Labels sit above their points (below, where the plot's top is too near), clear of the dashed front that
+    # runs level from a point.
+    assert all(p.label_y + LABEL_LINES < p.y or p.label_y - 10 > p.y for p in chart.points)
+    assert by_key["zero"].label_y + LABEL_LINES < by_key["zero"].y and by_key["top"].label_y > by_key["top"].y
+    same_side = sorted(p.label_y for p in chart.points if p.anchor == "start")
+    assert all(
+        b - a >= 26 for a, b in zip(same_side, same_side[1:], strict=False)
+    )  # and apart from each other
+    assert chart.y_ticks[0] == (bottom - Y_PAD, 0.0)
+
+
 def test_it_writes_a_months_work_in_the_unit_a_person_reads():
     from transcriber_tests.tradeoffs import hours_words
 

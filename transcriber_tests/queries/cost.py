@@ -8,6 +8,7 @@ The volume: the window's calls counted per live transcriber (one query, whose to
 cache), then one grouped query over their caller lines, cached per organization and filter until a call of the
 window is added or removed or the day changes."""
 
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -19,6 +20,7 @@ from oncore.calls.models import Call, Line
 from oncore.transcribers.models import Transcriber
 
 from .. import tradeoffs
+from ..lines import transcriber_named
 from .window import today, window_start
 
 VOLUME_DAYS = 30
@@ -36,7 +38,7 @@ class LiveShare:
     """The calls of the volume that ran on one live transcriber, and what their minutes cost there."""
 
     name: str
-    transcriber_id: int | None  # None: a live transcriber known by name only, with no catalogue price
+    transcriber_id: int | None  # None: a live transcriber named on the calls only, not in the catalogue
     calls: int
     minutes: Decimal
     cost: Decimal | None  # None when it has no catalogue price
@@ -58,6 +60,22 @@ class Volume:
     @property
     def unpriced_minutes(self) -> Decimal:
         return sum((s.minutes for s in self.live if s.cost is None), Decimal(0))
+
+    @property
+    def known_now(self) -> Decimal:
+        """What the minutes on a live transcriber with a catalogue price cost now (all of them, when every live
+        transcriber is in the catalogue)."""
+        return sum((s.cost for s in self.live if s.cost is not None), Decimal(0))
+
+    @property
+    def priced_minutes(self) -> Decimal:
+        """The minutes whose cost now is known: those on a live transcriber in the catalogue."""
+        return max(self.minutes - self.unpriced_minutes, Decimal(0))
+
+    @property
+    def priced_share(self) -> str:
+        """The share of the minutes whose cost now is known, as people read it ("93%")."""
+        return tradeoffs.share_words(self.priced_minutes, self.minutes)
 
     @property
     def now(self) -> Decimal | None:
@@ -101,32 +119,49 @@ def _volume(organization, calls, per_live, since, group) -> Volume:
     lines = Line.objects.filter(
         call__in=calls, speaker=Line.CALLER, start_s__isnull=False, end_s__isnull=False
     )
-    seconds = {
-        r["call__live_transcriber_id"]: r["s"] or 0.0
-        for r in lines.values("call__live_transcriber_id")
+    seconds = defaultdict(
+        float
+    )  # by catalogue id, or by name for calls that name their live transcriber only
+    for r in (
+        lines.values("call__live_transcriber_id", "call__live_transcriber_name")
         .annotate(s=Sum(F("end_s") - F("start_s")))
         .order_by()
-    }
-    shares, by_live, unknown_calls, unknown_names = [], {}, 0, set()
+    ):
+        tid = r["call__live_transcriber_id"]
+        seconds[tid if tid is not None else _name_key(r["call__live_transcriber_name"])] += r["s"] or 0.0
+    by_live, unknown = {}, {}
     for r in per_live:
-        tid = r["live_transcriber_id"]
-        if tid is None:  # known by name only
-            unknown_calls += r["n"]
-            unknown_names.add(r["live_transcriber_name"] or "unknown")
-            continue
-        found = by_live.setdefault(tid, {**r, "n": 0})
-        found["n"] += r["n"]
-    for tid, r in by_live.items():
-        minutes = tradeoffs.minutes_of(seconds.get(tid, 0.0))
-        local = r["live_transcriber__provider"] in LOCAL_PROVIDERS
-        price = r["live_transcriber__price_per_minute"]
-        cost = Decimal(0) if local else tradeoffs.cost_of(minutes, price)
-        shares.append(LiveShare(r["live_transcriber__display_name"], tid, r["n"], minutes, cost, local))
-    if unknown_calls:
-        name = ", ".join(sorted(unknown_names))
-        shares.append(
-            LiveShare(name, None, unknown_calls, tradeoffs.minutes_of(seconds.get(None, 0.0)), None)
+        tid, found = r["live_transcriber_id"], None
+        key = tid
+        if tid is None:  # named on the calls only: found in the catalogue by its name, as replay finds it
+            key = _name_key(r["live_transcriber_name"])
+            found = transcriber_named(r["live_transcriber_name"])
+            if found is None:
+                share = unknown.setdefault(key, {"name": key or "unknown", "n": 0, "seconds": 0.0})
+                share["n"] += r["n"]
+                share["seconds"] += seconds.get(key, 0.0)
+                continue
+            tid = found.pk
+        share = by_live.setdefault(
+            tid,
+            {
+                "name": found.display_name if found else r["live_transcriber__display_name"],
+                "provider": found.provider if found else r["live_transcriber__provider"],
+                "price": found.price_per_minute if found else r["live_transcriber__price_per_minute"],
+                "n": 0,
+                "seconds": 0.0,
+            },
         )
+        share["n"] += r["n"]
+        share["seconds"] += seconds.get(key, 0.0)
+    shares = []
+    for tid, r in by_live.items():
+        minutes = tradeoffs.minutes_of(r["seconds"])
+        local = r["provider"] in LOCAL_PROVIDERS
+        cost = Decimal(0) if local else tradeoffs.cost_of(minutes, r["price"])
+        shares.append(LiveShare(r["name"], tid, r["n"], minutes, cost, local))
+    for r in unknown.values():
+        shares.append(LiveShare(r["name"], None, r["n"], tradeoffs.minutes_of(r["seconds"]), None))
     shares.sort(key=lambda s: (-s.minutes, s.name))
     return Volume(
         first_day=since.date(),
@@ -138,13 +173,17 @@ def _volume(organization, calls, per_live, since, group) -> Volume:
     )
 
 
+def _name_key(name) -> str:
+    return (name or "").strip()
+
+
 def projection_of(transcriber, volume: Volume, real_time_factor=None) -> tradeoffs.Projection:
     """What `transcriber` would cost a month at the volume, beside what it costs now."""
     return tradeoffs.projection(
         transcriber.pk,
         transcriber.price_per_minute,
         volume.minutes,
-        volume.now or Decimal(0),
+        volume.known_now,
         volume.unpriced_minutes,
         local=is_local(transcriber),
         rtf=real_time_factor,

@@ -123,6 +123,11 @@ class BankResults:
         return [card for card in self.cards if card.all_failed]
 
     @property
+    def window_flags(self) -> int:
+        """The flags of the window (of every call, whatever the filter), scored or not."""
+        return sum(n for _, n in self.control_mix)
+
+    @property
     def mixed_controls(self) -> str:
         """ "312 flags with 1 control, 40 with 0" when the window's flags carry different numbers of controls
         (the bank's setting changed, or a call had too few lines); "" when they all carry the same."""

@@ -20,7 +20,7 @@ from .. import tradeoffs
 from ..aggregates import MICROS
 from ..charts import TradeoffChart, tradeoff_chart
 from ..models import GroupTotal, Score, ScoreTotal
-from . import cost, latency
+from . import cost, latency, pacing
 from .window import period_bounds
 
 CACHE_SECONDS = 60  # as the results cards (queries.results.RESULTS_CACHE_SECONDS), whose key it shares
@@ -53,6 +53,7 @@ class Choice:
     projection: tradeoffs.Projection
     on_front: bool
     is_leader: bool
+    pacing: object | None = None  # queries.pacing.Pacing of a streaming candidate's replays; None for batch
 
     # what tradeoff_chart reads
     @property
@@ -75,6 +76,12 @@ class Choice:
     @property
     def charted(self) -> bool:
         return self.summary.accuracy is not None and self.latency is not None
+
+    @property
+    def off_schedule(self) -> str:
+        """Beside a streaming candidate's time to final when its replays were paced off schedule: why the figure is
+        not a live call's; "" when they were on schedule (or it is a batch candidate)."""
+        return self.pacing.words if self.latency and self.pacing and self.pacing.off else ""
 
     @property
     def streaming(self) -> bool:
@@ -199,10 +206,19 @@ def switch_words(transcriber, p: tradeoffs.Projection) -> str:
     amount = dollars(p.cost)
     sentence = f"Switching to {name}: {amount if amount.startswith('under') else 'about ' + amount} a month at {volume}"
     if p.difference is None:
-        return (
-            f"{sentence}; what it costs now is not known: {minutes_words(p.unpriced_minutes)} ran on a live "
-            "transcriber with no catalogue price."
+        rest = (
+            f"{minutes_words(p.unpriced_minutes)} ran on a live transcriber that is not in the catalogue (named "
+            "on the calls only)"
         )
+        known = p.known_difference
+        if known is None:
+            return f"{sentence}; what it costs now is not known: {rest}."
+        said = (
+            "the same as now"
+            if known == 0
+            else f"{dollars(abs(known))} {'more' if known > 0 else 'less'} than now"
+        )
+        return f"{sentence}: on the {minutes_words(p.priced_minutes)} whose cost now is known, {said}; the other {rest}."
     if p.difference == 0:
         return f"{sentence}, the same as now."
     more = "more" if p.difference > 0 else "less"
@@ -224,11 +240,11 @@ def _window_costs(bank, results) -> dict:
     return {r["transcriber_id"]: Decimal(int(r["c"] or 0)) / MICROS for r in rows}
 
 
-def _figures(bank, results) -> tuple[dict, dict]:
-    """(latencies, window costs) of the results' candidates, cached as the results are."""
+def _figures(bank, results) -> tuple[dict, dict, dict]:
+    """(latencies, window costs, streaming pacing) of the results' candidates, cached as the results are."""
     group = results.group.key if results.group else ""
     key = (
-        f"bank-tradeoff:{bank.pk}:{results.window_days}:{results.date_from}:{results.date_to}:{group}:"
+        f"bank-tradeoff:v2:{bank.pk}:{results.window_days}:{results.date_from}:{results.date_to}:{group}:"
         f"{bank.results_changed_at.isoformat()}"
     )
     found = cache.get(key)
@@ -236,7 +252,12 @@ def _figures(bank, results) -> tuple[dict, dict]:
         since, until = period_bounds(
             results.window_days, results.date_from, results.date_to, bank.organization.zone
         )
-        found = (latency.latencies(bank.pk, since, until, results.group), _window_costs(bank, results))
+        ids = [card.transcriber.pk for card in results.cards]
+        found = (
+            latency.latencies(bank.pk, since, until, results.group),
+            _window_costs(bank, results),
+            pacing.pacing(bank, since, until, ids, results.group),
+        )
         cache.set(key, found, CACHE_SECONDS)
     return found
 
@@ -244,7 +265,7 @@ def _figures(bank, results) -> tuple[dict, dict]:
 def bank_tradeoff(bank, results) -> Tradeoff:
     """The trade-off of the results' candidates (queries.bank_results, filtered or not), with the organization's
     volume (the group's, under a filter)."""
-    latencies, window_costs = _figures(bank, results)
+    latencies, window_costs, paced = _figures(bank, results)
     volume = cost.call_volume(bank.organization, results.group)
     choices = []
     for card in results.cards:
@@ -263,6 +284,7 @@ def bank_tradeoff(bank, results) -> Tradeoff:
                 projection=cost.projection_of(t, volume, found.real_time_factor if found else None),
                 on_front=False,
                 is_leader=card.is_leader,
+                pacing=paced.get(t.pk),
             )
         )
     front = tradeoffs.pareto_front([(c.key, c.accuracy, c.p95_s) for c in choices])

@@ -24,6 +24,7 @@ class TrustRow:
     transcriber: object
     wilson: tuple[float, float] | None
     calls: uncertainty.Bootstrap
+    scored: int = 0  # its scored lines of the window
 
 
 @dataclass(frozen=True)
@@ -36,10 +37,19 @@ class Trust:
     lead_calls: uncertainty.Bootstrap | None  # the leader's accuracy less the runner-up's, calls resampled
     plan: uncertainty.FlagPlan | None
     sentence: str  # where the call-level and the line-level figures disagree, and why; "" when they agree
-    items: int  # items (flags and controls) in the window the plan's rates are per
+    items: int  # items (flags and controls) in the window
     controls_per_flag: int
+    plan_lines: int = 0  # lines both the leader and the runner-up scored: the plan's rates are per these
+    pending: int = (
+        0  # the bank's line transcriptions waiting when these figures were computed: the plan is provisional
+    )
     resamples: int = uncertainty.RESAMPLES
     seed: int = uncertainty.SEED
+
+    @property
+    def scored(self) -> dict:
+        """{transcriber id: its scored lines of the window}."""
+        return {row.transcriber.pk: row.scored for row in self.rows}
 
 
 def _histograms(bank_id: int, since, until, transcriber_ids) -> dict[int, list]:
@@ -86,19 +96,23 @@ def _compute(bank: Bank, r: BankResults) -> Trust:
             card.transcriber,
             card.interval,
             uncertainty.accuracy_bootstrap(histograms.get(card.transcriber.pk, [])),
+            card.summary.scored,
         )
         for card in r.cards
     ]
     by_id = {row.transcriber.pk: row for row in rows}
     items = totals.item_count(bank.pk, since, until)
     lead_calls = plan = None
+    plan_lines = r.lead.both_scored if r.lead is not None else 0
     if r.lead is not None and r.leader is not None and r.runner_up is not None:
         leader_id, runner_up_id = r.leader.transcriber.pk, r.runner_up.transcriber.pk
         lead_calls = uncertainty.lead_bootstrap(
             _pair_histogram(bank.pk, since, until, leader_id, runner_up_id)
         )
+        # The rates over the lines both scored (those McNemar counts), not over every line of the window: a line
+        # still waiting for one of them is neither's yet.
         plan = uncertainty.flags_needed(
-            r.lead.leader_only_right, r.lead.runner_up_only_right, items, bank.controls_per_flag
+            r.lead.leader_only_right, r.lead.runner_up_only_right, plan_lines, bank.controls_per_flag
         )
     leader_row = by_id.get(r.leader.transcriber.pk) if r.leader else None
     sentence = uncertainty.disagreement(
@@ -118,6 +132,8 @@ def _compute(bank: Bank, r: BankResults) -> Trust:
         sentence,
         items,
         bank.controls_per_flag,
+        plan_lines,
+        r.pending,
     )
 
 

@@ -333,6 +333,9 @@ def do_start_run(
     size = config().run_calibration_lines
     sampled = set(random.Random(seed).sample(range(len(lines)), min(size, len(lines))))
     live = {c.pk: live_transcriber_of(c) for c in calls}
+    # A flagged line is one from the start (the page and the CSV say so while it waits); the comparison reads its
+    # flag again, in case it was edited or deleted meanwhile.
+    flags = {f.line_id: f for f in Flag.objects.filter(line_id__in=[ln.pk for ln in lines])}
     try:
         with transaction.atomic():
             run = Run.objects.create(
@@ -355,6 +358,8 @@ def do_start_run(
                         position=i,
                         calibration=i in sampled,
                         replay_transcriber=live[ln.call_id] if i in sampled else None,
+                        flag=flags.get(ln.pk),
+                        expected_text=flags[ln.pk].expected_text if ln.pk in flags else "",
                     )
                     for i, ln in enumerate(lines)
                 ]

@@ -104,6 +104,7 @@ class RunSummary:
     judge_calls_saved: int  # label requests the rule labels spared the judge
     judge_requests: int  # label requests the judge was sent
     flagged: int
+    identical_labelled: int  # identical lines that are flagged: also labelled against what was said
     calibration_sampled: int
     calibration_compared: int
     calibration_matched: int
@@ -134,6 +135,13 @@ class RunSummary:
         return self.fixes + self.breaks + self.same_meaning + self.both_wrong
 
     @property
+    def in_boxes(self) -> int:
+        """What the run page's boxes add up to (fixes, breaks, same meaning, both wrong, identical, differing not
+        labelled, no text): each compared line once, but an identical flagged line twice (identical, and same
+        meaning or both wrong against what was said)."""
+        return self.labelled + self.identical + self.unlabelled + self.candidate_failed
+
+    @property
     def with_text(self) -> int:
         """Compared lines on which the candidate produced text: the y of "lines that differ: x of y"."""
         return self.identical + self.differing
@@ -161,6 +169,7 @@ COUNTED = {
     "rule_labelled": Q(label_source=RunLine.BY_RULE),
     "judge_gave_up": Q(label="") & ~Q(label_error=""),
     "flagged": Q(flag__isnull=False),
+    "identical_labelled": Q(compared=True, candidate_failed=False, differs=False) & ~Q(label=""),
     "calibration_sampled": Q(calibration=True),
     "calibration_compared": Q(calibration=True, replay_matches__isnull=False),
     "calibration_matched": Q(calibration=True, replay_matches=True),

@@ -60,7 +60,10 @@ def run_new(request, pk):
         raw = request.POST.getlist("calls") + request.POST.get("more_calls", "").replace(";", ",").split(",")
     selected = ids_in(raw)
     choices = queries.call_choices(request.org, bank, selected)
-    form = RunForm(request.POST or None, bank=bank, call_choices=choices, initial={"calls": selected})
+    leader = queries.default_candidate(bank)
+    form = RunForm(
+        request.POST or None, bank=bank, call_choices=choices, leader=leader, initial={"calls": selected}
+    )
     estimate, in_progress, status = None, None, 200
     if request.method == "POST" and form.is_valid():
         candidate = form.cleaned_data["candidate"]
@@ -95,7 +98,7 @@ def run_new(request, pk):
             "estimate": estimate,
             "left_out_summary": queries.left_out_summary(estimate.left_out) if estimate else "",
             "in_progress": in_progress,
-            "leader": queries.default_candidate(bank),
+            "leader": leader,
             "max_calls": actions.MAX_CALLS,
             "judge_configured": llm.judge_configured(),
             "chosen_candidate": form.cleaned_data.get("candidate")

@@ -46,6 +46,16 @@ class LatencyOut(Schema):
         "this server); null for a vendor, whose latency includes the network, and for a streaming candidate, "
         "whose session lasts as long as its audio."
     )
+    frames_off_schedule_share: float | None = Field(
+        None,
+        description="A streaming candidate's replays: the share of their 20 ms audio frames sent off a live "
+        "call's schedule (more than 5 ms late or early); null for a batch candidate.",
+    )
+    off_schedule: str = Field(
+        "",
+        description="Over 5% of frames off schedule: the sentence the page shows beside the figure (this server "
+        'was busy, so the time to final is longer than a live call would see); "" otherwise.',
+    )
 
 
 class PriceOut(Schema):
@@ -62,9 +72,13 @@ class ProjectionOut(Schema):
     )
     now: Money | None = Field(
         description="What the same minutes cost on their calls' live transcribers; null when some ran on one "
-        "with no catalogue price."
+        "named on the calls only, not in the catalogue."
     )
     difference: Money | None = Field(description="cost - now (negative: less than now); null when now is.")
+    difference_known: Money | None = Field(
+        description="The same difference on the minutes whose cost now is known (those on a live transcriber in "
+        "the catalogue): equal to difference when every minute's is; null when none is."
+    )
     processing_hours: float | None = Field(
         description="A local engine: hours it would run on this server a month at its real-time factor."
     )
@@ -93,7 +107,9 @@ class TradeoffFields(Schema):
 
 class LiveShareOut(Schema):
     name: str
-    transcriber_id: int | None = Field(description="null: known by name only, with no catalogue price.")
+    transcriber_id: int | None = Field(
+        description="null: named on the calls only and not found in the catalogue by that name, so no price."
+    )
     calls: int
     minutes: float
     cost: Money | None = Field(description="What its minutes cost; null without a catalogue price.")
@@ -117,7 +133,13 @@ class VolumeOut(Schema):
     now: Money | None = Field(
         description="What those minutes cost on their live transcribers; null if unknown."
     )
-    unpriced_minutes: float = Field(description="Minutes on a live transcriber with no catalogue price.")
+    now_known: Money = Field(
+        description="What the minutes on a live transcriber in the catalogue cost now (all of them when now is "
+        "not null)."
+    )
+    unpriced_minutes: float = Field(
+        description="Minutes on a live transcriber named on the calls only and not in the catalogue."
+    )
     production: list[LiveShareOut] = Field(
         description="Per production (live) transcriber, most minutes first."
     )
@@ -185,6 +207,7 @@ def projection_out(p: tradeoffs.Projection, summary: str) -> dict:
         "cost": money(p.cost),
         "now": money(p.now),
         "difference": money(p.difference),
+        "difference_known": money(p.known_difference),
         "processing_hours": p.processing_hours,
         "summary": summary,
     }
@@ -199,12 +222,19 @@ def price_out(t, local: bool) -> dict:
     }
 
 
-def latency_fields(found, local: bool) -> dict | None:
-    """A queries.latency.Latency as LatencyOut (the real-time factor a local batch engine's only)."""
+def latency_fields(found, local: bool, pacing=None) -> dict | None:
+    """A queries.latency.Latency as LatencyOut (the real-time factor a local batch engine's only), with how its
+    streaming replays were paced (queries.pacing.Pacing) where known."""
     if found is None:
         return None
     streaming = getattr(found, "streaming", False)
-    return {
+    paced = {}
+    if pacing is not None:
+        paced = {
+            "frames_off_schedule_share": round(pacing.share, 4),
+            "off_schedule": pacing.words if pacing.off else "",
+        }
+    return paced | {
         "mode": "streaming" if streaming else "batch",
         "measure": TIME_TO_FINAL if streaming else LATENCY,
         "lines": found.lines,
@@ -216,7 +246,7 @@ def latency_fields(found, local: bool) -> dict | None:
 
 
 def latency_out(choice) -> dict | None:
-    return latency_fields(choice.latency, choice.local)
+    return latency_fields(choice.latency, choice.local, choice.pacing)
 
 
 def card_fields(choice) -> dict:
@@ -245,6 +275,7 @@ def volume_out(v) -> dict:
         "calls": v.calls,
         "minutes": float(v.minutes),
         "now": money(v.now),
+        "now_known": money(v.known_now),
         "unpriced_minutes": float(v.unpriced_minutes),
         "production": [
             {

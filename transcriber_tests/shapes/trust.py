@@ -168,7 +168,7 @@ class PlanOut(Schema):
     alpha: float
     items_per_flag: int = Field(description="Lines a flag brings: itself and the bank's control lines.")
     leader_only_rate: float | None = Field(
-        description="Share of the window's lines only the leader got right."
+        description="Share of the lines both scored that only the leader got right."
     )
     runner_up_only_rate: float | None
     limit: int
@@ -195,7 +195,14 @@ class TrustOut(Schema):
     disagreement: str = Field(
         description='Where the call-level figures and the line-level ones disagree, and why; "" when they agree.'
     )
-    lines: int = Field(description="Lines (flags and controls) of the window, that the plan's rates are per.")
+    lines: int = Field(description="Lines (flags and controls) of the window.")
+    lines_both_scored: int = Field(
+        description="Lines both the leader and the runner-up scored, that the plan's rates are per."
+    )
+    pending: int = Field(
+        description="The bank's line transcriptions still waiting when these figures were computed; while any "
+        "are, the plan is provisional."
+    )
     more_flags: PlanOut | None = Field(description="How many more flags would make the lead clear.")
     figures: FiguresOut = Field(description="How new these figures are.")
 
@@ -231,6 +238,8 @@ def trust_out(bank, t: Trust, about, figures) -> dict:
         "mcnemar_clear": t.lead.clear if t.lead else None,
         "disagreement": t.sentence,
         "lines": t.items,
+        "lines_both_scored": t.plan_lines,
+        "pending": t.pending,
         "more_flags": None
         if plan is None
         else {

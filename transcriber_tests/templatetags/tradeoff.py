@@ -50,10 +50,18 @@ def whole_minutes(minutes):
 @register.filter
 def against_now(projection):
     """A monthly projection against what the calls cost now: "$12.40 more than now", "$3.00 less than now", "the
-    same as now", or "today's cost unknown" (some minutes ran on a live transcriber with no catalogue price)."""
-    difference = projection.difference
-    if difference is None:
-        return "today's cost unknown"
-    if difference == 0:
-        return "the same as now"
-    return f"{dollars(abs(difference))} {'more' if difference > 0 else 'less'} than now"
+    same as now"; where some minutes ran on a live transcriber named on the calls only and not in the catalogue,
+    the same on the minutes whose cost is known ("$3.00 less than now on the 93% of minutes priced now"), or, with
+    none known, that today's cost is not known."""
+    known = projection.known_difference
+    if known is None:
+        return "today's cost unknown: its live transcriber is not in the catalogue (named on the calls only)"
+    said = (
+        "the same as now"
+        if known == 0
+        else f"{dollars(abs(known))} {'more' if known > 0 else 'less'} than now"
+    )
+    if projection.difference is None:
+        share = tradeoffs.share_words(projection.priced_minutes, projection.minutes)
+        return f"{said} on the {share} of minutes priced now"
+    return said

@@ -96,7 +96,9 @@ def test_it_shows_how_many_differing_lines_are_labelled_beside_a_partial_figure(
     )
     assert read(page, "Breaks").startswith("Breaks 0 live right, candidate wrong 0.0% of 3 lines")
     assert read(page, "Breaks").endswith(note)
-    assert read(page, "Other lines").endswith(f"Flagged lines 1 Same meaning and both wrong: {note}")
+    assert f"Flagged lines 1 (in the boxes above too) Same meaning and both wrong: {note}" in read(
+        page, "Other lines"
+    )
 
     listing = read(admin_client.get(reverse("runs:bank_runs", args=[bank.pk])).content)
     assert "4 differing lines not labelled: " + NOT_CONFIGURED in listing
