@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db.models import Sum
 
-from .. import uncertainty
+from .. import scoring, uncertainty
 from ..models import Bank, CallPairTotal, CallTotal
 from . import totals
 from .results import RESULTS_CACHE_SECONDS, BankResults, bank_results
@@ -43,8 +43,13 @@ class Trust:
     pending: int = (
         0  # the bank's line transcriptions waiting when these figures were computed: the plan is provisional
     )
+    # The leader rests on too few lines to trust whatever the tests say (the results' rule, scoring.TRUST_RULE):
+    # the one verdict every page gives first.
+    provisional: bool = False
+    leader_scored: int = 0
     resamples: int = uncertainty.RESAMPLES
     seed: int = uncertainty.SEED
+    trust_rule: str = scoring.TRUST_RULE
 
     @property
     def scored(self) -> dict:
@@ -134,6 +139,8 @@ def _compute(bank: Bank, r: BankResults) -> Trust:
         bank.controls_per_flag,
         plan_lines,
         r.pending,
+        r.provisional,
+        r.leader.summary.scored if r.leader else 0,
     )
 
 

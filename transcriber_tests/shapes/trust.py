@@ -205,6 +205,10 @@ class TrustOut(Schema):
     )
     more_flags: PlanOut | None = Field(description="How many more flags would make the lead clear.")
     figures: FiguresOut = Field(description="How new these figures are.")
+    provisional: bool = Field(
+        description="The leader rests on too few lines to trust, whatever the tests say (the results' rule): the "
+        "verdict every screen gives first."
+    )
 
 
 def _bootstrap(b) -> dict | None:
@@ -218,6 +222,7 @@ def trust_out(bank, t: Trust, about, figures) -> dict:
     plan = t.plan
     return {
         "figures": figures_out(figures),
+        "provisional": t.provisional,
         "bank_id": bank.pk,
         "window_days": t.window_days,
         "resamples": t.resamples,
