@@ -263,7 +263,9 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
     # The leaderboard, then the bank's results with the trend and the tag breakdown.
     page.goto(f"{base}/banks/")
     board = page.locator("table.leaderboard").inner_text()
-    english = page.locator("table.leaderboard tbody tr", has_text="English").inner_text()
+    english = page.locator(
+        "table.leaderboard tbody tr", has=page.locator(f'a[href="/banks/{bank.pk}/?window=30"]')
+    ).inner_text()
     assert "★" in english and "n=2" in english and "1 of 5" in english, (
         english
     )  # today's flag and its control
