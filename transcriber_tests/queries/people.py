@@ -5,6 +5,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.core.cache import cache
 from django.db.models import Count, F, Q, Window
 from django.db.models.functions import RowNumber
 
@@ -132,9 +133,17 @@ def edits_of(flag: Flag):
     return FlagEdit.objects.filter(flag=flag).select_related("by", "by_key")
 
 
+FLAGGERS_CACHE_S = 60  # a new admin or key joins the turn table's filter within a minute
+
+
 def flaggers(organization) -> list[tuple[str, str]]:
     """The people who can flag in this organization (its admins, then its organization API keys), as the turn
-    table's filter offers them: [(value, name)] with values "user:<id>" and "key:<id>"."""
+    table's filter offers them: [(value, name)] with values "user:<id>" and "key:<id>". Kept a minute in the
+    cache: every read of the turn table offers them."""
+    return cache.get_or_set(f"flaggers:{organization.pk}", lambda: _flaggers(organization), FLAGGERS_CACHE_S)
+
+
+def _flaggers(organization) -> list[tuple[str, str]]:
     admins = (
         Membership.objects.filter(organization=organization, role=Membership.ADMIN)
         .select_related("user")

@@ -65,8 +65,8 @@ def turn_items(
     pair: tuple[int, str] | None = None,
     flagged_by: tuple[str, int] | None = None,
 ):
-    """Ids of the bank's items (flags and their controls), newest flag first, for pagination; `turn_rows` loads
-    one page of them. Every item has exactly one live score, written when it entered a bank, so live scores
+    """The bank's items (flags and their controls), newest flag first, each as its id and values (ITEM), for
+    pagination: a page of them is read in one query, and `turn_rows` adds their candidates' cells. Every item has exactly one live score, written when it entered a bank, so live scores
     double as the item list; each carries whether the bank's candidates disagree on the item (aggregates).
     Pages are read along the bank's flags newest first (an index); the count comes from the per-day totals,
     except with a tag, a confusion pair (`pair`: a transcriber id and alignment.pair_token) or the person who
@@ -86,9 +86,7 @@ def turn_items(
     if flagged_by is not None:
         who, pk = flagged_by
         items = items.filter(**{"flag__created_by_key_id" if who == "key" else "flag__created_by_id": pk})
-    ordered = items.order_by(
-        "-flag__joined_at", "-flag_id", F("control_id").asc(nulls_first=True)
-    ).values_list("id", flat=True)
+    ordered = items.order_by(*NEWEST).values_list("id", *ITEM)
     if tag or pair is not None or flagged_by is not None:
         return ordered
     return KnownCount(ordered, totals.item_count(bank.pk, since, kind=kind, disagree=disagree))
@@ -177,13 +175,12 @@ def _row(v, candidate_cells, pick) -> TurnRow:
     )
 
 
-def turn_rows(bank: Bank, item_ids, candidates) -> list[TurnRow]:
-    """Rows for one page of items (ids from turn_items), in its order, with each candidate's cell (the bank's
-    candidates, in their order) and the judge's pick: four queries a page (the fourth only with failed cells)."""
+def turn_rows(bank: Bank, items, candidates) -> list[TurnRow]:
+    """Rows for one page of items (from turn_items: their ids and values), in its order, with each candidate's
+    cell (the bank's candidates, in their order) and the judge's pick: two queries a page, the scores and the
+    picks (a third only with failed cells)."""
     candidates = [c.transcriber for c in candidates]
-    item_ids = list(item_ids)
-    found = {v[0]: v[1:] for v in Score.objects.filter(pk__in=item_ids).values_list("pk", *ITEM)}
-    item_values = [found[pk] for pk in item_ids if pk in found]
+    item_values = [v[1:] for v in items]
     scores = Score.objects.filter(
         source=Score.CANDIDATE, flag_id__in={v[0] for v in item_values}, transcriber__in=candidates
     ).values_list(*cells.KEYS, *cells.COLUMNS)
