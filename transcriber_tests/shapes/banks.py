@@ -106,16 +106,9 @@ class Interval(Schema):
     high: float
 
 
-class Summary(Schema):
-    transcriber: TranscriberRef
-    scored: int = Field(description="Lines scored (flags and controls in the window).")
-    matches: int
-    failed: int = Field(
-        description="Lines it failed on (an error, or a text with no words): left out of the division."
-    )
-    accuracy: float | None = Field(description="matches / scored, a fraction; null when nothing is scored.")
-    mean_wer: float | None
-    interval: Interval | None = Field(description="95% Wilson interval of the accuracy.")
+class LeadParts(Schema):
+    """Where an accuracy comes from: the flagged lines fixed and the control lines kept, each with n."""
+
     flags_scored: int = Field(
         description="Of `scored`, the flagged lines (the production transcriber got them wrong)."
     )
@@ -126,6 +119,28 @@ class Summary(Schema):
     controls_kept: int = Field(
         description="Of `matches`, on control lines: lines it kept as the production transcript had them."
     )
+
+
+def lead_parts_out(s) -> dict:
+    """LeadParts of a scoring.CandidateSummary."""
+    return {
+        "flags_scored": s.flags_scored,
+        "flags_fixed": s.flags_fixed,
+        "controls_scored": s.control_scored,
+        "controls_kept": s.controls_kept,
+    }
+
+
+class Summary(LeadParts):
+    transcriber: TranscriberRef
+    scored: int = Field(description="Lines scored (flags and controls in the window).")
+    matches: int
+    failed: int = Field(
+        description="Lines it failed on (an error, or a text with no words): left out of the division."
+    )
+    accuracy: float | None = Field(description="matches / scored, a fraction; null when nothing is scored.")
+    mean_wer: float | None
+    interval: Interval | None = Field(description="95% Wilson interval of the accuracy.")
 
 
 class EntityBenchmark(Schema):
@@ -242,10 +257,7 @@ def summary_out(t, s, interval) -> dict:
         "accuracy": s.accuracy,
         "mean_wer": s.mean_wer,
         "interval": interval_out(interval),
-        "flags_scored": s.flags_scored,
-        "flags_fixed": s.flags_fixed,
-        "controls_scored": s.control_scored,
-        "controls_kept": s.controls_kept,
+        **lead_parts_out(s),
     }
 
 

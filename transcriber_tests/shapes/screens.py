@@ -10,13 +10,13 @@ from ninja import Field, Schema
 from .. import scoring
 from ..queries.cells import ScoreCell
 from ..queries.tradeoff import switch_words
-from .banks import Interval, LeadTestOut, interval_out
+from .banks import Interval, LeadParts, LeadTestOut, interval_out, lead_parts_out
 from .refs import TranscriberRef, transcriber_ref
 from .tradeoff import LatencyOut, ProjectionOut, latency_fields, projection_out
 from .turns import Cell, PickOut, cell_out, pick_out
 
 
-class LeaderSummary(Schema):
+class LeaderSummary(LeadParts):
     scored: int = Field(description="Lines the leader scored in the window (flags and controls).")
     matches: int
     failed: int
@@ -25,14 +25,6 @@ class LeaderSummary(Schema):
     interval: Interval | None = Field(description="95% Wilson interval of the accuracy.")
     provisional: bool = Field(
         description=f"Too few lines to trust the leader yet: it needs {scoring.TRUST_RULE}."
-    )
-    flags_scored: int = Field(
-        description="Of `scored`, the flagged lines (the production transcriber got them wrong)."
-    )
-    flags_fixed: int = Field(description="Of `matches`, on flagged lines: lines it fixed.")
-    controls_scored: int = Field(description="Of `scored`, the control lines.")
-    controls_kept: int = Field(
-        description="Of `matches`, on control lines: lines it kept as the production transcript had them."
     )
     lead_from: Literal["flags", "controls"] | None = Field(
         description="Which part alone carries the lead over the runner-up; null when both do, or no runner-up."
@@ -118,10 +110,7 @@ def leaderboard_out(board, window_days: int, days, zone: str) -> dict:
                     "mean_wer": s.mean_wer,
                     "interval": interval_out(row.interval),
                     "provisional": row.provisional,
-                    "flags_scored": s.flags_scored,
-                    "flags_fixed": s.flags_fixed,
-                    "controls_scored": s.control_scored,
-                    "controls_kept": s.controls_kept,
+                    **lead_parts_out(s),
                     "lead_from": row.lead_from or None,
                     "production_model": row.live_model,
                 }
