@@ -105,19 +105,7 @@ class Command(BaseCommand):
         provider = providers.get(name)
         if provider is None:
             raise CommandError(f"No provider {name!r}: choose one of {', '.join(providers.names())}.")
-        problems = []
-        if not model:
-            problems.append("The model must not be empty: give the provider's model string.")
-        if mode not in provider.modes:
-            problems.append(
-                f"{name} has no {mode} engine: use --mode {' or '.join(provider.modes)}, or one of "
-                f"{', '.join(providers.names(mode))}."
-            )
-        if provider.models and model.lower() not in provider.models:
-            problems.append(
-                f"{provider.label.removesuffix(' (local)')} has only its {' or '.join(provider.models)} "
-                f"model, not {model!r}: give {' or '.join(provider.models)}."
-            )
+        problems = _model_problems(provider, model, mode)
 
         price = _price(o["price_per_minute"], problems)
         price_date = _day(o["price_date"], "--price-date", problems)
@@ -132,18 +120,7 @@ class Command(BaseCommand):
             )
 
         key_env = o["api_key_env"].strip()
-        if key_env and not ENV_NAME.match(key_env):
-            problems.append(
-                f"--api-key-env must name an environment variable (capitals, digits and _), e.g. "
-                f"{provider.key_env or name.upper() + '_API_KEY'}; never give the key itself."
-            )
-        if provider.keyed and not key_env:
-            problems.append(
-                f"{name} needs a key: name its environment variable with --api-key-env (usually "
-                f"{provider.key_env})."
-            )
-        if provider.local and key_env:
-            problems.append(f"{name} runs here and sends no key: leave out --api-key-env.")
+        problems += _key_problems(provider, key_env)
 
         try:
             options = json.loads(o["options"])
@@ -190,6 +167,43 @@ class Command(BaseCommand):
         )
         if key_env:
             self.stdout.write(f"Its key is read from the environment variable {key_env} when it transcribes.")
+
+
+def _model_problems(provider, model: str, mode: str) -> list[str]:
+    """What the provider's registration refuses in the model and mode."""
+    problems = []
+    if not model:
+        problems.append("The model must not be empty: give the provider's model string.")
+    if mode not in provider.modes:
+        problems.append(
+            f"{provider.name} has no {mode} engine: use --mode {' or '.join(provider.modes)}, or one of "
+            f"{', '.join(providers.names(mode))}."
+        )
+    if provider.models and model.lower() not in provider.models:
+        problems.append(
+            f"{provider.label.removesuffix(' (local)')} has only its {' or '.join(provider.models)} "
+            f"model, not {model!r}: give {' or '.join(provider.models)}."
+        )
+    return problems
+
+
+def _key_problems(provider, key_env: str) -> list[str]:
+    """What is wrong with --api-key-env for the provider: not a variable's name, missing where every request
+    needs a key, given where none is sent."""
+    problems = []
+    if key_env and not ENV_NAME.match(key_env):
+        problems.append(
+            f"--api-key-env must name an environment variable (capitals, digits and _), e.g. "
+            f"{provider.key_env or provider.name.upper() + '_API_KEY'}; never give the key itself."
+        )
+    if provider.keyed and not key_env:
+        problems.append(
+            f"{provider.name} needs a key: name its environment variable with --api-key-env (usually "
+            f"{provider.key_env})."
+        )
+    if provider.local and key_env:
+        problems.append(f"{provider.name} runs here and sends no key: leave out --api-key-env.")
+    return problems
 
 
 def _price(text: str, problems: list) -> Decimal | None:
