@@ -1,7 +1,8 @@
 """OnCore's own settings through one typed accessor: `config().clip_margin_s`, never a string key. settings.py
 reads them from the environment with oncore.env's helpers, which refuse a bad value at start-up, into
-settings.ONCORE (docs/deploy.md lists each variable); `config()` reads whatever settings.ONCORE is now, so a test
-that overrides it is seen at once. Django's and the libraries' own settings (DATABASES, CACHES, Q_CLUSTER, ...)
+settings.ONCORE (settings.py says beside each variable what it does; the README's configuration table and
+docs/deploy.md describe those a deployment sets); `config()` reads whatever settings.ONCORE is now, so a test that
+overrides it is seen at once. Django's and the libraries' own settings (DATABASES, CACHES, Q_CLUSTER, ...)
 stay where those read them; what OnCore's code needs of them is here too (queue_timeout_s, queue_retry_s)."""
 
 from dataclasses import dataclass, fields
