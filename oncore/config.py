@@ -1,6 +1,9 @@
 """OnCore's own settings through one typed accessor: `config().clip_margin_s`, never a string key. settings.py
-reads them from the environment with oncore.env's helpers into settings.ONCORE (docs/deploy.md lists each);
-`config()` reads whatever settings.ONCORE is now, so a test that overrides it is seen at once."""
+reads them from the environment with oncore.env's helpers, which refuse a bad value at start-up, into
+settings.ONCORE (settings.py says beside each variable what it does; the README's configuration table and
+docs/deploy.md describe those a deployment sets); `config()` reads whatever settings.ONCORE is now, so a test that
+overrides it is seen at once. Django's and the libraries' own settings (DATABASES, CACHES, Q_CLUSTER, ...)
+stay where those read them; what OnCore's code needs of them is here too (queue_timeout_s, queue_retry_s)."""
 
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -35,6 +38,14 @@ class Config:
     webhook_max_endpoints: int  # endpoints one organization may have
     rate_limit_per_minute: int  # requests a key or session sends a group of costly endpoints a minute
     model_cache_dir: Path
+    login_max_failures: int  # failures of one username from one address before it is paused
+    login_max_failures_per_address: int  # failures from one address, whatever the usernames
+    login_window_minutes: int
+    trusted_proxy_header: str  # the header a trusted proxy puts the client's address in ("": none)
+    login_counters: str  # "cache" (shared, with Redis) or "database"
+    queue_timeout_s: int  # django-q2 kills a task after this (Q_CLUSTER's timeout)
+    queue_retry_s: int  # and hands a task out again after this (Q_CLUSTER's retry)
+    warm_up: bool  # a served process warms up before its first request (oncore.warmup)
 
 
 NAMES = {f.name.upper(): f.name for f in fields(Config)}

@@ -25,11 +25,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import django_q.tasks
-from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.db.models import F, Model, Q, QuerySet
 from django.utils import timezone
+
+from oncore.config import config
 
 # ---------------------------------------------------------------- leases and the backoff
 
@@ -37,7 +38,7 @@ from django.utils import timezone
 def task_lease_s() -> float:
     """The lease of a claim held by a queue task: django-q2 kills a task at its timeout, so no live worker
     holds a claim longer."""
-    return float(settings.Q_CLUSTER["timeout"])
+    return float(config().queue_timeout_s)
 
 
 def backoff_s(base_s: float, attempts: int, retry_after: float | None = None) -> float:

@@ -118,15 +118,6 @@ AUTH_PASSWORD_VALIDATORS = [
     )
 ]
 
-# Log-in throttle (oncore.accounts.login), over LOGIN_WINDOW_MINUTES: a username from one address is paused
-# after LOGIN_MAX_FAILURES failures; an address after LOGIN_MAX_FAILURES_PER_ADDRESS failures, whatever the
-# usernames. The client address is REMOTE_ADDR, or, behind a proxy that sets it, the header named by
-# TRUSTED_PROXY_HEADER (e.g. X-Forwarded-For: its last address, the one the proxy added).
-LOGIN_MAX_FAILURES = env_int("LOGIN_MAX_FAILURES", 5, minimum=1)
-LOGIN_MAX_FAILURES_PER_ADDRESS = env_int("LOGIN_MAX_FAILURES_PER_ADDRESS", 20, minimum=1)
-LOGIN_WINDOW_MINUTES = env_int("LOGIN_WINDOW_MINUTES", 15, minimum=1)
-TRUSTED_PROXY_HEADER = env_str("TRUSTED_PROXY_HEADER", "").strip()
-
 # Uploads: form fields and JSON bodies are read in memory up to 2.5 MB (larger answer 413); an uploaded file
 # over 2.5 MB is streamed to a temporary file on disk instead of memory; at most 100 files per request.
 # The whole request body is capped by ONCORE["MAX_REQUEST_MB"] (oncore.middleware).
@@ -226,15 +217,12 @@ if REDIS_URL:
     }
     del Q_CLUSTER["orm"]
     Q_CLUSTER["redis"] = REDIS_URL
-# Where the log-in throttle counts failures (oncore.accounts.login): the shared cache with Redis, else the database.
-LOGIN_COUNTERS = "cache" if REDIS_URL else "database"
-
 if Q_CLUSTER["timeout"] >= Q_CLUSTER["retry"]:
     from django.core.exceptions import ImproperlyConfigured
 
     raise ImproperlyConfigured("Q_TIMEOUT must be lower than Q_RETRY, or a running task is handed out twice.")
 
-# Domain settings.
+# OnCore's own settings, read through oncore.config (`config().clip_margin_s`), each from its variable here.
 ONCORE = {
     # Seconds added on each side of a line when its clip is cut from the recording.
     "CLIP_MARGIN_S": env_float("ONCORE_CLIP_MARGIN_S", 0.3, minimum=0.0),
@@ -293,6 +281,22 @@ ONCORE = {
     "RATE_LIMIT_PER_MINUTE": env_int("ONCORE_RATE_LIMIT_PER_MINUTE", 60, minimum=1),
     # Offline model locations; None means "from the packaged models".
     "MODEL_CACHE_DIR": Path(env_str("ONCORE_MODEL_CACHE_DIR", str(VAR_DIR / "models"))),
+    # Log-in throttle (oncore.accounts.login), over LOGIN_WINDOW_MINUTES: a username from one address is paused
+    # after LOGIN_MAX_FAILURES failures; an address after LOGIN_MAX_FAILURES_PER_ADDRESS failures, whatever the
+    # usernames. The client address is REMOTE_ADDR, or, behind a proxy that sets it, the header named by
+    # TRUSTED_PROXY_HEADER (e.g. X-Forwarded-For: its last address, the one the proxy added). The failures are
+    # counted in the shared cache with Redis (LOGIN_COUNTERS "cache"), else in the database.
+    "LOGIN_MAX_FAILURES": env_int("LOGIN_MAX_FAILURES", 5, minimum=1),
+    "LOGIN_MAX_FAILURES_PER_ADDRESS": env_int("LOGIN_MAX_FAILURES_PER_ADDRESS", 20, minimum=1),
+    "LOGIN_WINDOW_MINUTES": env_int("LOGIN_WINDOW_MINUTES", 15, minimum=1),
+    "TRUSTED_PROXY_HEADER": env_str("TRUSTED_PROXY_HEADER", "").strip(),
+    "LOGIN_COUNTERS": "cache" if REDIS_URL else "database",
+    # The queue's task timeout and retry (Q_TIMEOUT, Q_RETRY above): how long a claim held by a task lasts.
+    "QUEUE_TIMEOUT_S": Q_CLUSTER["timeout"],
+    "QUEUE_RETRY_S": Q_CLUSTER["retry"],
+    # A served process warms up before its first request (oncore.warmup); ONCORE_WARM_UP=0 (or false, no, off)
+    # leaves it to the first requests, and a value that is not a boolean stops the start.
+    "WARM_UP": env_bool("ONCORE_WARM_UP", True),
 }
 
 LOGGING = {

@@ -4,15 +4,16 @@ and the views it imports, every template compiled (the cached template loader ke
 process), the API's schema, and what each app says its pages need loaded (an AppConfig's `warm_up()`: the benchmark's language
 detector models, about 3.5 s and 200 MB, which every results page with flags needs). Called by oncore.wsgi
 once the app is made, so `manage.py` commands and the tests do not pay for it; a deployment's readiness probe
-(GET /healthz) answers once it is done. `ONCORE_WARM_UP=0` turns it off."""
+(GET /healthz) answers once it is done. `ONCORE_WARM_UP=0` (or false, no, off) turns it off: read at start-up
+through oncore.config, where a value that is not a boolean stops the start."""
 
 import gc
 import logging
-import os
 import time
 from pathlib import Path
 
 from oncore.api import api
+from oncore.config import config
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ def warm_up() -> float:
 
 
 def warm_up_if_enabled() -> None:
-    if os.environ.get("ONCORE_WARM_UP", "1") != "0":
+    if config().warm_up:
         warm_up()
     # What the process built so far lives as long as it does: the garbage collector no longer walks it at each
     # collection (hundreds of thousands of objects of the speech and statistics libraries), which spared a

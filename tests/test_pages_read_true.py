@@ -70,7 +70,7 @@ def pages(org, tenant, world, make_transcriber, stt_server, llm_server, monkeypa
     ]:
         actions.do_add_candidate(bank, make_transcriber(name, text), confirmed=True)
     monkeypatch.delenv("DEEPGRAM_API_KEY", raising=False)
-    deepgram = Transcriber.objects.filter(provider=Transcriber.DEEPGRAM, enabled=True).first()
+    deepgram = Transcriber.objects.filter(provider="deepgram", enabled=True).first()
     actions.do_add_candidate(bank, deepgram, confirmed=True)
     flag = actions.do_flag_line(caller_lines(call_a)[0], TRUTH, bank=bank, tags=["name"], note="Guest's name")
     actions.do_flag_line(caller_lines(call_b)[0], "under Fitzgerald", bank=bank, tags=["name", "spelling"])
@@ -140,7 +140,7 @@ def test_every_page_reads_true_for_an_admin_and_a_member(pages, client, admin_us
         assert_reads_true(response.content, url)
     # A candidate's estimate before adding it, and a run's estimate before starting it.
     bank = pages["bank"]
-    missing_key = Transcriber.objects.filter(provider=Transcriber.OPENAI, enabled=True).first()
+    missing_key = Transcriber.objects.filter(provider="openai", enabled=True).first()
     response = client.post(reverse("tt:bank_candidates", args=[bank.pk]), {"transcriber": missing_key.pk})
     assert_reads_true(response.content, "candidate estimate")
     response = client.post(
@@ -216,7 +216,7 @@ def test_the_leaderboard_names_a_candidate_whose_every_line_failed(pages, admin_
 def test_the_candidate_estimate_names_a_missing_vendor_key(pages, admin_client, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     bank = pages["bank"]
-    openai = Transcriber.objects.filter(provider=Transcriber.OPENAI, enabled=True).first()
+    openai = Transcriber.objects.filter(provider="openai", enabled=True).first()
     page = read(
         admin_client.post(reverse("tt:bank_candidates", args=[bank.pk]), {"transcriber": openai.pk}).content
     )

@@ -129,17 +129,19 @@ def _pair_tag(tag, pair: tuple[str, str]) -> str:
     return same_language[0] if len(same_language) == 1 else ""
 
 
-def _languages(line: ParsedLine) -> list[str]:
-    if line.condition == CsUtterance.CODE_SWITCHED:
-        return list(split_pair(line.pair))
-    return [line.matrix_language if line.condition == CsUtterance.MONO_MATRIX else "en"]
+def languages_of(clip) -> list[str]:
+    """The languages spoken in a clip (a ParsedLine or a CsUtterance): both of the pair when code-switched, else
+    the one."""
+    if clip.condition == CsUtterance.CODE_SWITCHED:
+        return list(split_pair(clip.pair))
+    return [clip.matrix_language if clip.condition == CsUtterance.MONO_MATRIX else "en"]
 
 
 def tags_for(line: ParsedLine) -> tuple[list, str]:
     """The line's tags and where they came from."""
     if line.tags is not None:
         return line.tags, CsUtterance.DATA
-    languages = _languages(line)
+    languages = languages_of(line)
     source = CsUtterance.LINGUA if len(languages) > 1 else CsUtterance.CONDITION
     return tag_words(line.reference.split(), languages), source
 

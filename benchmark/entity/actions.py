@@ -1,5 +1,6 @@
-"""Every multi-row write of the entity benchmark that is not an import or a run: scoring a run, importing
-hypotheses (a run is started by runs.start_run). Commands, tasks, pages and the API call these.
+"""The entity benchmark's writes besides the dataset import (importer.py) and a run's own work (runs.py): scoring a
+run (its SpanHit rows, summary and manifest), importing a hypotheses file as a finished run, and the run's output
+files (the hits CSV, the summary and the manifest). Commands, tasks, pages and the API call these.
 
 Scoring refuses to run while the matcher fails its self-test. Results are written under the
 UniqueConstraint of SpanHit (run, span) with an upsert, so scoring twice gives the same rows.
@@ -331,27 +332,20 @@ def _parse_formatting(value, where: str, errors: list[str]):
     return None
 
 
-def import_hypotheses(
-    dataset,
-    path,
-    *,
-    system: str | None = None,
-    model: str | None = None,
-    formatting: bool | None = None,
-    run_date: date | None = None,
-) -> HypothesesImport:
-    """Import a JSONL file of hypotheses as a finished run. Each line: {"clip_id", "hypothesis", "system",
-    "model", "formatting" (optional)}. The whole file is refused when any line is wrong; the same file
-    imported again for the same system changes nothing."""
-    path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise HypothesesRefused(f"Cannot read {path}: {exc.strerror or exc}.") from exc
-    digest = hashlib.sha256(raw).hexdigest()
-    errors: list[str] = []
-    rows: dict[str, str | None] = {}
-    systems, models, formats = set(), set(), set()
+@dataclass
+class _HypothesesFile:
+    """What a hypotheses file's lines hold: clip id -> text (None: null in the file), and the systems, models and
+    formatting settings they name."""
+
+    rows: dict = field(default_factory=dict)
+    systems: set = field(default_factory=set)
+    models: set = field(default_factory=set)
+    formats: set = field(default_factory=set)
+
+
+def _read_lines(raw: bytes, errors: list[str]) -> _HypothesesFile:
+    """Each JSONL line read and checked; a wrong line adds its problem to `errors` and is left out."""
+    found = _HypothesesFile()
     for number, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), start=1):
         if not line.strip():
             continue
@@ -373,31 +367,42 @@ def import_hypotheses(
         if text is not None and not isinstance(text, str):
             errors.append(f"{where}: hypothesis for {clip_id} must be a string or null")
             continue
-        if clip_id in rows:
+        if clip_id in found.rows:
             errors.append(f"{where}: clip {clip_id} appears twice")
             continue
-        rows[clip_id] = text
+        found.rows[clip_id] = text
         if item.get("system") not in (None, ""):
-            systems.add(str(item["system"]))
+            found.systems.add(str(item["system"]))
         if item.get("model") not in (None, ""):
-            models.add(str(item["model"]))
+            found.models.add(str(item["model"]))
         if "formatting" in item:
-            formats.add(_parse_formatting(item["formatting"], where, errors))
-    for label, values, given in (("system", systems, system), ("model", models, model)):
+            found.formats.add(_parse_formatting(item["formatting"], where, errors))
+    return found
+
+
+def _one_system(found: _HypothesesFile, system, model, formatting, errors: list[str]):
+    """(system, model, formatting) of the run: as given, else the one the file's lines name; a file that names
+    several without one given adds a problem to `errors`."""
+    for label, values, given in (("system", found.systems, system), ("model", found.models, model)):
         if len(values) > 1 and not given:
             errors.append(
                 f"the file names {len(values)} {label}s ({', '.join(sorted(values))}): one run is one "
                 f"system; split the file or pass --{label}"
             )
-    if len(formats) > 1:
+    if len(found.formats) > 1:
         errors.append("formatting is true on some lines and false on others: import each setting separately")
-    system = system or (next(iter(systems)) if len(systems) == 1 else None)
+    system = system or (next(iter(found.systems)) if len(found.systems) == 1 else None)
     if not system:
         errors.append('no system name: give each line a "system", or pass --system')
-    model = model if model is not None else (next(iter(models)) if len(models) == 1 else "")
-    if formatting is None and len(formats) == 1:
-        formatting = next(iter(formats))
+    model = model if model is not None else (next(iter(found.models)) if len(found.models) == 1 else "")
+    if formatting is None and len(found.formats) == 1:
+        formatting = next(iter(found.formats))
+    return system, model, formatting
 
+
+def _clips_named(dataset, rows: dict, errors: list[str]) -> tuple[dict, list]:
+    """(clip id -> pk of the dataset's clips, the file's clip ids that were excluded at import); clip ids the
+    dataset never had add a problem to `errors`."""
     known = dict(Clip.objects.filter(dataset=dataset).values_list("clip_id", "id"))
     excluded = set(ImportProblem.objects.filter(dataset=dataset).values_list("clip_id", flat=True))
     ignored = sorted(c for c in rows if c not in known and c in excluded)
@@ -408,6 +413,10 @@ def import_hypotheses(
             + ", ".join(unknown[:10])
             + (" ..." if len(unknown) > 10 else "")
         )
+    return known, ignored
+
+
+def _refuse_if_wrong(path: Path, rows: dict, errors: list[str]) -> None:
     if not rows and not errors:
         errors.append("the file holds no hypotheses")
     if errors:
@@ -419,18 +428,9 @@ def import_hypotheses(
             shown,
         )
 
-    same_file = dict(
-        dataset=dataset,
-        source=BenchmarkRun.IMPORTED,
-        system_name=system,
-        model=model,
-        formatting=formatting,
-        source_sha256=digest,
-    )
-    existing = BenchmarkRun.objects.filter(**same_file).first()
-    if existing is not None:
-        return HypothesesImport(existing, True, len(rows), len(known) - len(rows) + len(ignored), ignored)
 
+def _write_run(same_file: dict, path: Path, rows: dict, known: dict, ignored: list, run_date) -> BenchmarkRun:
+    """The finished run and one hypothesis per clip of the dataset (failed where the file has none, or null)."""
     now = timezone.now()
     missing_error = f"no line for this clip in {path.name}"
     with transaction.atomic():
@@ -442,7 +442,7 @@ def import_hypotheses(
             manifest={
                 "hypotheses_file": {
                     "name": path.name,
-                    "sha256": digest,
+                    "sha256": same_file["source_sha256"],
                     "lines": len(rows),
                     "run_date": run_date.isoformat() if run_date else None,
                     "ignored_for_excluded_clips": ignored,
@@ -470,7 +470,46 @@ def import_hypotheses(
         done = sum(1 for h in hypotheses if h.status == Hypothesis.DONE)
         run.clips_total, run.clips_done, run.clips_failed = len(hypotheses), done, len(hypotheses) - done
         run.save(update_fields=["clips_total", "clips_done", "clips_failed"])
-    return HypothesesImport(run, False, len(rows), len(known) - (len(rows) - len(ignored)), ignored)
+    return run
+
+
+def import_hypotheses(
+    dataset,
+    path,
+    *,
+    system: str | None = None,
+    model: str | None = None,
+    formatting: bool | None = None,
+    run_date: date | None = None,
+) -> HypothesesImport:
+    """Import a JSONL file of hypotheses as a finished run. Each line: {"clip_id", "hypothesis", "system",
+    "model", "formatting" (optional)}. The whole file is refused when any line is wrong; the same file
+    imported again for the same system changes nothing."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise HypothesesRefused(f"Cannot read {path}: {exc.strerror or exc}.") from exc
+    errors: list[str] = []
+    found = _read_lines(raw, errors)
+    system, model, formatting = _one_system(found, system, model, formatting, errors)
+    known, ignored = _clips_named(dataset, found.rows, errors)
+    _refuse_if_wrong(path, found.rows, errors)
+
+    same_file = dict(
+        dataset=dataset,
+        source=BenchmarkRun.IMPORTED,
+        system_name=system,
+        model=model,
+        formatting=formatting,
+        source_sha256=hashlib.sha256(raw).hexdigest(),
+    )
+    missing = len(known) - len(found.rows) + len(ignored)  # clips of the dataset with no line in the file
+    existing = BenchmarkRun.objects.filter(**same_file).first()
+    if existing is not None:
+        return HypothesesImport(existing, True, len(found.rows), missing, ignored)
+    run = _write_run(same_file, path, found.rows, known, ignored, run_date)
+    return HypothesesImport(run, False, len(found.rows), missing, ignored)
 
 
 # ---------------------------------------------------------------- lookups for commands and pages

@@ -322,17 +322,11 @@ def _check_columns(schema_names, path: Path) -> None:
         )
 
 
-def import_dataset(
-    path, *, name: str | None = None, version: str | None = None, revision: str | None = None, out=None
-) -> ImportResult:
-    """Import the dataset at `path`; `out(message)` hears about each excluded row as it is met."""
+def _describe_sources(files: list[Path]) -> list[dict]:
+    """Each parquet file's name, sha256, size and row count; a file that is not readable parquet in the benchmark's
+    schema refuses the import."""
     import pyarrow.parquet as pq
 
-    files = parquet_files(Path(path))
-    card = read_card(files)
-    name = name or card.name or "entity-benchmark"
-    version = version or card.version or UNKNOWN
-    revision = revision or card.revision or UNKNOWN
     sources = []
     for file in files:
         try:
@@ -348,86 +342,111 @@ def import_dataset(
                 "rows": meta.metadata.num_rows,
             }
         )
+    return sources
 
+
+def _earlier_import(name: str, version: str, revision: str, sources: list[dict]) -> ImportResult | None:
+    """The earlier import of these same files, unchanged (None when there is none); other files under a name,
+    version and revision already imported are refused."""
     existing = Dataset.objects.filter(name=name, version=version, revision=revision).first()
-    if existing is not None:
-        if [(s["name"], s["sha256"]) for s in existing.source_files] == [
-            (s["name"], s["sha256"]) for s in sources
-        ]:
-            problems = list(existing.problems.values_list("clip_id", "reason"))
-            return ImportResult(existing, True, existing.clip_count, existing.span_count, problems)
-        raise ImportRefused(
-            f"{name} version {version} revision {revision} was already imported from other files "
-            f"({', '.join(s['name'] + ' ' + s['sha256'][:12] for s in existing.source_files)}). "
-            "Name the new files' version or revision with --version / --revision."
+    if existing is None:
+        return None
+    if [(s["name"], s["sha256"]) for s in existing.source_files] == [
+        (s["name"], s["sha256"]) for s in sources
+    ]:
+        problems = list(existing.problems.values_list("clip_id", "reason"))
+        return ImportResult(existing, True, existing.clip_count, existing.span_count, problems)
+    raise ImportRefused(
+        f"{name} version {version} revision {revision} was already imported from other files "
+        f"({', '.join(s['name'] + ' ' + s['sha256'][:12] for s in existing.source_files)}). "
+        "Name the new files' version or revision with --version / --revision."
+    )
+
+
+def _clip_of(dataset, file: Path, row: dict, row_number: int, seen: dict, result: ImportResult, out):
+    """(the row's Clip, unsaved, and its parsed spans); or None for a row that breaks the contract, which is stored
+    as an ImportProblem, counted in `result` and told to `out`. `seen` maps the clip ids met so far to where."""
+    clip_id = derive_clip_id(row, file.stem, row_number)
+    parsed, problems = parse_row(row)
+    where = f"{file.name} row {row_number}"
+    if clip_id in seen:
+        problems = [f"clip id {clip_id!r} is used twice (first at {seen[clip_id]})", *problems]
+        parsed = None
+    else:
+        seen[clip_id] = where
+    if parsed is None:
+        reason = "; ".join(problems)
+        ImportProblem.objects.create(
+            dataset=dataset, clip_id=clip_id, source_file=file.name, source_row=row_number, reason=reason
         )
+        result.problems.append((clip_id, reason))
+        if out:
+            out(f"excluded clip {clip_id} ({where}): {reason}")
+        return None
+    stored, digest = _store_audio(parsed.audio_bytes, parsed.audio_format)
+    clip = Clip(
+        dataset=dataset,
+        clip_id=clip_id,
+        subset=parsed.subset,
+        transcript=parsed.transcript,
+        duration_s=parsed.duration_s,
+        audio=stored,
+        audio_sha256=digest,
+        source_file=file.name,
+        source_row=row_number,
+    )
+    return clip, parsed.spans
+
+
+def _write_batch(clips: list, spans_of: list, result: ImportResult) -> None:
+    """One insert of a batch's clips, then one of their spans."""
+    created = Clip.objects.bulk_create(clips)
+    spans = [
+        EntitySpan(clip=clip, index=s.index, text=s.text, type=s.type, tier=s.tier, start=s.start, end=s.end)
+        for clip, parsed_spans in zip(created, spans_of, strict=True)
+        for s in parsed_spans
+    ]
+    EntitySpan.objects.bulk_create(spans)
+    result.clips += len(created)
+    result.spans += len(spans)
+
+
+def _import_file(dataset, file: Path, seen: dict, result: ImportResult, out) -> None:
+    """A parquet file's rows, read and written BATCH_ROWS at a time."""
+    import pyarrow.parquet as pq
+
+    row_number = 0
+    for batch in pq.ParquetFile(file).iter_batches(batch_size=BATCH_ROWS):
+        clips, spans_of = [], []
+        for row in batch.to_pylist():
+            found = _clip_of(dataset, file, row, row_number, seen, result, out)
+            if found is not None:
+                clips.append(found[0])
+                spans_of.append(found[1])
+            row_number += 1
+        _write_batch(clips, spans_of, result)
+
+
+def import_dataset(
+    path, *, name: str | None = None, version: str | None = None, revision: str | None = None, out=None
+) -> ImportResult:
+    """Import the dataset at `path`; `out(message)` hears about each excluded row as it is met."""
+    files = parquet_files(Path(path))
+    card = read_card(files)
+    name = name or card.name or "entity-benchmark"
+    version = version or card.version or UNKNOWN
+    revision = revision or card.revision or UNKNOWN
+    sources = _describe_sources(files)
+    earlier = _earlier_import(name, version, revision, sources)
+    if earlier is not None:
+        return earlier
 
     with transaction.atomic():
         dataset = Dataset.objects.create(name=name, version=version, revision=revision, source_files=sources)
         result = ImportResult(dataset, False)
         seen: dict[str, str] = {}
         for file in files:
-            row_number = 0
-            for batch in pq.ParquetFile(file).iter_batches(batch_size=BATCH_ROWS):
-                clips, spans_of = [], []
-                for row in batch.to_pylist():
-                    clip_id = derive_clip_id(row, file.stem, row_number)
-                    parsed, problems = parse_row(row)
-                    where = f"{file.name} row {row_number}"
-                    if clip_id in seen:
-                        problems = [
-                            f"clip id {clip_id!r} is used twice (first at {seen[clip_id]})",
-                            *problems,
-                        ]
-                        parsed = None
-                    else:
-                        seen[clip_id] = where
-                    if parsed is None:
-                        reason = "; ".join(problems)
-                        ImportProblem.objects.create(
-                            dataset=dataset,
-                            clip_id=clip_id,
-                            source_file=file.name,
-                            source_row=row_number,
-                            reason=reason,
-                        )
-                        result.problems.append((clip_id, reason))
-                        if out:
-                            out(f"excluded clip {clip_id} ({where}): {reason}")
-                    else:
-                        stored, digest = _store_audio(parsed.audio_bytes, parsed.audio_format)
-                        clips.append(
-                            Clip(
-                                dataset=dataset,
-                                clip_id=clip_id,
-                                subset=parsed.subset,
-                                transcript=parsed.transcript,
-                                duration_s=parsed.duration_s,
-                                audio=stored,
-                                audio_sha256=digest,
-                                source_file=file.name,
-                                source_row=row_number,
-                            )
-                        )
-                        spans_of.append(parsed.spans)
-                    row_number += 1
-                created = Clip.objects.bulk_create(clips)
-                spans = [
-                    EntitySpan(
-                        clip=clip,
-                        index=s.index,
-                        text=s.text,
-                        type=s.type,
-                        tier=s.tier,
-                        start=s.start,
-                        end=s.end,
-                    )
-                    for clip, parsed_spans in zip(created, spans_of, strict=True)
-                    for s in parsed_spans
-                ]
-                EntitySpan.objects.bulk_create(spans)
-                result.clips += len(created)
-                result.spans += len(spans)
+            _import_file(dataset, file, seen, result, out)
         dataset.clip_count = result.clips
         dataset.span_count = result.spans
         dataset.excluded_count = len(result.problems)

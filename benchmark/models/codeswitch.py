@@ -6,7 +6,6 @@ from decimal import Decimal
 from django.db import models
 from django.db.models import Q
 
-from ..codeswitch.metrics import split_pair
 from ..packaged import is_codeswitch_fixture
 from .base import Run, WorkItem
 
@@ -77,13 +76,6 @@ class CsUtterance(models.Model):
 
     def __str__(self):
         return f"{self.utterance_id} ({self.condition})"
-
-    @property
-    def languages(self) -> list[str]:
-        """The languages spoken in this clip: both of the pair when code-switched, else the one."""
-        if self.condition == self.CODE_SWITCHED:
-            return list(split_pair(self.pair))
-        return [self.matrix_language if self.condition == self.MONO_MATRIX else "en"]
 
 
 class CsImportProblem(models.Model):

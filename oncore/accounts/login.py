@@ -1,8 +1,8 @@
 """Log-in with a rate limit, shared by the site's log-in and the admin's (`throttled` wraps either view).
 
 Failures are counted over LOGIN_WINDOW_MINUTES where every server process sees them: in the shared cache (Redis)
-when REDIS_URL is set (LOGIN_COUNTERS = "cache": one counter per minute, summed over the window), else in the
-database (LoginFailure rows):
+when REDIS_URL is set (config().login_counters == "cache": one counter per minute, summed over the window), else
+in the database (LoginFailure rows). The settings are read through oncore.config:
 - per (username, client address): after LOGIN_MAX_FAILURES that username is paused from that address only, so
   someone guessing at a user elsewhere cannot lock the real user out;
 - per client address: after LOGIN_MAX_FAILURES_PER_ADDRESS, whatever the usernames, so one address cannot guess
@@ -22,10 +22,11 @@ import unicodedata
 from datetime import timedelta
 from functools import wraps
 
-from django.conf import settings
 from django.core.cache import cache
 from django.shortcuts import render
 from django.utils import timezone
+
+from oncore.config import config
 
 from .models import LoginFailure
 
@@ -39,7 +40,7 @@ def normalized_username(raw) -> str:
 def client_address(request) -> str | None:
     """The client's address: from TRUSTED_PROXY_HEADER when one is configured and holds an address (for
     X-Forwarded-For, its last entry, the one the proxy added), else the connection's."""
-    header = settings.TRUSTED_PROXY_HEADER
+    header = config().trusted_proxy_header
     if header:
         candidate = request.headers.get(header, "").split(",")[-1].strip()
         try:
@@ -50,11 +51,11 @@ def client_address(request) -> str | None:
 
 
 def _window() -> timedelta:
-    return timedelta(minutes=settings.LOGIN_WINDOW_MINUTES)
+    return timedelta(minutes=config().login_window_minutes)
 
 
 def _in_cache() -> bool:
-    return settings.LOGIN_COUNTERS == "cache"
+    return config().login_counters == "cache"
 
 
 def _minute() -> int:
@@ -76,7 +77,7 @@ def count_once(key: str, timeout: int) -> int:
 def _cache_keys(kind: str, *parts) -> list[str]:
     """The per-minute counter keys of the window, newest first."""
     minute = _minute()
-    window = range(settings.LOGIN_WINDOW_MINUTES)
+    window = range(config().login_window_minutes)
     return [minute_key(f"login-failures:{kind}", *parts, minute=minute - i) for i in window]
 
 
@@ -96,7 +97,7 @@ def failures(username: str, address: str | None) -> tuple[int, int]:
 
 def _record_failure(username: str, address: str | None) -> None:
     if _in_cache():
-        timeout = (settings.LOGIN_WINDOW_MINUTES + 1) * 60
+        timeout = (config().login_window_minutes + 1) * 60
         for key in (_cache_keys("user", username, address)[0], _cache_keys("address", address)[0]):
             count_once(key, timeout)
         return
@@ -122,12 +123,12 @@ def _forget(username: str, address: str | None) -> None:
 
 def is_paused(username: str, address: str | None) -> bool:
     per_user, per_address = failures(username, address)
-    return per_address >= settings.LOGIN_MAX_FAILURES_PER_ADDRESS or per_user >= settings.LOGIN_MAX_FAILURES
+    return per_address >= config().login_max_failures_per_address or per_user >= config().login_max_failures
 
 
 def _paused(request, template: str):
     """429: the page that says how long to wait, and the same wait in Retry-After."""
-    minutes = settings.LOGIN_WINDOW_MINUTES
+    minutes = config().login_window_minutes
     response = render(request, template, {"minutes": minutes}, status=429)
     response["Retry-After"] = str(minutes * 60)
     return response

@@ -2,6 +2,7 @@
 which `manage.py import_calls`, the API's POST /calls/import and the demo loader all call. The format's one
 validator is oncore.calls.format (`validate`), named here too for those callers."""
 
+import dataclasses
 import math
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -196,6 +197,159 @@ def _imported_before(organization, specs: list[CallIn]) -> set[tuple[int, str]]:
     return found
 
 
+@dataclasses.dataclass
+class _Import:
+    """One file's import under way: where its recordings are, how far its dates move, and what it has found and
+    counted so far (catalogue entries looked up once each, tenants and assistants by name)."""
+
+    organization: object
+    folder: Path
+    name: str  # how messages name the file
+    shift: timedelta
+    counts: dict = dataclasses.field(
+        default_factory=lambda: {"tenants": 0, "assistants": 0, "calls": 0, "lines": 0, "skipped": 0}
+    )
+    transcribers: dict = dataclasses.field(default_factory=dict)
+    tenants: dict = dataclasses.field(default_factory=dict)
+    assistants: dict = dataclasses.field(default_factory=dict)
+
+
+def _read(path: Path, name: str):
+    """The file, read and validated (the format's one validator)."""
+    try:
+        check_file_size(path.stat().st_size, name)
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ImportFormatError(f"{name}: cannot read it ({exc}).") from None
+    return validate(parse_json(text, name), name)
+
+
+def _add_tenants(run: _Import, specs) -> None:
+    run.tenants = {t.slug: t for t in run.organization.tenants.all()}
+    for spec in specs:
+        if spec.slug not in run.tenants:
+            run.tenants[spec.slug] = Tenant.objects.create(
+                organization=run.organization, slug=spec.slug, name=spec.name or spec.slug
+            )
+            run.counts["tenants"] += 1
+
+
+def _add_assistants(run: _Import, specs: list[AssistantIn]) -> None:
+    for spec in specs:
+        where = f"assistant {shown(spec.name)}"
+        tenant = run.tenants.get(spec.tenant)
+        if tenant is None:
+            raise ImportFormatError(f"{where}: tenant {spec.tenant!r} is not listed under 'tenants'.")
+        transcriber, _ = _transcriber(spec.transcriber, where, run.transcribers)
+        setting = _recording_setting(spec, where, run.shift)
+        assistant, created = Assistant.objects.get_or_create(
+            tenant=tenant,
+            name=spec.name,
+            defaults={"instructions": spec.instructions, "transcriber": transcriber, **(setting or {})},
+        )
+        if not created and setting is not None:
+            # The file is the newer word on the setting (the assistant's other fields are kept as they are).
+            for name, value in setting.items():
+                setattr(assistant, name, value)
+            assistant.save(update_fields=list(setting))
+        run.assistants[(tenant.slug, assistant.name)] = assistant
+        run.counts["assistants"] += created
+
+
+def _assistant(run: _Import, spec: CallIn, tenant, where: str):
+    """The call's assistant: listed in the file, or one the tenant already has; None when the call names none."""
+    assistant_name = spec.get("assistant")
+    if not assistant_name:
+        return None
+    key = (tenant.slug, assistant_name)
+    if key not in run.assistants:
+        run.assistants[key] = Assistant.objects.filter(tenant=tenant, name=assistant_name).first()
+    if run.assistants[key] is None:
+        raise ImportFormatError(f"{where}: assistant {assistant_name!r} is not listed.")
+    return run.assistants[key]
+
+
+def _recording(run: _Import, spec: CallIn, where: str) -> tuple[Path | None, float | None]:
+    """(the call's recording beside the file, its duration); (None, None) for a call without one."""
+    recording = spec.get("recording")
+    if not recording:
+        return None, None
+    file_path = run.folder / recording
+    if not file_path.is_file():
+        raise RecordingMissing(
+            f"{where}: recording {recording!r} was not found beside {run.name} (upload it with the calls file).",
+            recording,
+        )
+    info = audio.probe(file_path, label=where)  # refuses files that are not audio, clearly
+    _check_recording(info, where, recording)
+    return file_path, info.duration_s
+
+
+def _lines(spec: CallIn, call: Call, where: str, duration_s: float | None) -> list[Line]:
+    """The call's lines, checked: at most ONCORE_MAX_LINES_PER_CALL, a known speaker, timing within the recording."""
+    max_lines = config().max_lines_per_call
+    if len(spec["lines"]) > max_lines:
+        raise ImportFormatError(
+            f"{where}: {len(spec['lines'])} lines; a call may have at most {max_lines} (ONCORE_MAX_LINES_PER_CALL)."
+        )
+    lines = []
+    for position, ln in enumerate(spec["lines"]):
+        lwhere = f"{where}, line {position + 1}"
+        if ln["speaker"] not in (Line.CALLER, Line.ASSISTANT):
+            raise ImportFormatError(
+                f"{lwhere}: speaker must be 'caller' or 'assistant', not {shown(ln['speaker'])}."
+            )
+        start, end = _timing(ln, lwhere, duration_s)
+        lines.append(
+            Line(
+                call=call,
+                position=position,
+                speaker=ln["speaker"],
+                text=ln.get("text", ""),
+                start_s=start,
+                end_s=end,
+            )
+        )
+    return lines
+
+
+def _add_calls(run: _Import, specs: list[CallIn]) -> None:
+    """The file's calls with their lines and recordings, in batches; a call imported before is skipped."""
+    imported = _imported_before(run.organization, specs)
+    batches = _Batches()
+    for i, spec in enumerate(specs):
+        external_id = spec.get("external_id") or ""
+        where = f"call {_label(external_id or i + 1)}"
+        tenant = run.tenants.get(spec["tenant"])
+        if tenant is None:
+            raise ImportFormatError(f"{where}: tenant {spec['tenant']!r} is not in this organization.")
+        if external_id and (tenant.pk, external_id) in imported:
+            run.counts["skipped"] += 1
+            continue
+        imported.add((tenant.pk, external_id))
+        assistant = _assistant(run, spec, tenant, where)
+        live, live_name = _transcriber(spec.get("live_transcriber"), where, run.transcribers)
+        started_at = _at(spec["started_at"], where, "started_at", run.shift)
+        call = Call(
+            tenant=tenant,
+            assistant=assistant,
+            external_id=external_id,
+            started_at=started_at,
+            recorded=_recorded(spec, assistant, started_at),
+            live_transcriber=live,
+            live_transcriber_name=live_name,
+        )
+        file_path, duration_s = _recording(run, spec, where)
+        lines = _lines(spec, call, where, duration_s)
+        if file_path is not None:
+            with file_path.open("rb") as fh:
+                call.recording.save(file_path.name, File(fh), save=False)
+        batches.add(call, lines)
+        run.counts["calls"] += 1
+        run.counts["lines"] += len(lines)
+    batches.write()
+
+
 def do_import_calls(path, organization, *, shift_to=None, name: str | None = None) -> dict:
     """Load a calls file into an organization, its recordings read from the file's folder. Calls already imported
     (same tenant and external_id) are skipped, so importing twice changes nothing. `shift_to` moves every date so
@@ -206,121 +360,13 @@ def do_import_calls(path, organization, *, shift_to=None, name: str | None = Non
     nothing of a refused file is imported. Writes calls and lines in batches (BATCH_LINES)."""
     path = Path(path)
     name = name or path.name
-    try:
-        check_file_size(path.stat().st_size, name)
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImportFormatError(f"{name}: cannot read it ({exc}).") from None
-    data = validate(parse_json(text, name), name)
-    del text  # the validated file is what is kept from here on
+    data = _read(path, name)
     shift = timedelta(0)
     if shift_to is not None and data.reference_date:
         shift = shift_to - parse_moment(data.reference_date, "reference_date")
-
-    counts = {"tenants": 0, "assistants": 0, "calls": 0, "lines": 0, "skipped": 0}
-    transcribers = {}
+    run = _Import(organization, path.parent, name, shift)
     with transaction.atomic():
-        tenants = {t.slug: t for t in organization.tenants.all()}
-        for spec in data.tenants:
-            if spec.slug not in tenants:
-                tenants[spec.slug] = Tenant.objects.create(
-                    organization=organization, slug=spec.slug, name=spec.name or spec.slug
-                )
-                counts["tenants"] += 1
-        assistants = {}
-        for spec in data.assistants:
-            where = f"assistant {shown(spec.name)}"
-            tenant = tenants.get(spec.tenant)
-            if tenant is None:
-                raise ImportFormatError(f"{where}: tenant {spec.tenant!r} is not listed under 'tenants'.")
-            transcriber, _ = _transcriber(spec.transcriber, where, transcribers)
-            setting = _recording_setting(spec, where, shift)
-            assistant, created = Assistant.objects.get_or_create(
-                tenant=tenant,
-                name=spec.name,
-                defaults={"instructions": spec.instructions, "transcriber": transcriber, **(setting or {})},
-            )
-            if not created and setting is not None:
-                # The file is the newer word on the setting (the assistant's other fields are kept as they are).
-                for field, value in setting.items():
-                    setattr(assistant, field, value)
-                assistant.save(update_fields=list(setting))
-            assistants[(tenant.slug, assistant.name)] = assistant
-            counts["assistants"] += created
-
-        imported = _imported_before(organization, data.calls)
-        batches = _Batches()
-        max_lines = config().max_lines_per_call
-        for i, spec in enumerate(data.calls):
-            external_id, assistant_name = spec.get("external_id") or "", spec.get("assistant")
-            where = f"call {_label(external_id or i + 1)}"
-            tenant = tenants.get(spec["tenant"])
-            if tenant is None:
-                raise ImportFormatError(f"{where}: tenant {spec['tenant']!r} is not in this organization.")
-            if external_id and (tenant.pk, external_id) in imported:
-                counts["skipped"] += 1
-                continue
-            imported.add((tenant.pk, external_id))
-            assistant = None
-            if assistant_name:
-                key = (tenant.slug, assistant_name)
-                if key not in assistants:
-                    assistants[key] = Assistant.objects.filter(tenant=tenant, name=assistant_name).first()
-                assistant = assistants[key]
-                if assistant is None:
-                    raise ImportFormatError(f"{where}: assistant {assistant_name!r} is not listed.")
-            live, live_name = _transcriber(spec.get("live_transcriber"), where, transcribers)
-            started_at = _at(spec["started_at"], where, "started_at", shift)
-            call = Call(
-                tenant=tenant,
-                assistant=assistant,
-                external_id=external_id,
-                started_at=started_at,
-                recorded=_recorded(spec, assistant, started_at),
-                live_transcriber=live,
-                live_transcriber_name=live_name,
-            )
-            duration_s = None
-            recording = spec.get("recording")
-            if recording:
-                file_path = path.parent / recording
-                if not file_path.is_file():
-                    raise RecordingMissing(
-                        f"{where}: recording {recording!r} was not found beside {name} (upload it with the "
-                        "calls file).",
-                        recording,
-                    )
-                info = audio.probe(file_path, label=where)  # refuses files that are not audio, clearly
-                _check_recording(info, where, recording)
-                duration_s = info.duration_s
-            if len(spec["lines"]) > max_lines:
-                raise ImportFormatError(
-                    f"{where}: {len(spec['lines'])} lines; a call may have at most {max_lines} "
-                    "(ONCORE_MAX_LINES_PER_CALL)."
-                )
-            lines = []
-            for position, ln in enumerate(spec["lines"]):
-                lwhere = f"{where}, line {position + 1}"
-                if ln["speaker"] not in (Line.CALLER, Line.ASSISTANT):
-                    raise ImportFormatError(
-                        f"{lwhere}: speaker must be 'caller' or 'assistant', not {shown(ln['speaker'])}."
-                    )
-                start, end = _timing(ln, lwhere, duration_s)
-                lines.append(
-                    Line(
-                        call=call,
-                        position=position,
-                        speaker=ln["speaker"],
-                        text=ln.get("text", ""),
-                        start_s=start,
-                        end_s=end,
-                    )
-                )
-            if recording:
-                with file_path.open("rb") as fh:
-                    call.recording.save(file_path.name, File(fh), save=False)
-            batches.add(call, lines)
-            counts["calls"] += 1
-            counts["lines"] += len(lines)
-        batches.write()
-    return counts
+        _add_tenants(run, data.tenants)
+        _add_assistants(run, data.assistants)
+        _add_calls(run, data.calls)
+    return run.counts

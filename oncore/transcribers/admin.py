@@ -1,5 +1,7 @@
+from django import forms
 from django.contrib import admin
 
+from . import providers
 from .models import Transcriber
 
 
@@ -18,3 +20,10 @@ class TranscriberAdmin(admin.ModelAdmin):
     ]
     list_filter = ["provider", "enabled"]
     search_fields = ["display_name", "model", "slug"]
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name == "provider":  # a choice of the registered providers (the field has no choices)
+            return forms.ChoiceField(
+                choices=providers.choices, label="Provider", help_text=db_field.help_text
+            )
+        return super().formfield_for_dbfield(db_field, request, **kwargs)

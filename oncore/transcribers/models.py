@@ -1,7 +1,11 @@
 from decimal import Decimal
 
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
+from django.utils.functional import classproperty
+
+from . import providers
 
 
 class Transcriber(models.Model):
@@ -9,33 +13,23 @@ class Transcriber(models.Model):
 
     Keys never live here: `api_key_env` names the environment variable that holds the key."""
 
+    # Provider names other code spells out. Every provider, these and any other, is registered by its engine
+    # module (providers.py): a new provider needs nothing here.
     FASTER_WHISPER = "faster_whisper"
     POCKETSPHINX = "pocketsphinx"
-    DEEPGRAM = "deepgram"
-    OPENAI = "openai"
-    ELEVENLABS = "elevenlabs"
-    ASSEMBLYAI = "assemblyai"
     GENERIC = "generic"
-    BATCH = "batch"
-    STREAMING = "streaming"
+    BATCH = providers.BATCH
+    STREAMING = providers.STREAMING
     MODES = [
         (BATCH, "Batch: the whole clip in one request"),
         (STREAMING, "Streaming: the clip as a live call"),
     ]
-    # Providers with a streaming engine (engines/streaming/): a streaming entry of another provider is refused.
-    STREAMING_PROVIDERS = {FASTER_WHISPER, DEEPGRAM, OPENAI, ELEVENLABS, ASSEMBLYAI}
-    PROVIDERS = [
-        (FASTER_WHISPER, "faster-whisper (local)"),
-        (POCKETSPHINX, "PocketSphinx (local)"),
-        (DEEPGRAM, "Deepgram"),
-        (OPENAI, "OpenAI"),
-        (ELEVENLABS, "ElevenLabs"),
-        (ASSEMBLYAI, "AssemblyAI"),
-        (GENERIC, "Generic HTTP endpoint"),
-    ]
 
     slug = models.SlugField(max_length=100, unique=True)
-    provider = models.CharField(max_length=32, choices=PROVIDERS)
+    provider = models.CharField(
+        max_length=32,
+        help_text="A registered provider (oncore/transcribers/providers.py), e.g. deepgram or faster_whisper.",
+    )
     model = models.CharField(max_length=200, help_text="The provider's model string, e.g. nova-3 or tiny.en.")
     mode = models.CharField(
         max_length=10,
@@ -77,6 +71,35 @@ class Transcriber(models.Model):
 
     def __str__(self):
         return self.display_name
+
+    @classproperty
+    def PROVIDERS(cls) -> list[tuple[str, str]]:  # noqa: N802 (read as the constant it replaced)
+        """(name, label) of every registered provider, by name: the API's provider enum and the admin's choices."""
+        return providers.choices()
+
+    @classproperty
+    def STREAMING_PROVIDERS(cls) -> set[str]:  # noqa: N802
+        """The providers with a streaming engine: a streaming entry of another provider is refused."""
+        return set(providers.names(providers.STREAMING))
+
+    def clean(self):
+        """A provider that is registered, in a mode it has an engine for."""
+        provider = providers.get(self.provider)
+        if provider is None:
+            raise ValidationError(
+                {"provider": f"No provider {self.provider!r}: choose one of {', '.join(providers.names())}."}
+            )
+        if self.mode in providers.MODES and self.mode not in provider.modes:
+            raise ValidationError(
+                {
+                    "mode": f"{self.provider} has no {self.mode} engine: choose "
+                    f"{' or '.join(provider.modes)}, or one of {', '.join(providers.names(self.mode))}."
+                }
+            )
+
+    def get_provider_display(self) -> str:
+        """The provider's label, e.g. Deepgram (its name when no provider has it)."""
+        return providers.label(self.provider)
 
     @property
     def is_streaming(self) -> bool:

@@ -1,12 +1,15 @@
-"""What a catalogue entry's `options` may hold, per provider and mode, as the engines read them: the one list
-that `manage.py add_transcriber` checks options against and prints in its --help, and that docs/transcribers.md
-and the read-only catalogue API describe. `GENERIC_PROTOCOL` is what the generic HTTP provider sends and expects
-back (engines/generic.py), in words.
+"""What a catalogue entry's `options` may hold: each provider's engine module lists the options its engine reads
+(`Option`s in its providers.Mode, most built from the shared lists here), and this module checks an entry's
+options against that list (`manage.py add_transcriber`) and prints it (its --help). `GENERIC_PROTOCOL` is what the
+generic HTTP provider sends and expects back (engines/generic.py), in words, for the API's description and the
+command's help.
 
     check_options(provider, mode, options) -> list of problems (empty: fine)"""
 
 from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+from . import providers
 
 
 @dataclass(frozen=True)
@@ -17,7 +20,9 @@ class Option:
     required: bool = False
 
 
-_HTTP = [
+# What every HTTP vendor engine reads (engines/vendor_http.py), every WebSocket one (engines/streaming/ws.py), and
+# the vendors' extra query parameters (engines.base.option_params).
+HTTP_OPTIONS = (
     Option(
         "base_url",
         "url",
@@ -25,8 +30,8 @@ _HTTP = [
     ),
     Option("timeout_s", "number", "seconds for the whole request (default 120)"),
     Option("connect_timeout_s", "number", "seconds to connect (default 10)"),
-]
-_STREAM = [
+)
+STREAM_OPTIONS = (
     Option("base_url", "url", "the vendor's WebSocket base URL (default: the vendor's own)"),
     Option("connect_timeout_s", "number", "seconds to open the session (default 10)"),
     Option(
@@ -34,91 +39,13 @@ _STREAM = [
         "number",
         "seconds to wait for the final text after the end of the audio (default 10)",
     ),
-]
-_PARAMS = Option(
+)
+PARAMS_OPTION = Option(
     "params",
     "object",
     'extra query parameters, e.g. {"keyterm": ["Siobhan"], "numerals": false} (a list repeats the key; null '
     "leaves a parameter out)",
 )
-
-GENERIC_OPTIONS = [
-    Option("url", "url", "the http(s) URL to POST each clip to", required=True),
-    Option(
-        "auth",
-        "string",
-        '"bearer" (default): Authorization: Bearer <key>; any other value is the header name that carries the '
-        "key; no key is sent when the entry names no api_key_env",
-    ),
-    Option(
-        "json_path",
-        "string",
-        'where the transcript is in the JSON answer, dotted (default "text"; e.g. "results.0.transcript")',
-    ),
-    Option(
-        "field", "string", "send multipart/form-data with the WAV in this field (default: the raw WAV body)"
-    ),
-    Option("form", "object of strings", "extra text fields of the multipart form (with field)"),
-    Option(
-        "language_param", "string", "the query parameter that carries the language code, when one is given"
-    ),
-    Option("timeout_s", "number", "seconds for the whole request (default 120)"),
-    Option("connect_timeout_s", "number", "seconds to connect (default 10)"),
-]
-
-# provider -> mode -> the options its engine reads
-PROVIDER_OPTIONS: dict[str, dict[str, list[Option]]] = {
-    "faster_whisper": {
-        "batch": [
-            Option("beam_size", "integer", "beam search width (default 5)"),
-            Option("temperature", "number", "sampling temperature (default 0: deterministic replays)"),
-            Option("vad_filter", "boolean", "drop silence with Silero VAD first (default false)"),
-            Option("cpu_threads", "integer", "CPU threads (default 0: the library's default)"),
-            Option("transcribe_kwargs", "object", "extra keyword arguments for WhisperModel.transcribe"),
-        ],
-        "streaming": [
-            Option("min_chunk_s", "number", "seconds of new audio before each pass (default 1.0)"),
-            Option("trim_s", "number", "seconds of buffer kept before trimming (default 15)"),
-            Option("beam_size", "integer", "beam search width (default 5)"),
-            Option("cpu_threads", "integer", "CPU threads (default 0: the library's default)"),
-            Option(
-                "final_timeout_s",
-                "number",
-                "deadline of the last pass after the end of the audio (default 30)",
-            ),
-        ],
-    },
-    "pocketsphinx": {"batch": []},
-    "deepgram": {"batch": [*_HTTP, _PARAMS], "streaming": [*_STREAM, _PARAMS]},
-    "openai": {
-        "batch": [*_HTTP, Option("prompt", "string", "text to guide the model (names, spellings)")],
-        "streaming": [
-            *_STREAM,
-            Option("prompt", "string", "text to guide the model"),
-            Option("keywords", "list of strings", "words to guide the model"),
-        ],
-    },
-    "elevenlabs": {
-        "batch": [
-            *_HTTP,
-            Option("tag_audio_events", "boolean", "keep the event tags, e.g. (laughter) (default false)"),
-        ],
-        "streaming": list(_STREAM),
-    },
-    "assemblyai": {
-        "batch": [
-            *_HTTP,
-            Option("poll_interval_s", "number", "first wait between polls of the job (default 3)"),
-            Option("poll_max_interval_s", "number", "longest wait between polls (default 15)"),
-            Option("poll_timeout_s", "number", "seconds for the whole job (default 300)"),
-        ],
-        "streaming": [
-            *_STREAM,
-            Option("params", "object", 'extra query parameters, e.g. {"keyterms_prompt": ["Siobhan"]}'),
-        ],
-    },
-    "generic": {"batch": GENERIC_OPTIONS},
-}
 
 GENERIC_PROTOCOL = (
     "The generic HTTP provider POSTs each clip to `options.url`: the body is the clip as a 16-bit PCM mono WAV "
@@ -134,9 +61,15 @@ GENERIC_PROTOCOL = (
 )
 
 
+def options_of(provider: str, mode: str) -> tuple | None:
+    """The options a provider's engine reads in a mode (None: no such provider or mode)."""
+    found = providers.get(provider)
+    return found.modes[mode].options if found and mode in found.modes else None
+
+
 def describe(provider: str, mode: str) -> str:
     """One provider's options in a mode, as lines of text."""
-    options = PROVIDER_OPTIONS.get(provider, {}).get(mode)
+    options = options_of(provider, mode)
     if options is None:
         return "  (no such mode for this provider)"
     if not options:
@@ -173,7 +106,7 @@ def _kind_words(kind: str) -> str:
 def check_options(provider: str, mode: str, options: dict) -> list[str]:
     """What is wrong with `options` for this provider and mode: unknown names, values of the wrong kind, a
     required option missing, a URL that is not http(s) (ws(s) for a streaming base_url)."""
-    known = {o.name: o for o in PROVIDER_OPTIONS.get(provider, {}).get(mode, [])}
+    known = {o.name: o for o in options_of(provider, mode) or ()}
     problems = []
     for name, value in options.items():
         option = known.get(name)

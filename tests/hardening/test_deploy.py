@@ -67,7 +67,7 @@ def test_it_keeps_https_settings_off_for_local_use_and_reads_them_from_the_envir
     assert production["SECURE_HSTS_SECONDS"] == 31536000
     assert production["SECURE_HSTS_INCLUDE_SUBDOMAINS"] is True and production["SECURE_HSTS_PRELOAD"] is True
     assert production["SECURE_PROXY_SSL_HEADER"] == ("HTTP_X_FORWARDED_PROTO", "https")
-    assert production["TRUSTED_PROXY_HEADER"] == "X-Forwarded-For"
+    assert production["ONCORE"]["TRUSTED_PROXY_HEADER"] == "X-Forwarded-For"
 
 
 def test_it_passes_check_deploy_without_a_warning_in_the_documented_production_environment():

@@ -93,7 +93,8 @@ def test_it_reads_the_client_address_from_the_proxy_header_only_when_one_is_conf
     assert log_in(client, "victim2", RIGHT, HTTP_X_FORWARDED_FOR="192.0.2.200").status_code == 429
     assert set(LoginFailure.objects.values_list("ip", flat=True)) == {"10.0.0.1"}
 
-    settings.TRUSTED_PROXY_HEADER = "X-Forwarded-For"  # behind the proxy, its last address is the client's
+    # Behind the proxy, its last address is the client's.
+    settings.ONCORE = {**settings.ONCORE, "TRUSTED_PROXY_HEADER": "X-Forwarded-For"}
     LoginFailure.objects.all().delete()
     for _ in range(5):
         log_in(client, "victim2", "wrong", HTTP_X_FORWARDED_FOR="192.0.2.1, 203.0.113.9")
@@ -106,7 +107,7 @@ def test_it_reads_the_client_address_from_the_proxy_header_only_when_one_is_conf
 def test_it_forgets_the_users_own_typos_once_they_log_in_but_not_the_addresss_guesses_at_others(
     client, victim, settings, counters
 ):
-    settings.LOGIN_COUNTERS = counters
+    settings.ONCORE = {**settings.ONCORE, "LOGIN_COUNTERS": counters}
     for _ in range(3):
         log_in(client, "someone-else", "wrong")
     for _ in range(4):

@@ -5,6 +5,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from oncore.config import config
+
 pytestmark = pytest.mark.django_db
 
 
@@ -66,8 +68,8 @@ def logged_in(client, member_user):
 def test_it_pauses_password_changes_after_repeated_wrong_current_passwords(
     logged_in, member_user, settings, counters
 ):
-    settings.LOGIN_COUNTERS = counters
-    for _ in range(settings.LOGIN_MAX_FAILURES):
+    settings.ONCORE = {**settings.ONCORE, "LOGIN_COUNTERS": counters}
+    for _ in range(config().login_max_failures):
         wrong = change(logged_in, "not-my-password")
         assert (
             wrong.status_code == 200 and "Your old password was entered incorrectly" in wrong.content.decode()
@@ -75,7 +77,7 @@ def test_it_pauses_password_changes_after_repeated_wrong_current_passwords(
     refused = change(logged_in, OLD)  # the right one, too late: not even tried
     assert refused.status_code == 429
     assert "Wait up to 15 minutes" in refused.content.decode()
-    assert refused["Retry-After"] == str(settings.LOGIN_WINDOW_MINUTES * 60)
+    assert refused["Retry-After"] == str(config().login_window_minutes * 60)
     member_user.refresh_from_db()
     assert member_user.check_password(OLD)  # unchanged
     # The same counters as the log-in's: a stolen session's guesses pause the owner's log-in from that address.
@@ -90,7 +92,7 @@ def test_it_pauses_password_changes_after_repeated_wrong_current_passwords(
 
 
 def test_a_weak_new_password_is_not_a_wrong_guess(logged_in, member_user, settings):
-    for _ in range(settings.LOGIN_MAX_FAILURES + 2):
+    for _ in range(config().login_max_failures + 2):
         weak = logged_in.post(
             reverse("password_change"), {"old_password": OLD, "new_password1": "123", "new_password2": "123"}
         )
@@ -99,12 +101,12 @@ def test_a_weak_new_password_is_not_a_wrong_guess(logged_in, member_user, settin
 
 
 def test_the_right_password_forgets_the_users_own_typos(logged_in, member_user, settings):
-    for _ in range(settings.LOGIN_MAX_FAILURES - 1):
+    for _ in range(config().login_max_failures - 1):
         change(logged_in, "typo")
     assert change(logged_in, OLD).status_code == 302
     member_user.set_password(OLD)
     member_user.save()
     logged_in.force_login(member_user)
-    for _ in range(settings.LOGIN_MAX_FAILURES - 1):
+    for _ in range(config().login_max_failures - 1):
         assert change(logged_in, "typo").status_code == 200  # counted from zero again
     assert change(logged_in, OLD).status_code == 302

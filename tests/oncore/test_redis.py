@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from django.test import override_settings
 from django.urls import reverse
 
 from oncore.accounts import login
@@ -38,7 +37,7 @@ def test_it_switches_the_cache_the_broker_and_the_login_counters_with_redis_url(
     code = (
         "import json; from django.conf import settings as s\n"
         "print(json.dumps([s.CACHES['default']['BACKEND'], s.Q_CLUSTER.get('redis'), 'orm' in s.Q_CLUSTER, "
-        "s.LOGIN_COUNTERS]))"
+        "s.ONCORE['LOGIN_COUNTERS']]))"
     )
     with_redis = json.loads(run_django(code, REDIS_URL="redis://127.0.0.1:6379/11"))
     assert with_redis == [
@@ -73,7 +72,7 @@ def test_processes_share_the_cache_and_the_login_counters_through_redis(redis_ur
 
 @pytest.fixture
 def cache_counters(settings):
-    settings.LOGIN_COUNTERS = "cache"
+    settings.ONCORE = {**settings.ONCORE, "LOGIN_COUNTERS": "cache"}
 
 
 def test_the_throttle_counts_in_the_cache_when_told_and_forgets_on_success(
@@ -98,9 +97,9 @@ def test_the_throttle_counts_in_the_cache_when_told_and_forgets_on_success(
     assert refused.status_code == 429
 
 
-def test_the_cache_counters_forget_failures_older_than_the_window(cache_counters, monkeypatch):
-    with override_settings(LOGIN_WINDOW_MINUTES=2):
-        login._record_failure("ada", "10.0.0.3")
-        minute = login._minute()
-        monkeypatch.setattr(login, "_minute", lambda: minute + 3)
-        assert login.failures("ada", "10.0.0.3") == (0, 0)
+def test_the_cache_counters_forget_failures_older_than_the_window(cache_counters, monkeypatch, settings):
+    settings.ONCORE = {**settings.ONCORE, "LOGIN_WINDOW_MINUTES": 2}
+    login._record_failure("ada", "10.0.0.3")
+    minute = login._minute()
+    monkeypatch.setattr(login, "_minute", lambda: minute + 3)
+    assert login.failures("ada", "10.0.0.3") == (0, 0)

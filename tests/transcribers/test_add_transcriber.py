@@ -10,10 +10,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from oncore.transcribers.engines import ENGINES
+from oncore.transcribers import providers
 from oncore.transcribers.management.commands.add_transcriber import Command
 from oncore.transcribers.models import Transcriber
-from oncore.transcribers.options import PROVIDER_OPTIONS
 
 pytestmark = pytest.mark.django_db
 
@@ -26,12 +25,11 @@ def add(*args, **kwargs) -> str:
 
 def test_it_lists_every_providers_options_and_the_generic_protocol_in_its_help():
     text = Command().create_parser("manage.py", "add_transcriber").format_help()
-    for provider, modes in PROVIDER_OPTIONS.items():
-        for mode, options in modes.items():
-            assert f"{provider}: " in text and f", {mode}\n" in text
-            for option in options:
-                assert f"  {option.name} (" in text, (provider, mode, option.name)
-    assert set(PROVIDER_OPTIONS) == set(ENGINES)
+    for provider in providers.all_providers():
+        for mode, engine in provider.modes.items():
+            assert f"{provider.name}: " in text and f", {mode}\n" in text
+            for option in engine.options:
+                assert f"  {option.name} (" in text, (provider.name, mode, option.name)
     assert "options.url" in text and '{"text": "..."}' in text and "Content-Type: audio/wav" in text
     assert "--price-source" in text and "--no-enabled" in text
 

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from oncore.transcribers.engines import ENGINES
+from oncore.transcribers import providers
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions
 
@@ -44,7 +44,7 @@ def test_it_seeds_the_vendors_with_list_prices_and_key_variables(slug, provider,
 
 
 def test_it_has_an_engine_for_every_seeded_provider():
-    assert set(Transcriber.objects.values_list("provider", flat=True)) <= set(ENGINES)
+    assert set(Transcriber.objects.values_list("provider", flat=True)) <= set(providers.names())
 
 
 def test_it_offers_the_current_model_of_each_vendor_sdk():

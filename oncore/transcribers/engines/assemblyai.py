@@ -22,6 +22,8 @@ poll_max_interval_s (default 15), poll_timeout_s (whole job, default 300).
 
 import time
 
+from ..options import HTTP_OPTIONS, STREAM_OPTIONS, Option
+from ..providers import BATCH, STREAMING, Mode, Provider, register
 from .base import TranscriptionError, audio_seconds_of, option_float, read_key
 from .vendor_http import VendorCall, scrub
 
@@ -109,3 +111,32 @@ class AssemblyAIEngine:
             time.sleep(poll_interval)
             poll_interval = min(poll_interval * POLL_BACKOFF, max(poll_max_interval, poll_interval))
             job = call.request("GET", call.url(f"/v2/transcript/{job_id}"), step="poll", headers=auth)
+
+
+register(
+    Provider(
+        name="assemblyai",
+        label=VENDOR,
+        key_env="ASSEMBLYAI_API_KEY",
+        modes={
+            BATCH: Mode(
+                f"{__name__}.AssemblyAIEngine",
+                (
+                    *HTTP_OPTIONS,
+                    Option("poll_interval_s", "number", "first wait between polls of the job (default 3)"),
+                    Option("poll_max_interval_s", "number", "longest wait between polls (default 15)"),
+                    Option("poll_timeout_s", "number", "seconds for the whole job (default 300)"),
+                ),
+            ),
+            STREAMING: Mode(
+                "oncore.transcribers.engines.streaming.assemblyai.AssemblyAIStreamingEngine",
+                (
+                    *STREAM_OPTIONS,
+                    Option(
+                        "params", "object", 'extra query parameters, e.g. {"keyterms_prompt": ["Siobhan"]}'
+                    ),
+                ),
+            ),
+        },
+    )
+)

@@ -13,6 +13,8 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from oncore.audio import AudioError, wav_info
 
+from .. import providers
+
 COST_PLACES = Decimal("0.000001")
 
 
@@ -56,17 +58,20 @@ def audio_seconds_of(wav: bytes) -> float:
         raise TranscriptionError(f"{exc} Nothing was sent to the transcriber.", retryable=False) from exc
 
 
-# Providers whose every request carries a key; a generic endpoint sends one only when its entry names a variable.
-KEYED_PROVIDERS = {"deepgram", "openai", "elevenlabs", "assemblyai"}
+def needs_key(transcriber) -> bool:
+    """Whether the entry's requests carry a key: always for a provider registered with a key variable (the
+    vendors), otherwise only when the entry names one (a generic endpoint)."""
+    provider = providers.get(transcriber.provider)
+    return bool(provider and provider.keyed) or bool((getattr(transcriber, "api_key_env", "") or "").strip())
 
 
 def key_problem(transcriber, vendor: str | None = None) -> str:
     """Why the catalogue entry cannot send a request for want of its key on this server ("" when the key is set or
     none is needed): what read_key refuses with, and what the candidate estimate and the results cards show."""
-    env = (getattr(transcriber, "api_key_env", "") or "").strip()
-    if not env and transcriber.provider not in KEYED_PROVIDERS:
+    if not needs_key(transcriber):
         return ""
-    vendor = vendor or transcriber.get_provider_display()
+    env = (getattr(transcriber, "api_key_env", "") or "").strip()
+    vendor = vendor or providers.label(transcriber.provider)
     if not env:
         return (
             f"{transcriber.display_name} has no key variable: set api_key_env on the catalogue entry "

@@ -12,6 +12,8 @@ them: true/false for booleans, one repeated key per item of a list, e.g. {"numer
 "O'Brien"]} -> numerals=false&keyterm=Siobhan&keyterm=O%27Brien; null leaves a parameter out).
 """
 
+from ..options import HTTP_OPTIONS, PARAMS_OPTION, STREAM_OPTIONS
+from ..providers import BATCH, STREAMING, Mode, Provider, register
 from .base import audio_seconds_of, option_params, read_key
 from .vendor_http import VendorCall
 
@@ -57,3 +59,19 @@ class DeepgramEngine:
             headers={"Authorization": f"Token {key}", "Content-Type": "application/octet-stream"},
         )
         return call.result(call.transcript(data, TRANSCRIPT_PATH), seconds, data)
+
+
+register(
+    Provider(
+        name="deepgram",
+        label=VENDOR,
+        key_env="DEEPGRAM_API_KEY",
+        modes={
+            BATCH: Mode(f"{__name__}.DeepgramEngine", (*HTTP_OPTIONS, PARAMS_OPTION)),
+            STREAMING: Mode(
+                "oncore.transcribers.engines.streaming.deepgram.DeepgramLiveEngine",
+                (*STREAM_OPTIONS, PARAMS_OPTION),
+            ),
+        },
+    )
+)

@@ -11,6 +11,8 @@ Documented shape implemented (elevenlabs.io/docs API reference, "Speech to Text"
 Options: base_url, timeout_s, connect_timeout_s, tag_audio_events (true to keep the event tags).
 """
 
+from ..options import HTTP_OPTIONS, STREAM_OPTIONS, Option
+from ..providers import BATCH, STREAMING, Mode, Provider, register
 from .base import audio_seconds_of, base_language, read_key
 from .vendor_http import VendorCall
 
@@ -38,3 +40,26 @@ class ElevenLabsEngine:
             headers={"xi-api-key": key},
         )
         return call.result(call.transcript(data, "text"), seconds, data)
+
+
+register(
+    Provider(
+        name="elevenlabs",
+        label=VENDOR,
+        key_env="ELEVENLABS_API_KEY",
+        modes={
+            BATCH: Mode(
+                f"{__name__}.ElevenLabsEngine",
+                (
+                    *HTTP_OPTIONS,
+                    Option(
+                        "tag_audio_events", "boolean", "keep the event tags, e.g. (laughter) (default false)"
+                    ),
+                ),
+            ),
+            STREAMING: Mode(
+                "oncore.transcribers.engines.streaming.elevenlabs.ElevenLabsRealtimeEngine", STREAM_OPTIONS
+            ),
+        },
+    )
+)

@@ -30,6 +30,8 @@ from pathlib import Path
 from oncore.audio import AudioError, decode_wav_mono
 from oncore.config import config
 
+from ..options import Option
+from ..providers import BATCH, STREAMING, Mode, Provider, register
 from .base import EngineResult, TranscriptionError, base_language, cost_for
 
 SAMPLE_RATE = 16000
@@ -203,3 +205,42 @@ class FasterWhisperEngine:
             latency_s=time.perf_counter() - started,
             raw=raw,
         )
+
+
+register(
+    Provider(
+        name="faster_whisper",
+        label="faster-whisper (local)",
+        local=True,
+        modes={
+            BATCH: Mode(
+                f"{__name__}.FasterWhisperEngine",
+                (
+                    Option("beam_size", "integer", "beam search width (default 5)"),
+                    Option(
+                        "temperature", "number", "sampling temperature (default 0: deterministic replays)"
+                    ),
+                    Option("vad_filter", "boolean", "drop silence with Silero VAD first (default false)"),
+                    Option("cpu_threads", "integer", "CPU threads (default 0: the library's default)"),
+                    Option(
+                        "transcribe_kwargs", "object", "extra keyword arguments for WhisperModel.transcribe"
+                    ),
+                ),
+            ),
+            STREAMING: Mode(
+                "oncore.transcribers.engines.streaming.local.WhisperStreamingEngine",
+                (
+                    Option("min_chunk_s", "number", "seconds of new audio before each pass (default 1.0)"),
+                    Option("trim_s", "number", "seconds of buffer kept before trimming (default 15)"),
+                    Option("beam_size", "integer", "beam search width (default 5)"),
+                    Option("cpu_threads", "integer", "CPU threads (default 0: the library's default)"),
+                    Option(
+                        "final_timeout_s",
+                        "number",
+                        "deadline of the last pass after the end of the audio (default 30)",
+                    ),
+                ),
+            ),
+        },
+    )
+)

@@ -10,6 +10,8 @@ Shape (configured in the catalogue entry's options):
 Options: url (required), auth, json_path, field, form, language_param, timeout_s, connect_timeout_s.
 """
 
+from ..options import Option
+from ..providers import BATCH, Mode, Provider, register
 from .base import TranscriptionError, audio_seconds_of, read_key
 from .vendor_http import VendorCall
 
@@ -50,3 +52,47 @@ class GenericEngine:
             request["content"] = wav
         data = call.request("POST", url, **request)
         return call.result(call.transcript(data, str(options.get("json_path") or "text")), seconds, data)
+
+
+# The key is optional: sent only when the entry names api_key_env (no key_env here).
+register(
+    Provider(
+        name="generic",
+        label="Generic HTTP endpoint",
+        modes={
+            BATCH: Mode(
+                f"{__name__}.GenericEngine",
+                (
+                    Option("url", "url", "the http(s) URL to POST each clip to", required=True),
+                    Option(
+                        "auth",
+                        "string",
+                        '"bearer" (default): Authorization: Bearer <key>; any other value is the header name that '
+                        "carries the key; no key is sent when the entry names no api_key_env",
+                    ),
+                    Option(
+                        "json_path",
+                        "string",
+                        'where the transcript is in the JSON answer, dotted (default "text"; e.g. '
+                        '"results.0.transcript")',
+                    ),
+                    Option(
+                        "field",
+                        "string",
+                        "send multipart/form-data with the WAV in this field (default: the raw WAV body)",
+                    ),
+                    Option(
+                        "form", "object of strings", "extra text fields of the multipart form (with field)"
+                    ),
+                    Option(
+                        "language_param",
+                        "string",
+                        "the query parameter that carries the language code, when one is given",
+                    ),
+                    Option("timeout_s", "number", "seconds for the whole request (default 120)"),
+                    Option("connect_timeout_s", "number", "seconds to connect (default 10)"),
+                ),
+            )
+        },
+    )
+)

@@ -10,6 +10,8 @@ Documented shape implemented (platform.openai.com API reference, "Create transcr
 Options: base_url (either spelling), timeout_s, connect_timeout_s, prompt (optional text to guide the model).
 """
 
+from ..options import HTTP_OPTIONS, STREAM_OPTIONS, Option
+from ..providers import BATCH, STREAMING, Mode, Provider, register
 from .base import audio_seconds_of, base_language, read_key
 from .vendor_http import VendorCall
 
@@ -44,3 +46,26 @@ class OpenAIEngine:
             headers={"Authorization": f"Bearer {key}"},
         )
         return call.result(call.transcript(data, "text"), seconds, data)
+
+
+register(
+    Provider(
+        name="openai",
+        label=VENDOR,
+        key_env="OPENAI_API_KEY",
+        modes={
+            BATCH: Mode(
+                f"{__name__}.OpenAIEngine",
+                (*HTTP_OPTIONS, Option("prompt", "string", "text to guide the model (names, spellings)")),
+            ),
+            STREAMING: Mode(
+                "oncore.transcribers.engines.streaming.openai.OpenAIRealtimeEngine",
+                (
+                    *STREAM_OPTIONS,
+                    Option("prompt", "string", "text to guide the model"),
+                    Option("keywords", "list of strings", "words to guide the model"),
+                ),
+            ),
+        },
+    )
+)

@@ -11,6 +11,7 @@ import numpy as np
 
 from oncore.audio import AudioError, decode_wav_mono
 
+from ..providers import BATCH, Mode, Provider, register
 from .base import EngineResult, TranscriptionError, cost_for
 
 SAMPLE_RATE = 16000
@@ -61,3 +62,14 @@ class PocketSphinxEngine:
             latency_s=time.perf_counter() - started,
             raw={"engine": "pocketsphinx", "model": "en-us", "text": text},
         )
+
+
+register(
+    Provider(
+        name="pocketsphinx",
+        label="PocketSphinx (local)",
+        local=True,
+        models=("en-us",),
+        modes={BATCH: Mode(f"{__name__}.PocketSphinxEngine")},
+    )
+)

@@ -9,13 +9,6 @@
     local.py       faster-whisper over a growing buffer with the local-agreement policy (offline)
 
 Each engine has `transcribe(wav, language=None, *, speech_end_s=None) -> EngineResult` whose `stream` holds the
-StreamFigures and whose latency_s is the time to final. docs/streaming.md explains what is measured.
+StreamFigures and whose latency_s is the time to final. docs/streaming.md explains what is measured. A provider's
+streaming engine is named in its registration (engines/<provider>.py), not here.
 """
-
-STREAMING_ENGINES = {
-    "faster_whisper": ("local", "WhisperStreamingEngine"),
-    "deepgram": ("deepgram", "DeepgramLiveEngine"),
-    "assemblyai": ("assemblyai", "AssemblyAIStreamingEngine"),
-    "openai": ("openai", "OpenAIRealtimeEngine"),
-    "elevenlabs": ("elevenlabs", "ElevenLabsRealtimeEngine"),
-}

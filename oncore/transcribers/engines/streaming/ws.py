@@ -32,11 +32,11 @@ from websockets.exceptions import (
 )
 
 from ..base import (
-    KEYED_PROVIDERS,
     EngineResult,
     TranscriptionError,
     audio_seconds_of,
     cost_for,
+    needs_key,
     option_float,
     read_key,
 )
@@ -105,7 +105,7 @@ class WebSocketEngine:
     def transcribe(self, wav: bytes, language: str | None = None, *, speech_end_s=None, speed=None):
         seconds = audio_seconds_of(wav)
         self.ended = False  # set once the audio is out and the end-of-audio messages go
-        self.key = read_key(self.transcriber, self.vendor) if self._needs_key() else None
+        self.key = read_key(self.transcriber, self.vendor) if needs_key(self.transcriber) else None
         call = VendorCall(self.transcriber, self.vendor, self.default_base_url, self.key)
         self.connect_timeout_s = option_float(self.options, "connect_timeout_s", DEFAULT_CONNECT_TIMEOUT_S)
         self.final_timeout_s = option_float(self.options, "final_timeout_s", DEFAULT_FINAL_TIMEOUT_S)
@@ -136,11 +136,6 @@ class WebSocketEngine:
                 **figures.as_dict(),
             },
             stream=figures,
-        )
-
-    def _needs_key(self) -> bool:
-        return self.transcriber.provider in KEYED_PROVIDERS or bool(
-            (getattr(self.transcriber, "api_key_env", "") or "").strip()
         )
 
     async def _run(self, url, frames, rate, language, speed, seconds):

@@ -10,23 +10,17 @@ from django.core.management.base import BaseCommand, CommandError, DjangoHelpFor
 from django.utils import timezone
 from django.utils.text import slugify
 
-from oncore.transcribers.engines import ENGINES
-from oncore.transcribers.engines.base import KEYED_PROVIDERS
+from oncore.transcribers import providers
 from oncore.transcribers.models import Transcriber
-from oncore.transcribers.options import GENERIC_PROTOCOL, PROVIDER_OPTIONS, check_options, describe
-
-LOCAL_PROVIDERS = {Transcriber.FASTER_WHISPER, Transcriber.POCKETSPHINX}
-ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]{0,99}$")
-LABELS = dict(Transcriber.PROVIDERS)
+from oncore.transcribers.options import GENERIC_PROTOCOL, check_options, describe
+from oncore.transcribers.providers import ENV_NAME
 
 
 def _epilog() -> str:
     parts = ["Options per provider (--options, a JSON object; an option left out takes its default):"]
-    for provider, modes in PROVIDER_OPTIONS.items():
-        for mode in modes:
-            parts.append(
-                f"\n{provider}: {LABELS.get(provider, provider)}, {mode}\n{describe(provider, mode)}"
-            )
+    for provider in providers.all_providers():
+        for mode in provider.modes:
+            parts.append(f"\n{provider.name}: {provider.label}, {mode}\n{describe(provider.name, mode)}")
     protocol = re.sub(r"`([^`]*)`", r"\1", GENERIC_PROTOCOL)
     parts.append(
         "\nThe generic provider:\n"
@@ -60,14 +54,14 @@ class Command(BaseCommand):
         return super().create_parser(prog_name, subcommand, epilog=_epilog(), **kwargs)
 
     def add_arguments(self, parser):
-        parser.add_argument("provider", help=f"One of: {', '.join(sorted(ENGINES))}.")
+        parser.add_argument("provider", help=f"One of: {', '.join(providers.names())}.")
         parser.add_argument("model", help="The provider's model string, e.g. nova-3, tiny.en, en-us.")
         parser.add_argument(
             "--mode",
             choices=[Transcriber.BATCH, Transcriber.STREAMING],
             default=Transcriber.BATCH,
             help="batch (the clip in one request, the default) or streaming (the clip as a live call; "
-            f"providers {', '.join(sorted(Transcriber.STREAMING_PROVIDERS))}).",
+            f"providers {', '.join(providers.names(Transcriber.STREAMING))}).",
         )
         parser.add_argument(
             "--slug", help="Its id in URLs and lists (default: from provider, model and mode)."
@@ -88,7 +82,8 @@ class Command(BaseCommand):
             "--api-key-env",
             default="",
             help="The environment variable that holds the key, e.g. DEEPGRAM_API_KEY (required for "
-            f"{', '.join(sorted(KEYED_PROVIDERS))}; optional for generic; never the key itself).",
+            f"{', '.join(p.name for p in providers.all_providers() if p.keyed)}; none for the local ones; "
+            "optional for the others; never the key itself).",
         )
         parser.add_argument(
             "--options",
@@ -106,19 +101,11 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **o):
-        provider, model, mode = o["provider"].strip(), o["model"].strip(), o["mode"]
-        problems = []
-        if provider not in ENGINES:
-            raise CommandError(f"No provider {provider!r}: choose one of {', '.join(sorted(ENGINES))}.")
-        if not model:
-            problems.append("The model must not be empty: give the provider's model string.")
-        if mode == Transcriber.STREAMING and provider not in Transcriber.STREAMING_PROVIDERS:
-            problems.append(
-                f"{provider} has no streaming engine: use --mode batch, or one of "
-                f"{', '.join(sorted(Transcriber.STREAMING_PROVIDERS))}."
-            )
-        if provider == Transcriber.POCKETSPHINX and model.lower() != "en-us":
-            problems.append(f"PocketSphinx has only its en-us model, not {model!r}: give en-us.")
+        name, model, mode = o["provider"].strip(), o["model"].strip(), o["mode"]
+        provider = providers.get(name)
+        if provider is None:
+            raise CommandError(f"No provider {name!r}: choose one of {', '.join(providers.names())}.")
+        problems = _model_problems(provider, model, mode)
 
         price = _price(o["price_per_minute"], problems)
         price_date = _day(o["price_date"], "--price-date", problems)
@@ -133,15 +120,7 @@ class Command(BaseCommand):
             )
 
         key_env = o["api_key_env"].strip()
-        if key_env and not ENV_NAME.match(key_env):
-            problems.append(
-                f"--api-key-env must name an environment variable (capitals, digits and _), e.g. "
-                f"{provider.upper()}_API_KEY; never give the key itself."
-            )
-        if provider in KEYED_PROVIDERS and not key_env:
-            problems.append(f"{provider} needs a key: name its environment variable with --api-key-env.")
-        if provider in LOCAL_PROVIDERS and key_env:
-            problems.append(f"{provider} runs here and sends no key: leave out --api-key-env.")
+        problems += _key_problems(provider, key_env)
 
         try:
             options = json.loads(o["options"])
@@ -149,12 +128,12 @@ class Command(BaseCommand):
             raise CommandError(f"--options is not JSON: {exc.msg} at character {exc.pos}.") from None
         if not isinstance(options, dict):
             problems.append(f"--options must be a JSON object, not {type(options).__name__}.")
-        elif provider in ENGINES and mode in PROVIDER_OPTIONS[provider]:
-            problems += check_options(provider, mode, options)
+        elif mode in provider.modes:
+            problems += check_options(name, mode, options)
 
         display_name = (o["display_name"] or "").strip() or _display_name(provider, model, mode)
         slug = (o["slug"] or "").strip() or slugify(
-            re.sub(r"[^A-Za-z0-9]+", "-", f"{provider}-{model}-{mode}").removesuffix("-batch")
+            re.sub(r"[^A-Za-z0-9]+", "-", f"{name}-{model}-{mode}").removesuffix("-batch")
         )
         if Transcriber.objects.filter(slug=slug).exists():
             problems.append(f"The catalogue already has {slug!r}: give another --slug, or edit that entry.")
@@ -163,7 +142,7 @@ class Command(BaseCommand):
 
         transcriber = Transcriber(
             slug=slug,
-            provider=provider,
+            provider=name,
             model=model,
             mode=mode,
             display_name=display_name,
@@ -183,11 +162,48 @@ class Command(BaseCommand):
         transcriber.save()
         priced = f"${transcriber.price_per_minute}/min" + (f" ({source}, {price_date})" if source else "")
         self.stdout.write(
-            f"Added {display_name!r} ({slug}, id {transcriber.pk}): {provider} {model}, {mode}, {priced}, "
+            f"Added {display_name!r} ({slug}, id {transcriber.pk}): {name} {model}, {mode}, {priced}, "
             f"options {json.dumps(options)}, {'enabled' if transcriber.enabled else 'not enabled'}."
         )
         if key_env:
             self.stdout.write(f"Its key is read from the environment variable {key_env} when it transcribes.")
+
+
+def _model_problems(provider, model: str, mode: str) -> list[str]:
+    """What the provider's registration refuses in the model and mode."""
+    problems = []
+    if not model:
+        problems.append("The model must not be empty: give the provider's model string.")
+    if mode not in provider.modes:
+        problems.append(
+            f"{provider.name} has no {mode} engine: use --mode {' or '.join(provider.modes)}, or one of "
+            f"{', '.join(providers.names(mode))}."
+        )
+    if provider.models and model.lower() not in provider.models:
+        problems.append(
+            f"{provider.label.removesuffix(' (local)')} has only its {' or '.join(provider.models)} "
+            f"model, not {model!r}: give {' or '.join(provider.models)}."
+        )
+    return problems
+
+
+def _key_problems(provider, key_env: str) -> list[str]:
+    """What is wrong with --api-key-env for the provider: not a variable's name, missing where every request
+    needs a key, given where none is sent."""
+    problems = []
+    if key_env and not ENV_NAME.match(key_env):
+        problems.append(
+            f"--api-key-env must name an environment variable (capitals, digits and _), e.g. "
+            f"{provider.key_env or provider.name.upper() + '_API_KEY'}; never give the key itself."
+        )
+    if provider.keyed and not key_env:
+        problems.append(
+            f"{provider.name} needs a key: name its environment variable with --api-key-env (usually "
+            f"{provider.key_env})."
+        )
+    if provider.local and key_env:
+        problems.append(f"{provider.name} runs here and sends no key: leave out --api-key-env.")
+    return problems
 
 
 def _price(text: str, problems: list) -> Decimal | None:
@@ -215,6 +231,6 @@ def _day(text: str | None, flag: str, problems: list) -> date | None:
         return None
 
 
-def _display_name(provider: str, model: str, mode: str) -> str:
-    label = LABELS.get(provider, provider).replace(" (local)", "")
+def _display_name(provider, model: str, mode: str) -> str:
+    label = provider.label.replace(" (local)", "")
     return f"{label} {model}" + (" (streaming)" if mode == Transcriber.STREAMING else "")
