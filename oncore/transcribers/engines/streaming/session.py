@@ -13,6 +13,8 @@ Figures (StreamFigures), each measured, never estimated:
   text, or, when the whole line gave no text, the transcriber's word that the session is done;
 - partials, revisions: the partial results that carried text, and how many of them (and of the finals) changed
   a word an earlier partial of the same segment had shown (a transcript only ever extended has none);
+- final_segments, finals_revised: the final segments that carried text, and how many of them differ from the last
+  partial shown for their segment (a screen showing the partial would have shown something else);
 - frames, frames_off_schedule, worst_offset_ms: the frames sent, those sent more than ±5 ms from their schedule,
   and the largest offset: the pacing's accuracy on this machine.
 `speed` is 1 (real time) for every replay; tests that are not about pacing set SPEED higher to run quickly.
@@ -83,6 +85,9 @@ class StreamFigures:
     speech_end_s: float
     connect_s: float  # from opening the connection to the transcriber being ready for audio
     session_s: float  # from opening the connection to the end of the session
+    final_segments: int = 0  # final segments that carried text
+    finals_revised: int = 0  # of those, the ones that differ from the last partial shown for their segment
+    speed: float = 1.0  # the pacing's speed: clip seconds per second (1 for every replay; tests go faster)
 
     def as_dict(self) -> dict:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
@@ -130,6 +135,7 @@ class Heard:
         self.finals: list[str] = []
         self.partials = 0
         self.revisions = 0
+        self.finals_revised = 0
         self.first_text_at: float | None = None
         self.final_at: float | None = None
         self.done_at: float | None = None
@@ -155,6 +161,8 @@ class Heard:
         new = words(text)
         if self._changed(new):
             self.revisions += 1
+        if new and self._shown and new != self._shown:
+            self.finals_revised += 1
         self._shown = []
         text = (text or "").strip()
         if text:
@@ -243,6 +251,9 @@ def figures(
         speech_end_s=round(speech_end_s, 4),
         connect_s=round(pacer.t0 - opened_at, 4),
         session_s=round(ended_at - opened_at, 4),
+        final_segments=len(heard.finals),
+        finals_revised=heard.finals_revised,
+        speed=pacer.speed,
     )
 
 
