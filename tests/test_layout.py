@@ -13,9 +13,8 @@ APPS = ("oncore", "transcriber_tests", "benchmark")
 # oncore/urls.py mounts the apps' pages and API routers: the one place the platform names them.
 PLATFORM_MOUNTS = {"oncore/urls.py"}
 PURE = (
-    "transcriber_tests/scoring.py",
-    "transcriber_tests/rule_labels.py",
-    "transcriber_tests/agreement.py",
+    "transcriber_tests/lib/scoring.py",
+    "transcriber_tests/lib/agreement.py",
     "benchmark/entity/matcher/__init__.py",
     "benchmark/entity/matcher/canon.py",
     "benchmark/entity/matcher/numbers.py",
@@ -76,10 +75,10 @@ def test_it_lets_the_benchmark_take_only_the_pure_scoring_core_from_transcriber_
         for path in sources("benchmark")
         for line, module in imports_of(path)
         if _names(module, "transcriber_tests")
-        and not _names(module, "transcriber_tests.scoring")
+        and not _names(module, "transcriber_tests.lib.scoring")
         and module != "transcriber_tests"
     ]
-    assert not broken, "benchmark/ may import only transcriber_tests.scoring:\n" + "\n".join(broken)
+    assert not broken, "benchmark/ may import only transcriber_tests.lib.scoring:\n" + "\n".join(broken)
 
 
 def test_it_keeps_the_pure_modules_free_of_django_and_of_the_database():

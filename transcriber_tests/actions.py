@@ -20,7 +20,8 @@ from oncore.formats import money
 from oncore.transcribers.engines.base import cost_for, key_problem
 from oncore.transcribers.models import Transcriber
 
-from . import aggregates, controls, errors, events, jobs, picks, scores, scoring
+from . import aggregates, controls, errors, events, jobs, picks, scores
+from .lib import scoring
 from .lines import bank_lines, untranscribed, why_not_flaggable
 from .models import MAX_CANDIDATES, Bank, Candidate, Flag, FlagEdit, Score
 from .models.history import name_of

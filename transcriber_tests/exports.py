@@ -15,7 +15,8 @@ from oncore.csv import csv_line, safe_cell, stream_csv
 from oncore.formats import money
 from oncore.transcribers.models import Transcriber
 
-from . import queries, scoring, snapshots
+from . import queries, snapshots
+from .lib import scoring
 from .models import ControlLine, Flag, JudgePick, Score
 from .queries import confusion
 from .shapes import run_figures, tradeoff, turns

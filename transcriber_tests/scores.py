@@ -9,7 +9,8 @@ from django.db.models import Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from . import aggregates, alignment, events, jobs, picks, scoring, snapshots
+from . import aggregates, events, jobs, picks, snapshots
+from .lib import alignment, scoring
 from .lines import live_transcriber_of
 from .models import Bank, ControlLine, Flag, Score, Transcription
 from .queries import cells

@@ -14,9 +14,10 @@ from oncore.http import clip_response, id_in, query_without_page, redirect_next
 from oncore.jinja import rows_html
 from oncore.ratelimit import rate_limited
 
-from . import actions, alignment, controls, exports, jobs, lookups, queries, scoring, snapshots
+from . import actions, controls, exports, jobs, lookups, queries, snapshots
 from .errors import ActionError, EstimateNotConfirmed
 from .forms import AddCandidateForm, BankForm, CallFilterForm, FlagForm, MoveFlagForm, ResultsFilterForm
+from .lib import alignment, scoring
 from .lines import bank_lines
 from .queries import people
 from .templatetags.scores import row_cells

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from oncore.calls.models import Call
 from oncore.transcribers.models import Transcriber
 from tests.fixtures import make_call
-from transcriber_tests import actions, aggregates, queries, scores, scoring
+from transcriber_tests import actions, aggregates, queries, scores
+from transcriber_tests.lib import scoring
 from transcriber_tests.models import ControlLine, Flag, Score, ScoreTotal, Transcription
 
 WORDS = ["table", "for", "four", "at", "eight", "thirty"]

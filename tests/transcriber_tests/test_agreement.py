@@ -2,7 +2,7 @@
 
 import pytest
 
-from transcriber_tests.agreement import agreement, confusion_table
+from transcriber_tests.lib.agreement import agreement, confusion_table
 
 
 def test_it_computes_cohens_kappa_from_observed_and_chance_agreement():

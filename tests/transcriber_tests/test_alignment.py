@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from transcriber_tests import alignment, scoring
+from transcriber_tests.lib import alignment, scoring
 
 VOCABULARY = [
     "table",

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from benchmark.models import BenchmarkRun, CsRun
 from oncore.calls.models import Line
-from transcriber_tests import scoring
+from transcriber_tests.lib import scoring
 from transcriber_tests.management.commands.load_demo import RUN_CALLS, STREAMING_CALLS, heard
 from transcriber_tests.models import Flag, Run, Score, Transcription
 

@@ -14,7 +14,9 @@ from django.utils import timezone
 from oncore.calls.models import Call, Line
 from oncore.transcribers.models import Transcriber
 from tests.fixtures import assert_error, make_call
-from transcriber_tests import actions, aggregates, queries, scores, scoring, tradeoffs
+from transcriber_tests import actions, aggregates, queries, scores
+from transcriber_tests.lib import scoring
+from transcriber_tests.lib import tradeoff as tradeoffs
 from transcriber_tests.models import Score, Transcription
 
 pytestmark = pytest.mark.django_db

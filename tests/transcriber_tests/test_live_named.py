@@ -75,7 +75,7 @@ def test_the_results_page_gives_the_known_part_and_names_the_rest(
 
 
 def test_with_no_minute_priced_it_says_why_the_cost_now_is_unknown(admin_client, org, tenant, local_live):
-    from transcriber_tests import tradeoffs
+    from transcriber_tests.lib import tradeoff as tradeoffs
     from transcriber_tests.templatetags.tradeoff import against_now
 
     p = tradeoffs.projection(1, "0.006", Decimal("10"), Decimal(0), Decimal("10"), local=False)

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.transcriber_tests.runs.support import neutral_answer, shown_lines
-from transcriber_tests import judge, scoring
+from transcriber_tests import judge
+from transcriber_tests.lib import scoring
 
 ROOT = Path(__file__).resolve().parents[2]
 spec = importlib.util.spec_from_file_location("measure_judge", ROOT / "scripts" / "measure_judge.py")

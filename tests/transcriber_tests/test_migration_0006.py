@@ -5,7 +5,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from transcriber_tests import scoring
+from transcriber_tests.lib import scoring
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -5,7 +5,8 @@ import random
 import pytest
 
 from tests.fixtures import make_call
-from transcriber_tests import actions, errors, jobs, replay, scoring, tasks
+from transcriber_tests import actions, errors, jobs, replay, tasks
+from transcriber_tests.lib import scoring
 from transcriber_tests.models import Bank, ControlLine, Flag, Score, Transcription
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from transcriber_tests import queries, scoring
+from transcriber_tests import queries
+from transcriber_tests.lib import scoring
 from transcriber_tests.models import Score
 from transcriber_tests.synthetic import fill_bank
 

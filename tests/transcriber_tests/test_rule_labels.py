@@ -2,7 +2,8 @@
 
 import pytest
 
-from transcriber_tests import rule_labels, scoring
+from transcriber_tests.judge import rule_labels
+from transcriber_tests.lib import scoring
 
 
 @pytest.mark.parametrize(

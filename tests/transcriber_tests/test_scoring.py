@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 import scipy.stats
 
-from transcriber_tests.models import RunLine
-from transcriber_tests.scoring import (
+from transcriber_tests.lib.scoring import (
     NORMALIZER_VERSION,
     Outcome,
     compare_leader,
@@ -21,13 +20,14 @@ from transcriber_tests.scoring import (
     summarize,
     wilson_interval,
 )
+from transcriber_tests.models import RunLine
 
 CAFE_NFC = unicodedata.normalize("NFC", "Café")
 CAFE_NFD = unicodedata.normalize("NFD", "Café")
 
 
 def test_it_imports_without_django():
-    code = "import sys, transcriber_tests.scoring; print(sorted(m for m in sys.modules if m.startswith('django')))"
+    code = "import sys, transcriber_tests.lib.scoring; print(sorted(m for m in sys.modules if m.startswith('django')))"
     root = Path(__file__).resolve().parents[2]
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
@@ -420,7 +420,7 @@ def test_it_compares_after_normalization_and_scores_against_what_was_said():
 def test_it_sums_days_into_weeks_that_end_on_the_last_day_oldest_first():
     from datetime import date
 
-    from transcriber_tests import scoring
+    from transcriber_tests.lib import scoring
 
     last = date(2026, 11, 28)
     days = [

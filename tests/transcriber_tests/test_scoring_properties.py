@@ -5,7 +5,7 @@ import math
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from transcriber_tests.scoring import (
+from transcriber_tests.lib.scoring import (
     Outcome,
     mcnemar_exact,
     normalize,

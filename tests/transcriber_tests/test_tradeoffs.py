@@ -1,4 +1,4 @@
-"""The pure core of latency and cost beside accuracy (transcriber_tests/tradeoffs.py), without a database: the
+"""The pure core of latency and cost beside accuracy (transcriber_tests/lib/tradeoff.py), without a database: the
 buckets, percentiles read from them within the stated resolution of the exact ones, the real-time factor, the
 Pareto front and the monthly projection's arithmetic. Latencies here are constructed, never measured."""
 
@@ -8,8 +8,8 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from transcriber_tests import tradeoffs
-from transcriber_tests.charts import tradeoff_chart
+from transcriber_tests.lib import tradeoff as tradeoffs
+from transcriber_tests.lib.charts import tradeoff_chart
 
 
 def _counts(latencies_us):
@@ -145,7 +145,7 @@ def test_a_label_that_would_leave_the_chart_runs_to_the_left_of_its_point():
 def test_a_candidate_at_zero_and_the_lowest_labels_stay_clear_of_the_x_axis():
     """Issue 34, 5.10: a 0% candidate sat on the axis with its label, and a low point's label ran into the x
     axis's tick labels."""
-    from transcriber_tests.charts import LABEL_LINES, Y_PAD
+    from transcriber_tests.lib.charts import LABEL_LINES, Y_PAD
 
     items = [_P("zero", 0.0, 0.4), _P("low", 0.02, 0.5), _P("mid", 0.45, 3.0), _P("top", 0.9, 1.0)]
     chart = tradeoff_chart(items, {"zero", "top"})
@@ -167,7 +167,7 @@ def test_a_candidate_at_zero_and_the_lowest_labels_stay_clear_of_the_x_axis():
 
 
 def test_it_writes_a_months_work_in_the_unit_a_person_reads():
-    from transcriber_tests.tradeoffs import hours_words
+    from transcriber_tests.lib.tradeoff import hours_words
 
     assert hours_words(12.54) == "12.5 hours"
     assert hours_words(0.045) == "2.7 minutes"  # not "0.0 hours"

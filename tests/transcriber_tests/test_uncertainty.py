@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from transcriber_tests import scoring, uncertainty
+from transcriber_tests.lib import scoring
+from transcriber_tests.lib import trust as uncertainty
 
 
 def _calls(histogram):

@@ -19,7 +19,7 @@ from django.db.models.functions import TruncDate
 
 from oncore.calls.models import Line
 
-from .. import alignment, scoring
+from ..lib import alignment, scoring
 from ..models import CallPairTotal, CallTotal, Candidate, ConfusionTotal, ControlLine, Flag, Score
 
 # The tables, as maintain.TABLES holds them: (model, the columns that key a row besides (bank, day), summed).

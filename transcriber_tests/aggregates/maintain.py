@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 
 from django.db import connection
 
-from .. import tradeoffs
+from ..lib import tradeoff as tradeoffs
 from ..models import (
     Bank,
     Candidate,

@@ -8,7 +8,8 @@ from ninja import Field, Query, Router, Schema
 
 from oncore.api import ApiError
 from oncore.ratelimit import rate_limited
-from transcriber_tests import exports, lookups, queries, snapshots, uncertainty
+from transcriber_tests import exports, lookups, queries, snapshots
+from transcriber_tests.lib import trust as uncertainty
 from transcriber_tests.queries import confusion, reference_check
 
 from ..shapes.trust import (

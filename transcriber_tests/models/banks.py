@@ -7,7 +7,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from .. import scoring
+from ..lib import scoring
 
 MAX_CANDIDATES = 8
 

@@ -5,7 +5,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from .. import scoring
+from ..lib import scoring
 from .banks import Bank, ControlLine, Flag
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from django.db.models import F, Sum, Window
 from django.db.models.functions import RowNumber
 
-from .. import alignment
+from ..lib import alignment
 from ..models import Bank, ConfusionTotal
 from .board import candidates_of
 from .window import clamp_window, window_start

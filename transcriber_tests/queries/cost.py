@@ -19,7 +19,7 @@ from django.db.models import Count, F, Max, Sum
 from oncore.calls.models import Call, Line
 from oncore.transcribers.models import Transcriber
 
-from .. import tradeoffs
+from ..lib import tradeoff as tradeoffs
 from ..lines import transcriber_named
 from .window import today, window_start
 

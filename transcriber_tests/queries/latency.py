@@ -11,7 +11,7 @@ from django.db.models import Sum
 
 from oncore.transcribers.models import Transcriber
 
-from .. import tradeoffs
+from ..lib import tradeoff as tradeoffs
 from ..models import LatencyTotal
 from .totals import _days
 

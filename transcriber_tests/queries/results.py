@@ -18,8 +18,9 @@ from benchmark import selectors as benchmark
 from benchmark.selectors import detect_languages, language_wer
 from oncore.transcribers.models import Transcriber
 
-from .. import jobs, scoring
-from ..charts import Chart, chart
+from .. import jobs
+from ..lib import scoring
+from ..lib.charts import Chart, chart
 from ..models import STANDARD_TAGS, Bank, ControlLine, Flag, Score, ScoreTotal, Transcription
 from . import groups, totals
 from .board import candidates_of

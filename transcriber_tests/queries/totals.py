@@ -9,8 +9,8 @@ from decimal import Decimal
 from django.db.models import F, IntegerField, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
 
-from .. import scoring
 from ..aggregates import MICROS
+from ..lib import scoring
 from ..models import FlagTotal, PairTotal, Score, ScoreTotal, TagTotal
 
 

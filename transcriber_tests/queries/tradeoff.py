@@ -16,9 +16,9 @@ from django.db.models import Q, Sum
 from oncore.templatetags.oncore_tags import dollars
 from oncore.transcribers.models import Transcriber
 
-from .. import tradeoffs
 from ..aggregates import MICROS
-from ..charts import TradeoffChart, tradeoff_chart
+from ..lib import tradeoff as tradeoffs
+from ..lib.charts import TradeoffChart, tradeoff_chart
 from ..models import GroupTotal, Score, ScoreTotal
 from . import cost, latency, pacing
 from .window import period_bounds

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db.models import Sum
 
-from .. import scoring, uncertainty
+from ..lib import scoring
+from ..lib import trust as uncertainty
 from ..models import Bank, CallPairTotal, CallTotal
 from . import totals
 from .results import RESULTS_CACHE_SECONDS, BankResults, bank_results

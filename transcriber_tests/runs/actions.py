@@ -18,7 +18,7 @@ from oncore.config import config
 from oncore.templatetags.oncore_tags import dollars
 from oncore.transcribers.engines.base import cost_for
 
-from .. import events, jobs, judge, rule_labels, scoring
+from .. import events, jobs, judge
 from ..errors import (
     EstimateNotConfirmed,
     JudgeNotFailed,
@@ -35,6 +35,8 @@ from ..errors import (
     TooManyCalls,
     TranscriberDisabled,
 )
+from ..judge import rule_labels
+from ..lib import scoring
 from ..lines import clip_seconds, live_transcriber_of, too_long, untranscribed
 from ..models import Bank, Candidate, Flag, Run, RunCall, RunLine, Score, Transcription
 from ..shapes.runs import RunEstimate

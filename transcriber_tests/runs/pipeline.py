@@ -26,7 +26,9 @@ from django.utils import timezone
 from oncore import llm, queue
 from oncore.calls.models import Line
 
-from .. import events, jobs, judge, rule_labels, scoring
+from .. import events, jobs, judge
+from ..judge import rule_labels
+from ..lib import scoring
 from ..models import Flag, Run, RunLine, RunPattern, Transcription
 
 log = logging.getLogger(__name__)

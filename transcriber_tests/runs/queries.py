@@ -12,8 +12,9 @@ from oncore import llm
 from oncore.calls.models import Call
 from oncore.config import config
 
-from .. import jobs, uncertainty
-from ..agreement import Agreement, agreement
+from .. import jobs
+from ..lib import trust as uncertainty
+from ..lib.agreement import Agreement, agreement
 from ..models import Bank, Flag, Run, RunLine, Transcription
 from ..queries import bank_results
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from ninja import Field, Schema
 
-from .. import alignment
+from ..lib import alignment
 from .turns import AlignedWord
 
 

@@ -7,7 +7,7 @@ from typing import Literal
 
 from ninja import Field, Schema
 
-from .. import scoring
+from ..lib import scoring
 from ..queries.cells import ScoreCell
 from ..queries.tradeoff import switch_words
 from .banks import Interval, LeadTestOut, interval_out

@@ -12,7 +12,7 @@ from ninja import Field, Schema
 from oncore.api import Money
 from oncore.formats import money
 
-from .. import tradeoffs
+from ..lib import tradeoff as tradeoffs
 from ..queries.latency import LATENCY, TIME_TO_FINAL
 from ..queries.tradeoff import switch_words
 from .refs import TranscriberRef, transcriber_ref

@@ -9,7 +9,7 @@ from ninja import Field, Schema
 from oncore.csv import csv_line, safe_cell
 from oncore.formats import iso_time
 
-from .. import alignment
+from ..lib import alignment
 from ..models import Score
 from ..queries.cells import ScoreCell
 from ..queries.turns import TurnRow

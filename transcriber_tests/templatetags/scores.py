@@ -10,7 +10,9 @@ from django import template
 from django.utils.safestring import mark_safe
 from markupsafe import Markup
 
-from .. import alignment, tradeoffs, uncertainty
+from ..lib import alignment
+from ..lib import tradeoff as tradeoffs
+from ..lib import trust as uncertainty
 
 register = template.Library()
 

@@ -6,7 +6,7 @@ from django import template
 
 from oncore.templatetags.oncore_tags import dollars
 
-from .. import tradeoffs
+from ..lib import tradeoff as tradeoffs
 from ..queries.tradeoff import minutes_words
 
 register = template.Library()

@@ -1,19 +1,21 @@
-"""PURE: the full-call run's rule labeller. Before the judge is asked about a line where the candidate and the live
-transcript differ, a rule decides what needs no opinion: when the two texts are the same after the entity
-matcher's canonicalization (spoken and written numbers, times, ordinals, years, dates, abbreviations, initialisms,
-accents, possessives; see benchmark/entity/matcher.py, whose self-test has a case for each), the line is
-`same_meaning`, labelled by rule, with a one-line reason naming the rule and the spans:
+"""The full-call run's rule labeller. Before the judge is asked about a line where the candidate and the live
+transcript differ, a rule decides what needs no opinion: when the two texts are the same after the canonicalization
+of the benchmark's entity matcher (spoken and written numbers, times, ordinals, years, dates, abbreviations,
+initialisms, accents, possessives; read through benchmark/selectors.py, the benchmark's one door; the matcher's
+self-test in benchmark/entity/matcher/ has a case for each), the line is `same_meaning`, labelled by rule, with a
+one-line reason naming the rule and the spans:
 
     Times: "ten forty five" = "10:45".
 
-Everything else goes to the judge. No Django here; tested without a database."""
+Everything else goes to the judge. It reads no table; tested without a database."""
 
 import re
 import unicodedata
 from dataclasses import dataclass
 
-from benchmark.entity.matcher import MATCHER_VERSION, differences, same_text
-from transcriber_tests.scoring import SAME_MEANING, normalize
+from benchmark.selectors import MATCHER_VERSION, differences, same_text
+
+from ..lib.scoring import SAME_MEANING, normalize
 
 RULE_VERSION = f"rule:{MATCHER_VERSION}"  # stored as the prompt version of a rule label
 MAX_SPANS_IN_REASON = 3
