@@ -23,8 +23,9 @@ from oncore.webhooks import actions as webhooks
 from oncore.webhooks.models import EventState
 
 from . import jobs
+from .lib import cells
 from .models import Bank, ControlLine, Flag, Run, Score
-from .queries import bank_results, cells
+from .queries import bank_results
 from .shapes.banks import BankOut, bank_out, banks_of
 from .shapes.flags import FlagOut, flag_out
 from .shapes.refs import TranscriberRef, transcriber_ref

@@ -10,10 +10,9 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from . import aggregates, events, jobs, picks, snapshots
-from .lib import alignment, scoring
+from .lib import alignment, cells, scoring
 from .lines import live_transcriber_of
 from .models import Bank, ControlLine, Flag, Score, Transcription
-from .queries import cells
 from .shapes import turns
 
 

@@ -7,7 +7,9 @@ latency (the candidates' latencies), cost (the organization's call volume and wh
 API routers, the webhook events and the CSV writers call these; none of them reads the tables itself. Full-call
 runs have theirs in runs/queries.py."""
 
-from . import cells, cost, groups, latency, totals, tradeoff
+from ..lib import cells
+from ..lib.cells import ScoreCell
+from . import cost, groups, latency, totals, tradeoff
 from .board import (
     BoardRow,
     banks_list,
@@ -31,7 +33,6 @@ from .calls import (
     line_rows,
     line_screen,
 )
-from .cells import ScoreCell
 from .flags import (
     FlagResults,
     flag_results,

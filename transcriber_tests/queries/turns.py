@@ -11,9 +11,10 @@ from django.core.paginator import Paginator
 from django.db.models import Exists, F, OuterRef, Value
 from django.db.models.functions import Coalesce
 
+from ..lib import cells
 from ..models import Bank, Flag, JudgePick, Score, Transcription
 from ..picks import picks_by_item
-from . import cells, totals
+from . import totals
 from .board import candidates_of
 from .window import clamp_window, window_days_covered, window_start
 

@@ -37,11 +37,10 @@ from ..errors import (
 )
 from ..judge import rule_labels
 from ..lib import scoring
+from ..lib.runs import NO_TIMING, PAST_RECORDING_END, TOO_LONG, LeftOutLine, RunEstimate, left_out_summary
 from ..lines import clip_seconds, live_transcriber_of, too_long, untranscribed
 from ..models import Bank, Candidate, Flag, Run, RunCall, RunLine, Score, Transcription
-from ..shapes.runs import RunEstimate
 from . import pipeline, queries
-from .queries import NO_TIMING, PAST_RECORDING_END, TOO_LONG, LeftOutLine, left_out_summary
 
 MAX_CALLS = 10
 

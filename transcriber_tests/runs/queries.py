@@ -2,7 +2,6 @@
 a run's summary, its lines by filter, the review sample, the runs of a bank with their counts, and the calls a new
 run offers."""
 
-from collections import Counter
 from dataclasses import dataclass, fields
 from decimal import Decimal
 
@@ -15,6 +14,7 @@ from oncore.config import config
 from .. import jobs
 from ..lib import trust as uncertainty
 from ..lib.agreement import Agreement, agreement
+from ..lib.runs import LeftOutLine
 from ..models import Bank, Flag, Run, RunLine, Transcription
 from ..queries import bank_results
 
@@ -214,43 +214,6 @@ def run_summary(run: Run) -> RunSummary:
         warn_below=config().run_calibration_warn,
         labels=labelling(run, c["compared"], c["differing"], c["unlabelled"], c["judge_gave_up"]),
     )
-
-
-# Why a full-call run leaves a caller line out (LeftOutLine.reason).
-NO_TIMING = "no_timing"
-TOO_LONG = "too_long"
-PAST_RECORDING_END = "past_recording_end"
-
-
-@dataclass(frozen=True)
-class LeftOutLine:
-    """A caller line of a run's calls that the run does not replay, and why."""
-
-    call_id: int
-    line_id: int
-    line_number: int  # as the screens count it, from 1 ("line 3" on the call page)
-    reason: str  # NO_TIMING, TOO_LONG or PAST_RECORDING_END
-    why: str  # the reason in words, with the figures: "130 s long: lines longer than 120 s are not replayed"
-    start_s: float | None
-    end_s: float | None
-
-
-REASON_WORDS = {
-    NO_TIMING: "with no audio timing",
-    TOO_LONG: "longer than the line limit",
-    PAST_RECORDING_END: "past the end of the recording",
-}
-
-
-def left_out_summary(left_out) -> str:
-    """Left-out lines counted by reason: "3 caller lines left out: 2 with no audio timing, 1 longer than the line
-    limit"; "" for none."""
-    if not left_out:
-        return ""
-    counts = Counter(line.reason for line in left_out)
-    parts = [f"{counts[reason]} {words}" for reason, words in REASON_WORDS.items() if counts[reason]]
-    n = len(left_out)
-    return f"{n} caller line{'s' if n != 1 else ''} left out: {', '.join(parts)}"
 
 
 def left_out_of(run: Run) -> list[LeftOutLine] | None:

@@ -18,6 +18,7 @@ from oncore.ratelimit import rate_limited
 from .. import exports, lookups
 from ..errors import ActionError, EstimateNotConfirmed, RunInProgress
 from ..forms import RunForm
+from ..lib.runs import left_out_summary
 from ..models import RunLine
 from . import actions, queries
 
@@ -96,7 +97,7 @@ def run_new(request, pk):
             "bank": bank,
             "form": form,
             "estimate": estimate,
-            "left_out_summary": queries.left_out_summary(estimate.left_out) if estimate else "",
+            "left_out_summary": left_out_summary(estimate.left_out) if estimate else "",
             "in_progress": in_progress,
             "leader": leader,
             "max_calls": actions.MAX_CALLS,
@@ -145,7 +146,7 @@ def _run_context(request, run):
         "agreement_by_version": queries.review_agreement(run),
         "estimate_total": queries.estimated_total(run),
         "left_out": left_out,
-        "left_out_summary": queries.left_out_summary(left_out),
+        "left_out_summary": left_out_summary(left_out),
     }
 
 

@@ -8,7 +8,7 @@ from typing import Literal
 from ninja import Field, Schema
 
 from ..lib import scoring
-from ..queries.cells import ScoreCell
+from ..lib.cells import ScoreCell
 from ..queries.tradeoff import switch_words
 from .banks import Interval, LeadTestOut, interval_out
 from .refs import TranscriberRef, transcriber_ref

@@ -10,8 +10,8 @@ from oncore.csv import csv_line, safe_cell
 from oncore.formats import iso_time
 
 from ..lib import alignment
+from ..lib.cells import ScoreCell
 from ..models import Score
-from ..queries.cells import ScoreCell
 from ..queries.turns import TurnRow
 from .refs import TenantRef
 

@@ -4,7 +4,7 @@ Score rows' values (a page has hundreds of cells, a CSV file millions: no model 
 
 from typing import NamedTuple
 
-from ..models import Score
+from .scoring import NO_TEXT
 
 WAITING, SCORED, FAILED = "waiting", "scored", "failed"
 
@@ -85,7 +85,7 @@ def cell(
 ) -> ScoreCell:
     """The cell of one Score row's COLUMNS."""
     if failed:
-        reason = "its text had no words" if failure == Score.NO_TEXT else ""
+        reason = "its text had no words" if failure == NO_TEXT else ""
         return ScoreCell(
             transcriber_id,
             FAILED,
@@ -113,7 +113,7 @@ def cell(
     )
 
 
-def of_score(score: Score) -> ScoreCell:
+def of_score(score) -> ScoreCell:
     """The cell of a Score already loaded."""
     return cell(score.transcriber_id, *(getattr(score, c) for c in COLUMNS))
 
