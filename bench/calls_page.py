@@ -117,7 +117,7 @@ def run(args):
     from oncore.accounts.models import ApiKey, Membership, Organization
     from oncore.transcribers.models import Transcriber
     from tests.fixtures import make_call
-    from transcriber_tests.synthetic import fill_calls
+    from transcriber_tests.actions.synthetic import fill_calls
 
     org = Organization.objects.create(name="Call centre", slug="call-centre")
     user = get_user_model().objects.create_user("bench-admin", password="x")

@@ -83,9 +83,10 @@ def main(argv=None) -> int:
         setup(Path(tmp))
         from oncore.calls.models import Call
         from transcriber_tests import tasks
+        from transcriber_tests.actions import runs as actions
         from transcriber_tests.lines import live_transcriber_of
         from transcriber_tests.models import Bank, Flag
-        from transcriber_tests.runs import actions, queries
+        from transcriber_tests.runs import queries
         from transcriber_tests.runs import tasks as run_tasks
 
         tasks.drain()

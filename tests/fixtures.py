@@ -393,7 +393,7 @@ def owned(org, tenant, recorded_call, make_transcriber, admin_user):
     endpoint with a delivered event."""
     from oncore.accounts.models import ApiKey
     from transcriber_tests import actions
-    from transcriber_tests.runs import actions as run_actions
+    from transcriber_tests.actions import runs as run_actions
 
     bank = actions.do_create_bank(org, name="Secret bank")
     candidate = make_transcriber("secret", "Siobhan")
@@ -485,8 +485,8 @@ def run_setup(org, world):
 def done_run(run_setup, llm_server):
     """A finished run over both calls of run_setup, labelled by the scripted judge."""
     from tests.transcriber_tests.runs.support import scripted_judge
+    from transcriber_tests.actions import runs as run_actions
     from transcriber_tests.models import Run
-    from transcriber_tests.runs import actions as run_actions
     from transcriber_tests.runs import tasks as run_tasks
 
     bank, cand, call_a, call_b = run_setup

@@ -11,7 +11,8 @@ from oncore import audio, queue
 from oncore.transcribers.engines import TranscriptionError, get_engine
 from oncore.transcribers.models import Transcriber
 
-from . import events, jobs, picks, scores, snapshots
+from . import events, jobs, picks, snapshots
+from .actions import scores
 from .lines import too_long
 from .models import Run, Transcription
 

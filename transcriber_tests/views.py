@@ -14,7 +14,8 @@ from oncore.http import clip_response, id_in, query_without_page, redirect_next
 from oncore.jinja import rows_html
 from oncore.ratelimit import rate_limited
 
-from . import actions, controls, exports, jobs, lookups, queries, snapshots
+from . import actions, exports, jobs, lookups, queries, snapshots
+from .actions import controls
 from .errors import ActionError, EstimateNotConfirmed
 from .forms import AddCandidateForm, BankForm, CallFilterForm, FlagForm, MoveFlagForm, ResultsFilterForm
 from .lib import alignment, scoring

@@ -17,8 +17,8 @@ from oncore.accounts.models import IdempotentRequest
 from oncore.calls.models import Call
 from tests.fixtures import ApiClient, assert_error, make_call
 from transcriber_tests import actions
+from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Bank, Run
-from transcriber_tests.runs import actions as run_actions
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ test-artifacts/screenshots/walk-*.png."""
 import pytest
 
 from transcriber_tests import actions, snapshots, tasks
-from transcriber_tests.runs import actions as run_actions
+from transcriber_tests.actions import runs as run_actions
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

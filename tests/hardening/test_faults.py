@@ -16,8 +16,8 @@ from tests.llm_server import error
 from tests.transcriber_tests.runs.support import scripted_judge
 from tests.transcribers.vendor_servers import FakeGeneric
 from transcriber_tests import actions, jobs, judge, replay, tasks
+from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run, Score, Transcription
-from transcriber_tests.runs import actions as run_actions
 from transcriber_tests.runs import queries as run_queries
 from transcriber_tests.runs import tasks as run_tasks
 

@@ -75,7 +75,7 @@ def test_a_worker_transcribes_a_candidate_from_the_bucket(
 def test_a_full_call_run_reads_its_calls_from_the_bucket(s3_storage, run_setup, no_judge):
     bank, cand, call_a, call_b = run_setup
     assert call_a.recording.name in _keys(s3_storage)
-    from transcriber_tests.runs import actions as run_actions
+    from transcriber_tests.actions import runs as run_actions
 
     run = run_actions.do_start_run(bank, [call_a.pk, call_b.pk], confirmed=True)
     assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from oncore.calls.models import Call
 from oncore.transcribers.models import Transcriber
 from tests.fixtures import make_call
-from transcriber_tests import actions, aggregates, queries, scores
+from transcriber_tests import actions, aggregates, queries
+from transcriber_tests.actions import scores
 from transcriber_tests.lib import scoring
 from transcriber_tests.models import ControlLine, Flag, Score, ScoreTotal, Transcription
 
@@ -266,8 +267,8 @@ def test_the_turn_csv_reads_one_snapshot_while_flags_come_and_go(org, tenant, mo
     from django.db import connection
 
     from transcriber_tests import exports
+    from transcriber_tests.actions.synthetic import fill_bank
     from transcriber_tests.queries import turns
-    from transcriber_tests.synthetic import fill_bank
 
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL: another connection writes while the export reads (CI runs it)")

@@ -16,8 +16,8 @@ from django.utils import timezone
 
 from tests.fixtures import make_call
 from transcriber_tests import actions, exports, tasks
+from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run
-from transcriber_tests.runs import actions as run_actions
 from transcriber_tests.runs import tasks as run_tasks
 
 pytestmark = pytest.mark.django_db
@@ -174,8 +174,8 @@ def test_the_database_writes_the_turn_csv_as_python_does(org, monkeypatch):
     from django.db import connection
 
     from oncore.transcribers.models import Transcriber
+    from transcriber_tests.actions.synthetic import fill_bank
     from transcriber_tests.models import ControlLine, Flag, JudgePick
-    from transcriber_tests.synthetic import fill_bank
 
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL: the database writes the CSV there (CI runs it)")

@@ -11,7 +11,8 @@ from django.urls import reverse
 
 from oncore.transcribers.models import Transcriber
 from tests.fixtures import make_call
-from transcriber_tests import actions, controls, scores, tasks
+from transcriber_tests import actions, tasks
+from transcriber_tests.actions import controls, scores
 from transcriber_tests.lib import scoring
 from transcriber_tests.models import ControlLine, Score, Transcription
 from transcriber_tests.queries import reference_check

@@ -13,7 +13,8 @@ from oncore.calls.importer import do_import_calls
 from oncore.calls.models import Line
 from tests.fixtures import make_call
 from tests.transcriber_tests.runs.support import read
-from transcriber_tests import actions, aggregates, controls, errors, tasks
+from transcriber_tests import actions, aggregates, errors, tasks
+from transcriber_tests.actions import controls
 from transcriber_tests.lib import scoring
 from transcriber_tests.lines import why_not_flaggable
 from transcriber_tests.models import ControlLine, Flag, Score

@@ -14,7 +14,8 @@ from django.utils import timezone
 from oncore.calls.models import Call, Line
 from oncore.transcribers.models import Transcriber
 from tests.fixtures import assert_error, make_call
-from transcriber_tests import actions, aggregates, queries, scores
+from transcriber_tests import actions, aggregates, queries
+from transcriber_tests.actions import scores
 from transcriber_tests.lib import scoring
 from transcriber_tests.lib import tradeoff as tradeoffs
 from transcriber_tests.models import Score, Transcription

@@ -9,7 +9,8 @@ from django.urls import reverse
 
 from oncore.transcribers.models import Transcriber
 from tests.fixtures import make_call
-from transcriber_tests import actions, scores, tasks
+from transcriber_tests import actions, tasks
+from transcriber_tests.actions import scores
 from transcriber_tests.models import Transcription
 
 pytestmark = pytest.mark.django_db

@@ -4,9 +4,9 @@ import pytest
 from django.urls import reverse
 
 from transcriber_tests import queries
+from transcriber_tests.actions.synthetic import fill_bank
 from transcriber_tests.lib import scoring
 from transcriber_tests.models import Score
-from transcriber_tests.synthetic import fill_bank
 
 pytestmark = pytest.mark.django_db
 

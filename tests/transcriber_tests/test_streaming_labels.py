@@ -10,7 +10,8 @@ from django.urls import reverse
 
 from oncore.transcribers.models import Transcriber
 from tests.fixtures import make_call
-from transcriber_tests import actions, queries, scores
+from transcriber_tests import actions, queries
+from transcriber_tests.actions import scores
 from transcriber_tests.lib import tradeoff as tradeoffs
 from transcriber_tests.models import Transcription
 

@@ -10,7 +10,8 @@ import pytest
 
 from oncore.transcribers.models import Transcriber
 from tests.fixtures import make_call
-from transcriber_tests import actions, aggregates, queries, scores
+from transcriber_tests import actions, aggregates, queries
+from transcriber_tests.actions import scores
 from transcriber_tests.lib import alignment
 from transcriber_tests.lib import trust as uncertainty
 from transcriber_tests.models import CallTotal, Flag, FlagEdit, Score, Transcription

@@ -342,8 +342,8 @@ def test_the_turn_export_holds_every_item_in_order_across_batches(admin_client, 
 
     from django.utils import timezone
 
+    from transcriber_tests.actions.synthetic import fill_bank
     from transcriber_tests.queries import turns
-    from transcriber_tests.synthetic import fill_bank
 
     monkeypatch.setattr(turns, "FETCH_ROWS", 3)  # 42 rows: many rounds of fetches from each stream
     monkeypatch.setattr(exports, "FETCH_ITEMS", 2)  # PostgreSQL: many rounds of items and their scores

@@ -14,7 +14,8 @@ from oncore.api import created
 from oncore.names import check_name
 from oncore.ratelimit import rate_limited
 from oncore.transcribers.models import Transcriber
-from transcriber_tests import actions, controls, exports, jobs, lookups, queries, snapshots
+from transcriber_tests import actions, exports, jobs, lookups, queries, snapshots
+from transcriber_tests.actions import controls
 from transcriber_tests.lib import alignment
 from transcriber_tests.models import Bank, Candidate
 from transcriber_tests.queries import people

@@ -16,11 +16,12 @@ from oncore.http import ids_in, query_without_page
 from oncore.ratelimit import rate_limited
 
 from .. import exports, lookups
+from ..actions import runs as actions
 from ..errors import ActionError, EstimateNotConfirmed, RunInProgress
 from ..forms import RunForm
 from ..lib.runs import left_out_summary
 from ..models import RunLine
-from . import actions, queries
+from . import queries
 
 PAGE_SIZE = 50
 

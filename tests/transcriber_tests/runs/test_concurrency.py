@@ -7,9 +7,9 @@ import threading
 import pytest
 from django.db import connection
 
+from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.errors import RunInProgress
 from transcriber_tests.models import Run
-from transcriber_tests.runs import actions as run_actions
 
 from .support import Say
 

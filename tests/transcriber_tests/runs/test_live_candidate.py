@@ -5,8 +5,8 @@ import pytest
 from django.urls import reverse
 
 from transcriber_tests import actions
+from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run
-from transcriber_tests.runs import actions as run_actions
 
 from .support import Say
 

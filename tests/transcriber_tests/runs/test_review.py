@@ -20,8 +20,8 @@ from django.urls import reverse
 
 from oncore.calls.models import Call, Line
 from transcriber_tests import actions
+from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run, RunLine
-from transcriber_tests.runs import actions as run_actions
 from transcriber_tests.runs import tasks as run_tasks
 from transcriber_tests.shapes.runs import api_label
 

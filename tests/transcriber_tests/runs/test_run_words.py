@@ -11,8 +11,8 @@ import pytest
 from django.urls import reverse
 
 from transcriber_tests import actions, tasks
+from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run
-from transcriber_tests.runs import actions as run_actions
 from transcriber_tests.runs import tasks as run_tasks
 
 from .support import Say, caller_lines, read

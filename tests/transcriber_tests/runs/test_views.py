@@ -11,8 +11,8 @@ from django.utils.html import escape
 
 from oncore.templatetags.oncore_tags import pct_number
 from transcriber_tests import actions
+from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run, RunLine
-from transcriber_tests.runs import actions as run_actions
 from transcriber_tests.runs import pipeline
 from transcriber_tests.runs import queries as run_queries
 from transcriber_tests.runs import tasks as run_tasks

@@ -40,7 +40,7 @@ from ..lib import scoring
 from ..lib.runs import NO_TIMING, PAST_RECORDING_END, TOO_LONG, LeftOutLine, RunEstimate, left_out_summary
 from ..lines import clip_seconds, live_transcriber_of, too_long, untranscribed
 from ..models import Bank, Candidate, Flag, Run, RunCall, RunLine, Score, Transcription
-from . import pipeline, queries
+from ..runs import pipeline, queries
 
 MAX_CALLS = 10
 

@@ -13,8 +13,8 @@ from django.utils.text import slugify
 from oncore.calls.models import Assistant, Call, Line
 from oncore.transcribers.models import Transcriber
 
-from . import aggregates
-from .models import Bank, Candidate, ControlLine, Flag, Score, Transcription
+from .. import aggregates
+from ..models import Bank, Candidate, ControlLine, Flag, Score, Transcription
 from .scores import csv_cells, score_values
 
 WORDS = (

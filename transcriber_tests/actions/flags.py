@@ -20,11 +20,12 @@ from oncore.formats import money
 from oncore.transcribers.engines.base import cost_for, key_problem
 from oncore.transcribers.models import Transcriber
 
-from . import aggregates, controls, errors, events, jobs, picks, scores
-from .lib import scoring
-from .lines import bank_lines, untranscribed, why_not_flaggable
-from .models import MAX_CANDIDATES, Bank, Candidate, Flag, FlagEdit, Score
-from .models.history import name_of
+from .. import aggregates, errors, events, jobs, picks
+from ..lib import scoring
+from ..lines import bank_lines, untranscribed, why_not_flaggable
+from ..models import MAX_CANDIDATES, Bank, Candidate, Flag, FlagEdit, Score
+from ..models.history import name_of
+from . import controls, scores
 
 
 def _clean_expected(text: str) -> str:

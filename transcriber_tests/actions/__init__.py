@@ -1,0 +1,55 @@
+"""Every write of transcriber testing. The HTML views and the API call the same functions here (the do_*
+functions); no view or router writes these tables itself.
+
+    flags.py      flag a line, edit, move or delete a flag
+    banks.py      banks and their candidates (with the candidate's backfill estimate)
+    controls.py   control lines: drawn when a flag enters a bank, retired, drawn again (do_redraw)
+    scores.py     the scores, written here and nowhere else, and each write's "results changed" mark
+    runs.py       full-call runs: the estimate, start, cancel, retry the judge, review a line; run.finished
+    synthetic.py  the benches' synthetic banks (bulk writes, for measuring only)
+
+Beside them, each the only writer of its rows: the per-day totals and the disagree marks (aggregates/, called
+here in the transaction of each write: aggregates/detail.py writes Flag.disagree there), the queue's claims and
+outcomes of transcriptions and the judge's picks and run steps (work/). A write hands work to the queue through
+handles.py, never by importing work/.
+
+The flags' and banks' writes are named here too, so `actions.do_flag_line` reads as the views and the API call it,
+and the refusals they raise as `actions.errors`."""
+
+from .. import errors
+from .flags import (
+    KEEP,
+    Estimate,
+    do_add_candidate,
+    do_create_bank,
+    do_delete_bank,
+    do_delete_flag,
+    do_edit_flag,
+    do_flag_line,
+    do_move_candidate,
+    do_move_flag,
+    do_remove_candidate,
+    do_reorder_candidates,
+    do_set_timezone,
+    do_update_bank,
+    estimate_backfill,
+)
+
+__all__ = [
+    "KEEP",
+    "Estimate",
+    "do_add_candidate",
+    "do_create_bank",
+    "do_delete_bank",
+    "do_delete_flag",
+    "do_edit_flag",
+    "do_flag_line",
+    "do_move_candidate",
+    "do_move_flag",
+    "do_remove_candidate",
+    "do_reorder_candidates",
+    "do_set_timezone",
+    "do_update_bank",
+    "errors",
+    "estimate_backfill",
+]
