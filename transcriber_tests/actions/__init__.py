@@ -17,23 +17,19 @@ The flags' and banks' writes are named here too, so `actions.do_flag_line` reads
 and the refusals they raise as `actions.errors`."""
 
 from .. import errors
-from .flags import (
-    KEEP,
+from .banks import (
     Estimate,
     do_add_candidate,
     do_create_bank,
     do_delete_bank,
-    do_delete_flag,
-    do_edit_flag,
-    do_flag_line,
     do_move_candidate,
-    do_move_flag,
     do_remove_candidate,
     do_reorder_candidates,
     do_set_timezone,
     do_update_bank,
     estimate_backfill,
 )
+from .flags import KEEP, do_delete_flag, do_edit_flag, do_flag_line, do_move_flag
 
 __all__ = [
     "KEEP",
