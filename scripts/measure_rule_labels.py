@@ -67,7 +67,7 @@ def report(run, title: str) -> list:
 
 
 def _requests(run) -> int:
-    from transcriber_tests.runs import pipeline
+    from transcriber_tests.work import runs as pipeline
 
     return len(pipeline.chunks(list(pipeline.to_label(run).select_related("line"))))
 
@@ -82,12 +82,12 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         setup(Path(tmp))
         from oncore.calls.models import Call
-        from transcriber_tests import tasks
         from transcriber_tests.actions import runs as actions
         from transcriber_tests.lines import live_transcriber_of
         from transcriber_tests.models import Bank, Flag
         from transcriber_tests.runs import queries
         from transcriber_tests.runs import tasks as run_tasks
+        from transcriber_tests.work import tasks
 
         tasks.drain()
         bank = Bank.objects.get(organization__slug="demo")

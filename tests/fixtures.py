@@ -354,7 +354,8 @@ def bank(org, make_transcriber):
 @pytest.fixture
 def flag(bank, recorded_call):
     """The first caller line flagged into `bank`, every candidate scored."""
-    from transcriber_tests import actions, tasks
+    from transcriber_tests import actions
+    from transcriber_tests.work import tasks
 
     line = recorded_call.lines.get(position=0)
     flag = actions.do_flag_line(line, "Siobhan, table for four at eight thirty", bank=bank, tags=["name"])

@@ -14,7 +14,7 @@ from oncore.http import clip_response, id_in, query_without_page, redirect_next
 from oncore.jinja import rows_html
 from oncore.ratelimit import rate_limited
 
-from . import actions, exports, jobs, lookups, queries, snapshots
+from . import actions, exports, lookups, queries, snapshots
 from .actions import controls
 from .errors import ActionError, EstimateNotConfirmed
 from .forms import AddCandidateForm, BankForm, CallFilterForm, FlagForm, MoveFlagForm, ResultsFilterForm
@@ -22,6 +22,7 @@ from .lib import alignment, scoring
 from .lines import bank_lines
 from .queries import people
 from .templatetags.scores import row_cells
+from .work import jobs
 
 PAGE_SIZE = 50
 WINDOWS = [7, 14, 30, 60, 90]

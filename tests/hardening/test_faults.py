@@ -15,11 +15,12 @@ from oncore.transcribers.models import Transcriber
 from tests.llm_server import error
 from tests.transcriber_tests.runs.support import scripted_judge
 from tests.transcribers.vendor_servers import FakeGeneric
-from transcriber_tests import actions, jobs, judge, replay, tasks
+from transcriber_tests import actions, judge
 from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run, Score, Transcription
 from transcriber_tests.runs import queries as run_queries
 from transcriber_tests.runs import tasks as run_tasks
+from transcriber_tests.work import jobs, replay, tasks
 
 SAID = "Siobhan, table for four at eight thirty"
 VENDOR_ENV = "ONCORE_HARDENING_FAULTY_KEY"

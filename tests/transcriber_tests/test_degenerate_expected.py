@@ -11,11 +11,12 @@ from django.urls import reverse
 
 from oncore.transcribers.models import Transcriber
 from tests.fixtures import make_call
-from transcriber_tests import actions, tasks
+from transcriber_tests import actions
 from transcriber_tests.actions import controls, scores
 from transcriber_tests.lib import scoring
 from transcriber_tests.models import ControlLine, Score, Transcription
 from transcriber_tests.queries import reference_check
+from transcriber_tests.work import tasks
 
 pytestmark = pytest.mark.django_db
 

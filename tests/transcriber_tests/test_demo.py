@@ -99,8 +99,9 @@ def test_the_demos_streaming_candidate_replays_its_lines_offline_and_its_card_sh
     media, client, monkeypatch
 ):
     from oncore.transcribers.engines.streaming import session
-    from transcriber_tests import actions, tasks
+    from transcriber_tests import actions
     from transcriber_tests.models import Bank
+    from transcriber_tests.work import tasks
 
     monkeypatch.setattr(session, "SPEED", 10.0)  # not about pacing: the demo paces in real time
     call_command("load_demo", flags=0, no_runs=True)

@@ -11,11 +11,12 @@ import pytest
 from django.urls import reverse
 
 from tests.fixtures import make_call
-from transcriber_tests import actions, queries, tasks
+from transcriber_tests import actions, queries
 from transcriber_tests.actions import scores
 from transcriber_tests.lib import scoring
 from transcriber_tests.models import Bank, Candidate, Flag, Score
 from transcriber_tests.shapes.turns import TURN_COLUMNS
+from transcriber_tests.work import tasks
 
 pytestmark = pytest.mark.django_db
 

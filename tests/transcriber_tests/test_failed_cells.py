@@ -8,9 +8,10 @@ from django.urls import reverse
 from oncore.transcribers.engines.streaming import session
 from tests.transcriber_tests.runs.support import read
 from tests.transcriber_tests.test_streaming_replay import SAID, streaming_entry, vendor  # noqa: F401
-from transcriber_tests import actions, tasks
+from transcriber_tests import actions
 from transcriber_tests.models import Transcription
-from transcriber_tests.replay import last_attempt_error
+from transcriber_tests.work import tasks
+from transcriber_tests.work.replay import last_attempt_error
 
 pytestmark = pytest.mark.django_db
 

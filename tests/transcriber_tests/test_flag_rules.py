@@ -13,11 +13,12 @@ from oncore.calls.importer import do_import_calls
 from oncore.calls.models import Line
 from tests.fixtures import make_call
 from tests.transcriber_tests.runs.support import read
-from transcriber_tests import actions, aggregates, errors, tasks
+from transcriber_tests import actions, aggregates, errors
 from transcriber_tests.actions import controls
 from transcriber_tests.lib import scoring
 from transcriber_tests.lines import why_not_flaggable
 from transcriber_tests.models import ControlLine, Flag, Score
+from transcriber_tests.work import tasks
 
 pytestmark = pytest.mark.django_db
 

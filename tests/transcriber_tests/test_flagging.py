@@ -6,8 +6,9 @@ import pytest
 from django.urls import reverse
 from django_htmx.http import HTMX_STOP_POLLING
 
-from transcriber_tests import actions, queries, tasks
+from transcriber_tests import actions, queries
 from transcriber_tests.models import Flag, JudgePick
+from transcriber_tests.work import tasks
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from tests.llm_server import error, prompt_text
-from transcriber_tests import actions, judge, picks, tasks
+from transcriber_tests import actions, judge
 from transcriber_tests.models import JudgePick, Score, Transcription
+from transcriber_tests.work import picks, tasks
 
 pytestmark = pytest.mark.django_db
 

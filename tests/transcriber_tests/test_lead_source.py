@@ -12,9 +12,10 @@ from django.urls import reverse
 
 from oncore.transcribers.models import Transcriber
 from tests.fixtures import make_call
-from transcriber_tests import actions, tasks
+from transcriber_tests import actions
 from transcriber_tests.actions import scores
 from transcriber_tests.models import Score, Transcription
+from transcriber_tests.work import tasks
 
 pytestmark = pytest.mark.django_db
 

@@ -10,9 +10,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from tests.fixtures import make_call
-from transcriber_tests import actions, aggregates, queries, tasks
+from transcriber_tests import actions, aggregates, queries
 from transcriber_tests.actions import scores
 from transcriber_tests.models import Flag
+from transcriber_tests.work import tasks
 
 pytestmark = pytest.mark.django_db
 

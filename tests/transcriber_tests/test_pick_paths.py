@@ -8,8 +8,9 @@ import django_q.tasks
 import pytest
 
 from tests.llm_server import prompt_text
-from transcriber_tests import actions, picks, tasks
+from transcriber_tests import actions
 from transcriber_tests.models import JudgePick, Transcription
+from transcriber_tests.work import picks, tasks
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,7 +25,7 @@ def pick_tasks_run(monkeypatch):
 
     def run(func, *args, **kwargs):
         queued.append(func)
-        if func in ("transcriber_tests.tasks.pick_line", "transcriber_tests.tasks.catch_up_picks"):
+        if func in ("transcriber_tests.work.tasks.pick_line", "transcriber_tests.work.tasks.catch_up_picks"):
             module, name = func.rsplit(".", 1)
             return getattr(importlib.import_module(module), name)(*args)
         return enqueue(func, *args, **kwargs)

@@ -5,9 +5,10 @@ import random
 import pytest
 
 from tests.fixtures import make_call
-from transcriber_tests import actions, errors, jobs, replay, tasks
+from transcriber_tests import actions, errors
 from transcriber_tests.lib import scoring
 from transcriber_tests.models import Bank, ControlLine, Flag, Score, Transcription
+from transcriber_tests.work import jobs, replay, tasks
 
 pytestmark = pytest.mark.django_db
 

@@ -9,10 +9,11 @@ from django.core.management import call_command
 
 from oncore.calls.models import Line
 from oncore.transcribers.models import Transcriber
-from transcriber_tests import actions, queries, tasks
+from transcriber_tests import actions, queries
 from transcriber_tests.lib import scoring
 from transcriber_tests.lines import why_not_flaggable
 from transcriber_tests.models import Score, Transcription
+from transcriber_tests.work import tasks
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 

@@ -5,8 +5,8 @@ lines keep moving beside a streaming candidate (pump, and the chain's claim_next
 import pytest
 
 from oncore.transcribers.models import Transcriber
-from transcriber_tests import jobs
 from transcriber_tests.models import Transcription
+from transcriber_tests.work import jobs
 
 pytestmark = pytest.mark.django_db
 

@@ -10,10 +10,11 @@ from oncore.transcribers.engines.streaming import session
 from oncore.transcribers.models import Transcriber
 from tests.fixtures import make_call
 from tests.transcribers.stream_vendors import FakeDeepgramLive
-from transcriber_tests import actions, tasks
+from transcriber_tests import actions
 from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run, Score, Transcription
 from transcriber_tests.runs.tasks import drain_run
+from transcriber_tests.work import tasks
 
 pytestmark = pytest.mark.django_db
 

@@ -12,9 +12,9 @@ from django.urls import reverse
 
 from tests.transcriber_tests.runs.support import read
 from tests.transcriber_tests.test_trust import MISTYPED, checked  # noqa: F401  (the fixture)
-from transcriber_tests import tasks
 from transcriber_tests.lib import alignment
 from transcriber_tests.models import Score
+from transcriber_tests.work import tasks
 
 pytestmark = pytest.mark.django_db
 

@@ -13,9 +13,10 @@ from oncore.formats import money
 from oncore.transcribers.engines.base import cost_for, key_problem
 from oncore.transcribers.models import Transcriber
 
-from .. import aggregates, errors, jobs
+from .. import aggregates, errors
 from ..lines import bank_lines, untranscribed
 from ..models import MAX_CANDIDATES, Bank, Candidate
+from ..work import jobs
 from . import scores
 
 

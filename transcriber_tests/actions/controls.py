@@ -15,10 +15,11 @@ from oncore.formats import money
 from oncore.templatetags.oncore_tags import dollars
 from oncore.transcribers.engines.base import cost_for
 
-from .. import aggregates, errors, jobs
+from .. import aggregates, errors
 from ..lib import scoring
 from ..lines import clip_seconds, replayable
 from ..models import Bank, ControlLine, Flag, Transcription
+from ..work import jobs
 from . import scores
 
 

@@ -9,11 +9,12 @@ from django.utils import timezone
 
 from oncore.calls.models import Call, Line
 
-from .. import aggregates, errors, events, jobs, picks
+from .. import aggregates, errors
 from ..lib import scoring
 from ..lines import why_not_flaggable
 from ..models import Bank, Flag, FlagEdit, Score
 from ..models.history import name_of
+from ..work import events, jobs, picks
 from . import controls, scores
 
 

@@ -18,7 +18,7 @@ from oncore.config import config
 from oncore.templatetags.oncore_tags import dollars
 from oncore.transcribers.engines.base import cost_for
 
-from .. import events, jobs, judge
+from .. import judge
 from ..errors import (
     EstimateNotConfirmed,
     JudgeNotFailed,
@@ -40,7 +40,9 @@ from ..lib import scoring
 from ..lib.runs import NO_TIMING, PAST_RECORDING_END, TOO_LONG, LeftOutLine, RunEstimate, left_out_summary
 from ..lines import clip_seconds, live_transcriber_of, too_long, untranscribed
 from ..models import Bank, Candidate, Flag, Run, RunCall, RunLine, Score, Transcription
-from ..runs import pipeline, queries
+from ..runs import queries
+from ..work import events, jobs
+from ..work import runs as pipeline
 
 MAX_CALLS = 10
 

@@ -9,11 +9,12 @@ from django.db.models import Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from .. import aggregates, events, jobs, picks, snapshots
+from .. import aggregates, snapshots
 from ..lib import alignment, cells, scoring
 from ..lines import live_transcriber_of
 from ..models import Bank, ControlLine, Flag, Score, Transcription
 from ..shapes import turns
+from ..work import events, jobs, picks
 
 
 def _items_on_line(line_id):

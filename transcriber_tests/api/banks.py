@@ -14,11 +14,12 @@ from oncore.api import created
 from oncore.names import check_name
 from oncore.ratelimit import rate_limited
 from oncore.transcribers.models import Transcriber
-from transcriber_tests import actions, exports, jobs, lookups, queries, snapshots
+from transcriber_tests import actions, exports, lookups, queries, snapshots
 from transcriber_tests.actions import controls
 from transcriber_tests.lib import alignment
 from transcriber_tests.models import Bank, Candidate
 from transcriber_tests.queries import people
+from transcriber_tests.work import jobs
 
 from ..shapes.banks import (
     BankOut,

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from django.db import connection
 from django.db.models import Count, OuterRef, Sum
 
-from .. import jobs
 from ..lib import scoring
 from ..lib import tradeoff as tradeoffs
 from ..models import Bank, Candidate, ControlLine, Flag, PairTotal, Score, ScoreTotal, Transcription
+from ..work import jobs
 from . import cost, latency, totals
 from .window import clamp_window, window_start
 

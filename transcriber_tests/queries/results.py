@@ -18,10 +18,10 @@ from benchmark import selectors as benchmark
 from benchmark.selectors import detect_languages, language_wer
 from oncore.transcribers.models import Transcriber
 
-from .. import jobs
 from ..lib import scoring
 from ..lib.charts import Chart, chart
 from ..models import STANDARD_TAGS, Bank, ControlLine, Flag, Score, ScoreTotal, Transcription
+from ..work import jobs
 from . import groups, totals
 from .board import candidates_of
 from .tradeoff import Tradeoff, bank_tradeoff

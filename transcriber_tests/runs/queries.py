@@ -11,12 +11,12 @@ from oncore import llm
 from oncore.calls.models import Call
 from oncore.config import config
 
-from .. import jobs
 from ..lib import trust as uncertainty
 from ..lib.agreement import Agreement, agreement
 from ..lib.runs import LeftOutLine
 from ..models import Bank, Flag, Run, RunLine, Transcription
 from ..queries import bank_results
+from ..work import jobs
 
 CALL_CHOICES = 30
 

@@ -6,10 +6,10 @@ import time
 
 from oncore import queue
 
-from .. import jobs
-from .. import tasks as line_tasks
 from ..models import Run
-from . import pipeline
+from ..work import jobs
+from ..work import runs as pipeline
+from ..work import tasks as line_tasks
 
 
 def advance(run_id: int) -> str:

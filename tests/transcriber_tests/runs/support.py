@@ -21,7 +21,8 @@ from oncore.transcribers.models import Transcriber
 from tests.fixtures import save_recording
 from tests.json_server import JsonServer
 from tests.llm_server import prompt_text
-from transcriber_tests import actions, judge, tasks
+from transcriber_tests import actions, judge
+from transcriber_tests.work import tasks
 
 KEY_ENV = "ONCORE_TEST_RUN_STT_KEY"
 INSTRUCTIONS = "You take table bookings for Bistro Verde: names as the guest spells them, times as 24h HH:MM."

@@ -12,13 +12,14 @@ from django.urls import reverse
 
 from oncore.templatetags.oncore_tags import pct_number
 from tests.llm_server import error
-from transcriber_tests import actions, errors, jobs, judge, tasks
+from transcriber_tests import actions, errors, judge
 from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.errors import EstimateNotConfirmed, NotFound, RunInProgress
 from transcriber_tests.models import Run, RunLine, RunPattern, Transcription
-from transcriber_tests.runs import pipeline
 from transcriber_tests.runs import queries as run_queries
 from transcriber_tests.runs import tasks as run_tasks
+from transcriber_tests.work import jobs, tasks
+from transcriber_tests.work import runs as pipeline
 
 from .support import Say, caller_lines, scripted_judge, shown_lines
 

@@ -17,12 +17,13 @@ from django.conf import settings
 from oncore.calls.models import Line
 from oncore.templatetags.oncore_tags import percent
 from tests.llm_server import forced_tool, judge_responder, prompt_text
-from transcriber_tests import actions, tasks
+from transcriber_tests import actions
 from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.management.commands.load_demo import hear_again, heard
 from transcriber_tests.models import Run, RunLine
 from transcriber_tests.runs import queries as run_queries
 from transcriber_tests.runs import tasks as run_tasks
+from transcriber_tests.work import tasks
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
-from transcriber_tests import jobs, tasks
 from transcriber_tests.models import Transcription
+from transcriber_tests.work import jobs, tasks
 
 
 class Command(BaseCommand):

@@ -7,8 +7,9 @@ import time
 
 from oncore import llm, queue
 
-from . import events, jobs, picks, replay, snapshots
-from .models import Bank
+from .. import snapshots
+from ..models import Bank
+from . import events, jobs, picks, replay
 
 
 def transcribe(pk: int) -> str:

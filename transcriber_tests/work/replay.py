@@ -11,10 +11,11 @@ from oncore import audio, queue
 from oncore.transcribers.engines import TranscriptionError, get_engine
 from oncore.transcribers.models import Transcriber
 
-from . import events, jobs, picks, snapshots
-from .actions import scores
-from .lines import too_long
-from .models import Run, Transcription
+from .. import snapshots
+from ..actions import scores
+from ..lines import too_long
+from ..models import Run, Transcription
+from . import events, jobs, picks
 
 log = logging.getLogger(__name__)
 

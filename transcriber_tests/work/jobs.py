@@ -26,8 +26,8 @@ from oncore import queue
 from oncore.config import config
 from oncore.transcribers.models import Transcriber
 
-from .errors import QueueFull
-from .models import Transcription
+from ..errors import QueueFull
+from ..models import Transcription
 
 log = logging.getLogger(__name__)
 

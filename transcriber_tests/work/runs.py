@@ -26,10 +26,11 @@ from django.utils import timezone
 from oncore import llm, queue
 from oncore.calls.models import Line
 
-from .. import events, jobs, judge
+from .. import judge
 from ..judge import rule_labels
 from ..lib import scoring
 from ..models import Flag, Run, RunLine, RunPattern, Transcription
+from . import events, jobs
 
 log = logging.getLogger(__name__)
 

@@ -24,8 +24,9 @@ from django.db.models import Count, F, Q
 from oncore import llm, queue
 from oncore.calls.models import Line
 
-from . import jobs, judge
-from .models import ControlLine, Flag, JudgePick, Score
+from .. import judge
+from ..models import ControlLine, Flag, JudgePick, Score
+from . import jobs
 
 CONTEXT_EACH_SIDE = 3
 # tasks.pick_line(line_id), bound by the app's ready(): it imports this module.

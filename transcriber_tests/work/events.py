@@ -22,15 +22,15 @@ from oncore.transcribers.models import Transcriber
 from oncore.webhooks import actions as webhooks
 from oncore.webhooks.models import EventState
 
+from ..lib import cells
+from ..models import Bank, ControlLine, Flag, Run, Score
+from ..queries import bank_results
+from ..shapes.banks import BankOut, bank_out, banks_of
+from ..shapes.flags import FlagOut, flag_out
+from ..shapes.refs import TranscriberRef, transcriber_ref
+from ..shapes.runs import RunOut, run_out
+from ..shapes.turns import Cell, cell_out
 from . import jobs
-from .lib import cells
-from .models import Bank, ControlLine, Flag, Run, Score
-from .queries import bank_results
-from .shapes.banks import BankOut, bank_out, banks_of
-from .shapes.flags import FlagOut, flag_out
-from .shapes.refs import TranscriberRef, transcriber_ref
-from .shapes.runs import RunOut, run_out
-from .shapes.turns import Cell, cell_out
 
 FLAG_SCORED = "flag.scored"
 LEADER_CHANGED = "bank.leader_changed"
