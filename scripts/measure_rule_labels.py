@@ -86,8 +86,8 @@ def main(argv=None) -> int:
         from transcriber_tests.lines import live_transcriber_of
         from transcriber_tests.models import Bank, Flag
         from transcriber_tests.runs import queries
-        from transcriber_tests.runs import tasks as run_tasks
         from transcriber_tests.work import tasks
+        from transcriber_tests.work import tasks as run_tasks
 
         tasks.drain()
         bank = Bank.objects.get(organization__slug="demo")

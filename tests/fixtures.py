@@ -488,7 +488,7 @@ def done_run(run_setup, llm_server):
     from tests.transcriber_tests.runs.support import scripted_judge
     from transcriber_tests.actions import runs as run_actions
     from transcriber_tests.models import Run
-    from transcriber_tests.runs import tasks as run_tasks
+    from transcriber_tests.work import tasks as run_tasks
 
     bank, cand, call_a, call_b = run_setup
     llm_server.responder = scripted_judge

@@ -14,8 +14,8 @@ from tests.transcriber_tests.runs.support import Say, caller_lines, read, script
 from transcriber_tests import actions
 from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run, Score
-from transcriber_tests.runs import tasks as run_tasks
 from transcriber_tests.work import tasks
+from transcriber_tests.work import tasks as run_tasks
 
 pytestmark = pytest.mark.django_db
 

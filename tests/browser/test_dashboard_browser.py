@@ -25,8 +25,8 @@ from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.lib import scoring
 from transcriber_tests.lines import why_not_flaggable
 from transcriber_tests.models import Bank, Flag, Run
-from transcriber_tests.runs import tasks as run_tasks
 from transcriber_tests.work import tasks
+from transcriber_tests.work import tasks as run_tasks
 
 from .figures import (
     check_cards,

@@ -19,8 +19,8 @@ from transcriber_tests import actions, judge
 from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run, Score, Transcription
 from transcriber_tests.runs import queries as run_queries
-from transcriber_tests.runs import tasks as run_tasks
 from transcriber_tests.work import jobs, replay, tasks
+from transcriber_tests.work import tasks as run_tasks
 
 SAID = "Siobhan, table for four at eight thirty"
 VENDOR_ENV = "ONCORE_HARDENING_FAULTY_KEY"

@@ -12,8 +12,8 @@ from tests.fixtures import make_call, tone_recording
 from transcriber_tests import actions
 from transcriber_tests.models import Run, Score
 from transcriber_tests.runs import queries as run_queries
-from transcriber_tests.runs import tasks as run_tasks
 from transcriber_tests.work import tasks
+from transcriber_tests.work import tasks as run_tasks
 
 
 @pytest.fixture

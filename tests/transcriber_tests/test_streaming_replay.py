@@ -13,8 +13,8 @@ from tests.transcribers.stream_vendors import FakeDeepgramLive
 from transcriber_tests import actions
 from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run, Score, Transcription
-from transcriber_tests.runs.tasks import drain_run
 from transcriber_tests.work import tasks
+from transcriber_tests.work.tasks import drain_run
 
 pytestmark = pytest.mark.django_db
 

@@ -16,8 +16,8 @@ from tests.webhooks.receiver import verify
 from transcriber_tests import actions
 from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run
-from transcriber_tests.runs import tasks as run_tasks
 from transcriber_tests.work import events, tasks
+from transcriber_tests.work import tasks as run_tasks
 
 pytestmark = pytest.mark.django_db
 

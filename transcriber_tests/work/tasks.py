@@ -1,15 +1,16 @@
-"""Thin django-q2 entry points of line transcriptions and the judge's picks. They take primary keys, are safe to
-run twice, and hand the work to the modules that own it: the transcription workflow (replay.py, on the queue
-mechanics of jobs.py), the judge's picks (picks.py), the webhook events (events.py). `drain` runs the queue in
-this process for commands, demos and tests. Full-call runs have their own entry points in runs/tasks.py."""
+"""Every django-q2 entry point of transcriber testing. Each takes primary keys, is safe to run twice, and hands the
+work to the module that owns it: a line transcription (replay.py, on the queue mechanics of jobs.py), the judge's
+picks (picks.py), the webhook events (events.py), a full-call run's next step (runs.py). The schedules run
+`pump_all` ("oncore-pump") and `advance_all` ("oncore-runs") every minute (migrations 0002, 0003 and 0020).
+`drain` and `drain_run` run the queue in this process for commands, demos and tests."""
 
 import time
 
 from oncore import llm, queue
 
 from .. import snapshots
-from ..models import Bank
-from . import events, jobs, picks, replay
+from ..models import Bank, Run
+from . import events, jobs, picks, replay, runs
 
 
 def transcribe(pk: int) -> str:
@@ -69,3 +70,41 @@ def drain(max_seconds: float = 600.0) -> int:
             ran += len(replay.transcribe_chain(pk))
     snapshots.drain()
     return ran
+
+
+def advance(run_id: int) -> str:
+    """The run's next step: begin, compare once its transcriptions are in, or a batch of the judge."""
+    return runs.advance(run_id)
+
+
+def advance_all() -> int:
+    """Every minute: nudge each queued or running run, so a lost task never strands one (a judging run whose
+    worker still holds its claim is skipped by the step itself)."""
+    ids = list(Run.objects.filter(status__in=Run.ACTIVE).values_list("pk", flat=True))
+    for run_id in ids:
+        queue.enqueue(advance, run_id, group=jobs.GROUP)
+    return len(ids)
+
+
+def transcription_finished(transcription_id: int) -> str:
+    """Call once a line transcription is finished (done or failed): when it was the last one the organization's
+    transcribing run waited for, the run compares at once instead of at the next minute's advance_all."""
+    return runs.compare_when_ready(transcription_id)
+
+
+def drain_run(run_id: int, max_seconds: float = 600.0) -> str:
+    """Drive one run to its end in this process, running its line transcriptions here too (no worker
+    needed): for `manage.py run_runs`, demos and tests. Returns the run's final status."""
+    deadline = time.monotonic() + max_seconds
+    while time.monotonic() < deadline:
+        outcome = runs.advance(run_id)
+        status = Run.objects.values_list("status", flat=True).get(pk=run_id)
+        if status not in Run.ACTIVE:
+            return status
+        if outcome == "waiting":
+            if not drain(max(1.0, deadline - time.monotonic())):
+                # Nothing ran: retries wait for their backoff.
+                time.sleep(0.2)
+        elif outcome == "skipped" and status == Run.JUDGING:
+            return status  # another worker holds the judge's claim
+    return Run.objects.values_list("status", flat=True).get(pk=run_id)

@@ -22,8 +22,8 @@ from oncore.calls.models import Call, Line
 from transcriber_tests import actions
 from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run, RunLine
-from transcriber_tests.runs import tasks as run_tasks
 from transcriber_tests.shapes.runs import api_label
+from transcriber_tests.work import tasks as run_tasks
 
 from .support import Say, read
 

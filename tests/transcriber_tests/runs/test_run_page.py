@@ -12,7 +12,7 @@ from oncore.templatetags.oncore_tags import dollars, price
 from transcriber_tests import actions
 from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run
-from transcriber_tests.runs import tasks as run_tasks
+from transcriber_tests.work import tasks as run_tasks
 
 from .support import Say, add_lines_a_run_leaves_out, read, scripted_judge
 

@@ -13,8 +13,8 @@ from django.urls import reverse
 from transcriber_tests import actions
 from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run
-from transcriber_tests.runs import tasks as run_tasks
 from transcriber_tests.work import tasks
+from transcriber_tests.work import tasks as run_tasks
 
 from .support import Say, caller_lines, read
 from .test_run_page import _row, local_world  # noqa: F401  (the fixture)

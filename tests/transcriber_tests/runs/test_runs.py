@@ -17,9 +17,9 @@ from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.errors import EstimateNotConfirmed, NotFound, RunInProgress
 from transcriber_tests.models import Run, RunLine, RunPattern, Transcription
 from transcriber_tests.runs import queries as run_queries
-from transcriber_tests.runs import tasks as run_tasks
 from transcriber_tests.work import jobs, tasks
 from transcriber_tests.work import runs as pipeline
+from transcriber_tests.work import tasks as run_tasks
 
 from .support import Say, caller_lines, scripted_judge, shown_lines
 

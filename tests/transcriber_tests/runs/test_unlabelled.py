@@ -10,8 +10,8 @@ from tests.llm_server import error
 from transcriber_tests import actions
 from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run
-from transcriber_tests.runs import tasks as run_tasks
 from transcriber_tests.work import runs as pipeline
+from transcriber_tests.work import tasks as run_tasks
 
 from .support import Say, read, scripted_judge
 
