@@ -32,10 +32,9 @@ def left(env) -> str:
     """What is still to compute, in words ("" when nothing is)."""
     script = """
 from benchmark.models import BenchmarkRun, CsRun
-from transcriber_tests import jobs
 from transcriber_tests.models import Run, Transcription
 parts = {
-    "transcriptions": Transcription.objects.filter(status__in=jobs.ACTIVE).count(),
+    "transcriptions": Transcription.objects.filter(status__in=Transcription.ACTIVE).count(),
     "full-call runs": Run.objects.filter(status__in=Run.ACTIVE).count(),
     "entity runs": BenchmarkRun.objects.exclude(status=BenchmarkRun.DONE, scored_at__isnull=False).count(),
     "code-switching runs": CsRun.objects.exclude(status=CsRun.DONE).count(),

@@ -38,11 +38,11 @@ from oncore import queue
 from oncore.config import config
 from oncore.errors import NotFound
 
+from . import handles
 from .lib import trust as uncertainty
 from .models import Bank, Snapshot
 from .queries import confusion, groups, reference_check, results, trust
 from .queries.window import clamp_window, today
-from .work import jobs
 
 log = logging.getLogger(__name__)
 
@@ -323,7 +323,7 @@ def dispatch_due(*, bank_ids=None, organization_id=None, force: bool = False) ->
     for pk, was in wanted.values_list("pk", "snapshots_dispatched_at"):
         if Bank.objects.filter(pk=pk, snapshots_dispatched_at=was).update(snapshots_dispatched_at=now):
             dispatched.append(pk)
-            transaction.on_commit(lambda pk=pk: queue.enqueue(rebuild, pk, group=jobs.GROUP))
+            transaction.on_commit(lambda pk=pk: queue.enqueue(rebuild, pk, group=handles.GROUP))
     return dispatched
 
 

@@ -20,9 +20,8 @@ from .errors import ActionError, EstimateNotConfirmed
 from .forms import AddCandidateForm, BankForm, CallFilterForm, FlagForm, MoveFlagForm, ResultsFilterForm
 from .lib import alignment, scoring
 from .lines import bank_lines
-from .queries import people
+from .queries import jobs, people
 from .templatetags.scores import row_cells
-from .work import jobs
 
 PAGE_SIZE = 50
 WINDOWS = [7, 14, 30, 60, 90]

@@ -9,6 +9,7 @@ from django.core.management.base import CommandError
 from tests.llm_server import error, prompt_text
 from transcriber_tests import actions, judge
 from transcriber_tests.models import JudgePick, Score, Transcription
+from transcriber_tests.queries.picks import picks_by_item
 from transcriber_tests.work import picks, tasks
 
 pytestmark = pytest.mark.django_db
@@ -160,5 +161,5 @@ def test_it_reads_the_picks_of_a_page_in_one_query(
     picks.maybe_pick(flag.pk)
     items = list(Score.objects.filter(flag=flag, source=Score.LIVE))
     with django_assert_num_queries(1):
-        found = picks.picks_by_item(items)
+        found = picks_by_item(items)
         assert found[(flag.pk, None)].chosen_text == first_shown(llm_server)

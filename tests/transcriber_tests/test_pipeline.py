@@ -5,10 +5,10 @@ import random
 import pytest
 
 from tests.fixtures import make_call
-from transcriber_tests import actions, errors
+from transcriber_tests import actions, errors, handles
 from transcriber_tests.lib import scoring
 from transcriber_tests.models import Bank, ControlLine, Flag, Score, Transcription
-from transcriber_tests.work import jobs, replay, tasks
+from transcriber_tests.work import replay, tasks
 
 pytestmark = pytest.mark.django_db
 
@@ -156,7 +156,7 @@ def test_it_gives_the_same_rows_when_tasks_run_twice(bank, recorded_call):
     flag = actions.do_flag_line(
         caller_lines(recorded_call)[0], "Siobhan, table for four at eight thirty", bank=bank
     )
-    jobs.pump(flag.organization_id)
+    handles.pump(flag.organization_id)
     dispatched = list(Transcription.objects.filter(status=Transcription.RUNNING).values_list("id", flat=True))
     assert dispatched
     for pk in dispatched:
@@ -354,7 +354,7 @@ def test_a_worker_goes_straight_on_with_its_organizations_next_rows_within_its_c
     mine.filter(pk=later.pk).update(not_before=timezone.now() + timedelta(minutes=5))
     assert mine.count() >= 6
 
-    first, second = jobs.pump(bank.organization_id)
+    first, second = handles.pump(bank.organization_id)
     running_seen = []
     transcribe_one = replay.transcribe_claimed
 
@@ -379,7 +379,7 @@ def test_a_worker_goes_straight_on_with_its_organizations_next_rows_within_its_c
 def test_a_worker_does_only_its_own_row_when_chaining_is_off(settings, bank, recorded_call):
     settings.ONCORE = {**settings.ONCORE, "TASK_CHAIN_S": 0.0}
     actions.do_flag_line(caller_lines(recorded_call)[0], "table for four", bank=bank)
-    first, *_ = jobs.pump(bank.organization_id)
+    first, *_ = handles.pump(bank.organization_id)
     assert tasks.transcribe(first) == "done"
     assert Transcription.objects.filter(status=Transcription.DONE).count() == 1
 

@@ -5,6 +5,7 @@ lines keep moving beside a streaming candidate (pump, and the chain's claim_next
 import pytest
 
 from oncore.transcribers.models import Transcriber
+from transcriber_tests import handles
 from transcriber_tests.models import Transcription
 from transcriber_tests.work import jobs
 
@@ -36,18 +37,18 @@ def test_the_queue_counts_open_sessions_and_holds_streaming_ones_to_org_streams(
     streaming_rows = [queued(org, lines[0], t) for t in live]  # the oldest rows are streaming ones
     batch_rows = [queued(org, line, batch) for line in lines]
 
-    dispatched = jobs.pump(org.pk)
+    dispatched = handles.pump(org.pk)
 
     # four sessions at once, one of them a stream: the other streaming rows wait behind the batch ones
     assert dispatched == [streaming_rows[0].pk] + [r.pk for r in batch_rows[:3]]
-    assert jobs.free_slots(org.pk) == 0 and jobs.open_streams(org.pk) == 1
+    assert handles.free_slots(org.pk) == 0 and handles.open_streams(org.pk) == 1
     Transcription.objects.filter(pk__in=[r.pk for r in batch_rows[:3]]).update(status=Transcription.DONE)
     # the stream is still open: the free slots go to batch rows, never to a second stream
-    assert jobs.pump(org.pk) == [batch_rows[3].pk]
+    assert handles.pump(org.pk) == [batch_rows[3].pk]
     Transcription.objects.filter(pk=batch_rows[3].pk).update(status=Transcription.DONE)
     # a chained task finds free slots, but only streaming rows wait and the one stream allowed is open
-    assert jobs.free_slots(org.pk) == 3 and jobs.claim_next(org.pk) is None
+    assert handles.free_slots(org.pk) == 3 and jobs.claim_next(org.pk) is None
     Transcription.objects.filter(pk=streaming_rows[0].pk).update(status=Transcription.DONE)
-    assert jobs.pump(org.pk) == [streaming_rows[1].pk]
+    assert handles.pump(org.pk) == [streaming_rows[1].pk]
     settings.ONCORE = {**settings.ONCORE, "ORG_STREAMS": 2}
     assert jobs.claim_next(org.pk).pk == streaming_rows[2].pk  # a second stream may open now

@@ -13,10 +13,9 @@ from oncore.formats import money
 from oncore.transcribers.engines.base import cost_for, key_problem
 from oncore.transcribers.models import Transcriber
 
-from .. import aggregates, errors
+from .. import aggregates, errors, handles
 from ..lines import bank_lines, untranscribed
 from ..models import MAX_CANDIDATES, Bank, Candidate
-from ..work import jobs
 from . import scores
 
 
@@ -143,7 +142,7 @@ def do_add_candidate(bank: Bank, transcriber: Transcriber, *, confirmed: bool = 
             estimate,
         )
     if estimate.lines:
-        jobs.check_capacity(bank.organization_id)
+        handles.check_capacity(bank.organization_id)
     try:
         with transaction.atomic():
             Bank.objects.select_for_update().get(pk=bank.pk)

@@ -15,11 +15,10 @@ from oncore.formats import money
 from oncore.templatetags.oncore_tags import dollars
 from oncore.transcribers.engines.base import cost_for
 
-from .. import aggregates, errors
+from .. import aggregates, errors, handles
 from ..lib import scoring
 from ..lines import clip_seconds, replayable
 from ..models import Bank, ControlLine, Flag, Transcription
-from ..work import jobs
 from . import scores
 
 
@@ -191,7 +190,7 @@ def do_redraw(bank: Bank, *, confirmed: bool = False, rng=None) -> RedrawEstimat
             estimate,
         )
     if estimate.added:
-        jobs.check_capacity(bank.organization_id)
+        handles.check_capacity(bank.organization_id)
     rng = rng or random.SystemRandom()
     candidate_ids = list(bank.candidates.values_list("transcriber_id", flat=True))
     with transaction.atomic():

@@ -9,12 +9,11 @@ from django.utils import timezone
 
 from oncore.calls.models import Call, Line
 
-from .. import aggregates, errors
+from .. import aggregates, errors, handles
 from ..lib import scoring
 from ..lines import why_not_flaggable
-from ..models import Bank, Flag, FlagEdit, Score
+from ..models import Bank, Flag, FlagEdit, JudgePick, Score
 from ..models.history import name_of
-from ..work import events, jobs, picks
 from . import controls, scores
 
 
@@ -77,7 +76,7 @@ def do_flag_line(
         raise _flag_exists(line)
     _check_not_live(expected_text, line, confirm_matches_live)
     if bank is not None:
-        jobs.check_capacity(organization_id)
+        handles.check_capacity(organization_id)
     try:
         with transaction.atomic():
             flag = Flag.objects.create(
@@ -113,7 +112,7 @@ def do_move_flag(flag: Flag, bank: Bank | None, rng=None) -> Flag:
     if bank is not None and bank.organization_id != flag.organization_id:
         raise errors.NotFound("No such bank in this organization.")
     if bank is not None and bank.pk != flag.bank_id:
-        jobs.check_capacity(flag.organization_id)
+        handles.check_capacity(flag.organization_id)
     with transaction.atomic():
         flag = Flag.objects.select_for_update().select_related("line__call").get(pk=flag.pk)
         if flag.bank_id == (bank.pk if bank else None):
@@ -121,13 +120,18 @@ def do_move_flag(flag: Flag, bank: Bank | None, rng=None) -> Flag:
         scores.results_changed(flag.bank_id)
         aggregates.flag_leaving(flag.pk)
         flag.controls.all().delete()  # with their scores and picks
-        picks.drop(flag)  # asked again over the new bank's candidates
+        _drop_pick(flag)  # asked again over the new bank's candidates
         flag.bank = bank
         flag.joined_at = timezone.now()  # it counts in the new bank from today
         flag.save(update_fields=["bank", "joined_at", "updated_at"])
         if bank is not None:
             _enter_bank(flag, bank, rng)
     return flag
+
+
+def _drop_pick(flag) -> None:
+    """Remove the judge's pick on a flagged line: its expected text or its bank changed, so it is asked again."""
+    JudgePick.objects.filter(flag=flag, control__isnull=True).delete()
 
 
 KEEP = object()  # do_edit_flag's bank when the flag stays where it is
@@ -207,9 +211,9 @@ def do_edit_flag(
                     score.latency_s,
                     score.audio_s,
                 )
-            picks.drop(flag)
-            picks.ask_later([flag.line_id])
-            events.scores_written(flag.organization_id, [flag.line_id])
+            _drop_pick(flag)
+            scores.ask_picks([flag.line_id])
+            scores.scores_written(flag.organization_id, [flag.line_id])
         if bank is not KEEP and (bank.pk if bank else None) != flag.bank_id:
             flag = do_move_flag(flag, bank)
     return flag

@@ -17,8 +17,9 @@ from oncore.calls.recording import why_not_recorded
 from oncore.config import config
 from oncore.templatetags.oncore_tags import dollars
 from oncore.transcribers.engines.base import cost_for
+from oncore.webhooks import actions as webhooks
 
-from .. import judge
+from .. import handles, judge
 from ..errors import (
     EstimateNotConfirmed,
     JudgeNotFailed,
@@ -36,13 +37,13 @@ from ..errors import (
     TranscriberDisabled,
 )
 from ..judge import rule_labels
+from ..judge.requests import Context, label_requests
 from ..lib import scoring
 from ..lib.runs import NO_TIMING, PAST_RECORDING_END, TOO_LONG, LeftOutLine, RunEstimate, left_out_summary
 from ..lines import clip_seconds, live_transcriber_of, too_long, untranscribed
 from ..models import Bank, Candidate, Flag, Run, RunCall, RunLine, Score, Transcription
 from ..runs import queries
-from ..work import events, jobs
-from ..work import runs as pipeline
+from ..shapes import events
 
 MAX_CALLS = 10
 
@@ -221,13 +222,13 @@ def _estimate(bank, candidate, calls, lines, left_out) -> RunEstimate:
     cal_cost = (per_line_cost * n_cal).quantize(Decimal("0.000001"))
     flagged_ids = set(Flag.objects.filter(line__in=[ln.pk for ln in lines]).values_list("line_id", flat=True))
     unflagged = [ln for ln in lines if ln.pk not in flagged_ids]
-    context = pipeline.Context(calls)
+    context = Context(calls)
     expected, by_rule, rate, share = _judge_lines(bank, candidate, context, unflagged)
     configured = llm.judge_configured()
     tokens = most = judge.TokenEstimate(0, 0, 0)
     if configured:
         # The requests the judge would get, built as the run builds them (real context, live text for both sides).
-        requests = pipeline.label_requests(
+        requests = label_requests(
             context, unflagged, lambda ln: (context.text[ln.pk], context.text[ln.pk], True)
         )
         tokens, most = judge.estimate_run_tokens([r.parts for r in requests], expected)
@@ -330,7 +331,7 @@ def do_start_run(
     estimate = _estimate(bank, candidate, calls, lines, left_out)
     if not confirmed:
         raise EstimateNotConfirmed(_confirm_message(estimate, candidate), estimate)
-    jobs.check_capacity(bank.organization_id)
+    handles.check_capacity(bank.organization_id)
     rng = rng or random.SystemRandom()
     seed = rng.randrange(2**62)
     size = config().run_calibration_lines
@@ -348,7 +349,7 @@ def do_start_run(
                 candidate=candidate,
                 seed=seed,
                 calibration_size=size,
-                review_size=pipeline.review_size(config().run_review_lines),
+                review_size=review_size(config().run_review_lines),
                 estimate=estimate.as_dict(),
                 created_by=user if user is not None and user.is_authenticated else None,
             )
@@ -367,7 +368,7 @@ def do_start_run(
                     for i, ln in enumerate(lines)
                 ]
             )
-            pipeline.advance_later(run.pk)
+            handles.ADVANCE_RUN.later(run.pk)
     except IntegrityError:
         # The partial unique index one_active_run_per_org: another run is queued or running.
         raise _in_progress(bank.organization_id) from None
@@ -378,7 +379,7 @@ def _drop_queued_transcriptions(run: Run) -> int:
     """After a cancel: queued transcriptions the run asked for are not spent, unless a bank's flag or control
     line needs the same line and transcriber."""
     run_lines = list(run.lines.only("line_id", "calibration", "replay_transcriber_id"))
-    pairs = pipeline.run_pairs(run, run_lines)
+    pairs = run_pairs(run, run_lines)
     q = Q(pk__in=[])
     for tid in {t for _, t in pairs}:
         q |= Q(transcriber_id=tid, line_id__in=[line for line, t in pairs if t == tid])
@@ -411,7 +412,7 @@ def do_cancel_run(run: Run) -> Run:
             {"run": run.pk, "status": run.status},
         )
     _drop_queued_transcriptions(run)
-    events.run_ended(run.pk)
+    run_ended(run.pk)
     return run
 
 
@@ -435,7 +436,7 @@ def do_retry_judge(run: Run) -> Run:
     run.refresh_from_db()
     if not moved:
         raise JudgeNotFailed(f"Run {run.pk}'s judge has not failed, so there is nothing to retry.")
-    pipeline.advance_later(run.pk)
+    handles.ADVANCE_RUN.later(run.pk)
     return run
 
 
@@ -460,3 +461,44 @@ def do_review_line(run_line: RunLine, human_label: str, user=None) -> RunLine:
         RunLine.objects.filter(pk=run_line.pk).update(correction=human_label, corrected_at=timezone.now())
     run_line.refresh_from_db()
     return run_line
+
+
+def run_pairs(run: Run, run_lines) -> set[tuple[int, int]]:
+    """(line, transcriber) of every transcription the run needs."""
+    pairs = {(rl.line_id, run.candidate_id) for rl in run_lines}
+    pairs |= {(rl.line_id, rl.replay_transcriber_id) for rl in run_lines if rl.calibration}
+    return pairs
+
+
+# The review sample is at most 120 lines, as the product promises: ONCORE_RUN_REVIEW_LINES cannot be set higher
+# (settings.py refuses it at start-up), and a run's review_size is held to it whatever it says.
+MAX_REVIEW_LINES = 120
+
+
+def review_size(wanted: int) -> int:
+    """The review sample's size for a run that asks for `wanted` lines: never more than MAX_REVIEW_LINES."""
+    return max(0, min(wanted, MAX_REVIEW_LINES))
+
+
+# ---------------------------------------------------------------- its webhook events
+
+
+def run_ended(run_id: int) -> None:
+    """A run just ended (or its judge just failed): run.finished, and run.judge_failed when its judge failed, in
+    the transaction that ends it (the cancel here, the queue's steps in work/runs.py)."""
+    run = Run.objects.filter(pk=run_id).select_related("candidate").first()
+    if run is None:
+        return
+    wanted = [
+        event
+        for event, due in (
+            (events.RUN_FINISHED, run.status in (Run.DONE, Run.FAILED, Run.CANCELLED)),
+            (events.JUDGE_FAILED, run.judge_status == Run.JUDGE_FAILED),
+        )
+        if due and webhooks.wants(run.organization_id, event)
+    ]
+    if not wanted:
+        return
+    data = events.run_event_data(run)
+    for event in wanted:
+        webhooks.emit(run.organization_id, event, data, encoder=events.ENCODER)

@@ -9,12 +9,14 @@ from django.db.models import Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from .. import aggregates, snapshots
+from oncore import llm
+from oncore.webhooks import actions as webhooks
+
+from .. import aggregates, handles, snapshots
 from ..lib import alignment, cells, scoring
 from ..lines import live_transcriber_of
 from ..models import Bank, ControlLine, Flag, Score, Transcription
-from ..shapes import turns
-from ..work import events, jobs, picks
+from ..shapes import events, turns
 
 
 def _items_on_line(line_id):
@@ -182,16 +184,33 @@ def queue_lines(organization_id: int, lines, transcriber_ids) -> int:
             found = existing.get((line.pk, tid))
             if found is None:
                 new.append(Transcription(organization_id=organization_id, line=line, transcriber_id=tid))
-            elif found.status in jobs.FINISHED:
+            elif found.status in Transcription.FINISHED:
                 score_transcription(found)
                 reused.add(line.pk)
     Transcription.objects.bulk_create(new, ignore_conflicts=True)
     if new:
-        transaction.on_commit(lambda: jobs.pump(organization_id))
+        transaction.on_commit(lambda: handles.pump(organization_id))
     # Scores from reused transcriptions may complete an item: the judge is asked as when a transcription ends.
-    picks.ask_later(reused)
-    events.scores_written(organization_id, reused)
+    ask_picks(reused)
+    scores_written(organization_id, reused)
     return len(new)
+
+
+def ask_picks(line_ids) -> None:
+    """Candidate scores were written on these lines: once that commits, ask for the judge's picks of every item on
+    them (a queue task per line, work/picks.py). Nothing without a judge."""
+    ids = sorted(set(line_ids))
+    if ids and llm.judge_configured():
+        for line_id in ids:
+            handles.PICK_LINE.later(line_id)
+
+
+def scores_written(organization_id: int, line_ids) -> None:
+    """Candidate scores were written on these lines: once that commits, a task announces the flags they finished
+    (work/events.py; nothing when no endpoint wants flag.scored)."""
+    ids = sorted(set(line_ids))
+    if ids and webhooks.wants(organization_id, events.FLAG_SCORED):
+        handles.ANNOUNCE_SCORES.later(ids)
 
 
 BACKFILL_CHUNK = 2000

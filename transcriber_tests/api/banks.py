@@ -18,8 +18,7 @@ from transcriber_tests import actions, exports, lookups, queries, snapshots
 from transcriber_tests.actions import controls
 from transcriber_tests.lib import alignment
 from transcriber_tests.models import Bank, Candidate
-from transcriber_tests.queries import people
-from transcriber_tests.work import jobs
+from transcriber_tests.queries import jobs, people
 
 from ..shapes.banks import (
     BankOut,

@@ -6,9 +6,12 @@ transcriber_tests/runs/tasks.py and transcriber_tests/snapshots.py keep those na
 The figures a snapshot keeps are pickled, and a pickle names each class by its module: several of those classes
 moved with the same change (lib/trust.py, lib/charts.py, lib/tradeoff.py, queries/snapshots.py), so the snapshots
 kept so far are dropped. They are caches of what the scores say: a results key is computed again on its next read,
-a trust key by the queue."""
+a trust key by the queue.
 
-from django.db import migrations
+The judge step of a full-call run now claims its run on the queue core (oncore.queue), which counts each claim:
+Run.judge_claims."""
+
+from django.db import migrations, models
 
 MOVED = [
     ("oncore-pump", "transcriber_tests.tasks.pump_all", "transcriber_tests.work.tasks.pump_all"),
@@ -36,4 +39,9 @@ class Migration(migrations.Migration):
         ("transcriber_tests", "0019_recount"),
     ]
 
-    operations = [migrations.RunPython(forwards, backwards)]
+    operations = [
+        migrations.AddField(
+            model_name="run", name="judge_claims", field=models.PositiveIntegerField(default=0)
+        ),
+        migrations.RunPython(forwards, backwards),
+    ]

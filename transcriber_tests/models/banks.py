@@ -168,6 +168,8 @@ class Transcription(models.Model):
     DONE = "done"
     FAILED = "failed"
     STATUSES = [(QUEUED, "Queued"), (RUNNING, "Running"), (DONE, "Done"), (FAILED, "Failed")]
+    ACTIVE = (QUEUED, RUNNING)  # waiting for a worker, or with one
+    FINISHED = (DONE, FAILED)
 
     organization = models.ForeignKey(
         "accounts.Organization", on_delete=models.CASCADE, related_name="transcriptions"

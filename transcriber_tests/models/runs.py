@@ -101,7 +101,9 @@ class Run(models.Model):
     # The judge's step.
     judge_status = models.CharField(max_length=16, choices=JUDGE_STATUSES, default=JUDGE_PENDING)
     judge_error = models.TextField(blank=True)
+    # The judge step's claim on the run, on oncore.queue (work/runs.py JUDGE_CLAIMS): when, and how many were made.
     judge_claimed_at = models.DateTimeField(null=True, blank=True)
+    judge_claims = models.PositiveIntegerField(default=0)
     patterns_done = models.BooleanField(default=False)
     verdict = models.TextField(blank=True)
     judge_model = models.CharField(max_length=100, blank=True)

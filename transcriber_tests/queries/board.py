@@ -10,7 +10,6 @@ from django.db.models import Count, OuterRef, Sum
 from ..lib import scoring
 from ..lib import tradeoff as tradeoffs
 from ..models import Bank, Candidate, ControlLine, Flag, PairTotal, Score, ScoreTotal, Transcription
-from ..work import jobs
 from . import cost, latency, totals
 from .window import clamp_window, window_start
 
@@ -92,10 +91,10 @@ def _pending(organization_id: int) -> dict[int, int]:
         flag=Flag._meta.db_table,
         control=ControlLine._meta.db_table,
         candidate=Candidate._meta.db_table,
-        active=", ".join(["%s"] * len(jobs.ACTIVE)),
+        active=", ".join(["%s"] * len(Transcription.ACTIVE)),
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [organization_id] * 3 + list(jobs.ACTIVE))
+        cursor.execute(sql, [organization_id] * 3 + list(Transcription.ACTIVE))
         return {int(bank_id): int(n) for bank_id, n in cursor.fetchall()}
 
 

@@ -21,8 +21,7 @@ from oncore.transcribers.models import Transcriber
 from ..lib import scoring
 from ..lib.charts import Chart, chart
 from ..models import STANDARD_TAGS, Bank, ControlLine, Flag, Score, ScoreTotal, Transcription
-from ..work import jobs
-from . import groups, totals
+from . import groups, jobs, totals
 from .board import candidates_of
 from .tradeoff import Tradeoff, bank_tradeoff
 from .window import (
@@ -148,7 +147,9 @@ def pending_for_bank(bank: Bank, transcriber_ids) -> int:
     on_control = ControlLine.objects.filter(flag__bank=bank, line_id=OuterRef("line_id"))
     return (
         Transcription.objects.filter(
-            organization_id=bank.organization_id, status__in=jobs.ACTIVE, transcriber_id__in=transcriber_ids
+            organization_id=bank.organization_id,
+            status__in=Transcription.ACTIVE,
+            transcriber_id__in=transcriber_ids,
         )
         .filter(Exists(on_flag) | Exists(on_control))
         .count()

@@ -13,9 +13,9 @@ from django.db.models.functions import Coalesce
 
 from ..lib import cells
 from ..models import Bank, Flag, JudgePick, Score, Transcription
-from ..work.picks import picks_by_item
 from . import totals
 from .board import candidates_of
+from .picks import picks_by_item
 from .window import clamp_window, window_days_covered, window_start
 
 

@@ -16,7 +16,6 @@ from ..lib.agreement import Agreement, agreement
 from ..lib.runs import LeftOutLine
 from ..models import Bank, Flag, Run, RunLine, Transcription
 from ..queries import bank_results
-from ..work import jobs
 
 CALL_CHOICES = 30
 
@@ -203,7 +202,8 @@ def run_summary(run: Run) -> RunSummary:
             | Q(line__run_lines__calibration=True, transcriber_id=F("line__run_lines__replay_transcriber_id"))
         )
     ).aggregate(
-        n=Count("id", distinct=True), done=Count("id", distinct=True, filter=Q(status__in=jobs.FINISHED))
+        n=Count("id", distinct=True),
+        done=Count("id", distinct=True, filter=Q(status__in=Transcription.FINISHED)),
     )
     return RunSummary(
         **c,

@@ -8,10 +8,11 @@ and one whose item no longer has two versions is removed.
 
 `maybe_pick(flag_id, control_id)` is called once an item's last candidate is scored (`maybe_pick_line` does
 it for every item on a line); `fill_picks(bank)` catches up a whole bank. Every path that writes candidate
-scores asks through `ask_later(line_ids)`: a transcription that ends (done or failed), scores taken from
-transcriptions that already exist (a flag moved or made on a line already transcribed, for instance by a
-full-call run; a candidate added back), and an edited expected text (whose old pick is dropped first, `drop`).
-The minutely pump catches up items left without a pick (`catch_up`). Asking twice never makes two picks: one
+scores asks through `actions.scores.ask_picks(line_ids)`, a queue task per line: a transcription that ends (done
+or failed), scores taken from transcriptions that already exist (a flag moved or made on a line already
+transcribed, for instance by a full-call run; a candidate added back), and an edited expected text (whose old pick
+the edit drops first). The minutely pump catches up items left without a pick (`catch_up`, over
+queries.picks.missing). Asking twice never makes two picks: one
 row per item, held by unique constraints, and a pick on the same versions is not asked again.
 Without ANTHROPIC_API_KEY nothing is picked or invented.
 """
@@ -19,19 +20,15 @@ Without ANTHROPIC_API_KEY nothing is picked or invented.
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, F, Q
 
-from oncore import llm, queue
+from oncore import llm
 from oncore.calls.models import Line
 
 from .. import judge
 from ..models import ControlLine, Flag, JudgePick, Score
-from . import jobs
+from ..queries.picks import CATCH_UP_LIMIT, missing
 
 CONTEXT_EACH_SIDE = 3
-# tasks.pick_line(line_id), bound by the app's ready(): it imports this module.
-PICK_LINE_TASK = queue.Task("asks the judge's picks of one line", group=jobs.GROUP)
-CATCH_UP_LIMIT = 200  # items the minutely catch-up asks about at most
 
 
 def _clean(text: str) -> str:
@@ -145,45 +142,6 @@ def maybe_pick_line(line_id: int) -> int:
     return picked
 
 
-def ask_later(line_ids) -> None:
-    """Once the transaction commits, ask for the picks of every item on these lines (a queue task per line).
-    Nothing without a judge."""
-    ids = sorted(set(line_ids))
-    if ids and llm.judge_configured():
-        for line_id in ids:
-            PICK_LINE_TASK.later(line_id)
-
-
-def drop(flag) -> None:
-    """Remove the pick on a flagged line: its expected text or its bank changed, so it is asked again."""
-    JudgePick.objects.filter(flag=flag, control__isnull=True).delete()
-
-
-def missing(limit: int = CATCH_UP_LIMIT) -> list[tuple[int, int | None]]:
-    """(flag id, control id or None) of items in a bank with no pick where two or more of the bank's candidates
-    matched with different texts: those the judge may still have to pick among. Two queries."""
-    matched = Score.objects.filter(
-        source=Score.CANDIDATE,
-        failed=False,
-        match=True,
-        flag__bank__isnull=False,
-        transcriber__candidacies__bank=F("flag__bank"),
-    )
-
-    def several(qs, *keys):
-        return qs.values(*keys).annotate(n=Count("hypothesis", distinct=True)).filter(n__gte=2)
-
-    flags = several(matched.filter(control__isnull=True), "flag_id").exclude(
-        flag_id__in=JudgePick.objects.filter(control__isnull=True).values("flag_id")
-    )
-    controls = several(matched.filter(control__isnull=False), "flag_id", "control_id").exclude(
-        control_id__in=JudgePick.objects.filter(control__isnull=False).values("control_id")
-    )
-    items = [(f, None) for f in flags.order_by("flag_id").values_list("flag_id", flat=True)[:limit]]
-    items += list(controls.order_by("control_id").values_list("flag_id", "control_id")[:limit])
-    return items[:limit]
-
-
 def catch_up(limit: int = CATCH_UP_LIMIT) -> int:
     """maybe_pick on items left without a pick (see `missing`), for the minutely pump. Returns picks made."""
     if not llm.judge_configured():
@@ -210,16 +168,3 @@ def fill_picks(bank) -> FillResult:
             picked += bool(pick.chosen_id)
             failed += not pick.chosen_id
     return FillResult(len(items), picked, failed)
-
-
-def picks_by_item(items) -> dict[tuple[int, int | None], JudgePick]:
-    """The picks of a page of turn-table items (objects with flag_id and control_id), in one query."""
-    items = list(items)
-    flags = {i.flag_id for i in items if i.control_id is None}
-    controls = {i.control_id for i in items if i.control_id is not None}
-    if not flags and not controls:
-        return {}
-    picks = JudgePick.objects.filter(
-        Q(flag_id__in=flags, control__isnull=True) | Q(control_id__in=controls)
-    ).select_related("chosen")
-    return {(p.flag_id, p.control_id): p for p in picks}

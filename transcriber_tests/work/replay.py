@@ -7,20 +7,17 @@ webhook, and the full-call run waiting for the line. The queue task (tasks.trans
 import logging
 import re
 
-from oncore import audio, queue
+from oncore import audio
 from oncore.transcribers.engines import TranscriptionError, get_engine
 from oncore.transcribers.models import Transcriber
 
-from .. import snapshots
+from .. import handles, snapshots
 from ..actions import scores
 from ..lines import too_long
 from ..models import Run, Transcription
-from . import events, jobs, picks
+from . import jobs
 
 log = logging.getLogger(__name__)
-
-# runs.tasks.transcription_finished(pk), bound by the app's ready(): it imports this module (through tasks).
-TRANSCRIPTION_FINISHED = queue.Task("lets a full-call run compare once its last line is in", group=jobs.GROUP)
 
 
 def transcribe_chain(pk: int) -> list[str]:
@@ -126,8 +123,8 @@ def _after_final(t: Transcription) -> None:
     """Follow-up work once a line's transcription is final, each queued as its own task."""
     # Done or failed, it may be the last candidate of an item: where candidates matched but wrote the line
     # differently, the judge picks one (never a score).
-    picks.ask_later([t.line_id])
-    events.scores_written(t.organization_id, [t.line_id])
+    scores.ask_picks([t.line_id])
+    scores.scores_written(t.organization_id, [t.line_id])
     if Run.objects.filter(organization_id=t.organization_id, status=Run.TRANSCRIBING).exists():
         # A full-call run waiting for this line compares as soon as its last line is in.
-        TRANSCRIPTION_FINISHED.later(t.pk)
+        handles.TRANSCRIPTION_FINISHED.later(t.pk)

@@ -14,34 +14,32 @@ and judging goes on."""
 import logging
 import random
 import time
-from dataclasses import dataclass
-from datetime import timedelta
-from string import ascii_uppercase
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, F
 from django.utils import timezone
 
 from oncore import llm, queue
-from oncore.calls.models import Line
 
-from .. import judge
+from .. import handles, judge
+from ..actions import runs as run_actions
+from ..actions.runs import review_size, run_pairs
 from ..judge import rule_labels
+from ..judge.requests import Context, LabelRequest, chunks, label_requests, shown_first
 from ..lib import scoring
 from ..models import Flag, Run, RunLine, RunPattern, Transcription
-from . import events, jobs
 
 log = logging.getLogger(__name__)
 
-CONTEXT_EACH_SIDE = (
-    3  # neighbouring lines shown to the judge on each side of a line (or of a request's lines)
-)
-REQUEST_SPAN = 24  # the lines of one label request lie within this many positions of one call
 PATTERN_CONTEXT_EACH_SIDE = 1
+# The judge step's claim on a judging run, on the queue core (oncore.queue): a run in JUDGING is always handed out,
+# and a step claims it while nobody holds it or the holder's claim is older than a queue task's lease (its worker
+# died). Every write the step makes is conditional on its claim still holding (`held`).
+JUDGE_CLAIMS = queue.WorkQueue(
+    Run, Run.JUDGING, Run.JUDGING, claimed="judge_claimed_at", attempts="judge_claims", stamp=None
+)
 VERDICT_EXAMPLES_EACH = 3  # fixes and breaks each shown to the verdict
-# runs.tasks.advance(run_id), bound by the app's ready(): it imports this module.
-ADVANCE_TASK = queue.Task("does a full-call run's next step", group=jobs.GROUP)
 
 
 # ---------------------------------------------------------------- settings (calibration, review, the judge's budget)
@@ -52,19 +50,7 @@ def judge_budget_s() -> float:
     return int(settings.Q_CLUSTER["timeout"]) / 2
 
 
-def run_pairs(run: Run, run_lines) -> set[tuple[int, int]]:
-    """(line, transcriber) of every transcription the run needs."""
-    pairs = {(rl.line_id, run.candidate_id) for rl in run_lines}
-    pairs |= {(rl.line_id, rl.replay_transcriber_id) for rl in run_lines if rl.calibration}
-    return pairs
-
-
 # ---------------------------------------------------------------- the steps
-
-
-def advance_later(run_id: int) -> None:
-    """Queue the run's next step (tasks.advance) once the current transaction commits."""
-    ADVANCE_TASK.later(run_id)
 
 
 def advance(run_id: int) -> str:
@@ -90,7 +76,7 @@ def _fail(run_id: int, message: str) -> None:
     if Run.objects.filter(pk=run_id, status__in=Run.ACTIVE).update(
         status=Run.FAILED, error=message, finished_at=now, judge_claimed_at=None, updated_at=now
     ):
-        events.run_ended(run_id)
+        run_actions.run_ended(run_id)
 
 
 def _queue(run: Run, pairs, existing) -> int:
@@ -101,7 +87,7 @@ def _queue(run: Run, pairs, existing) -> int:
     ]
     Transcription.objects.bulk_create(new, ignore_conflicts=True)
     if new:
-        transaction.on_commit(lambda: jobs.pump(run.organization_id))
+        transaction.on_commit(lambda: handles.pump(run.organization_id))
     return len(new)
 
 
@@ -139,7 +125,7 @@ def compare(run_id: int) -> str:
         with transaction.atomic():
             _queue(run, pairs, set(found))
         return "waiting"
-    if any(t.status not in jobs.FINISHED for t in found.values()):
+    if any(t.status not in Transcription.FINISHED for t in found.values()):
         return "waiting"
     flags = {f.line_id: f for f in Flag.objects.filter(line_id__in=[rl.line_id for rl in run_lines])}
     for rl in run_lines:
@@ -186,7 +172,7 @@ def compare(run_id: int) -> str:
         ):
             return "skipped"
         RunLine.objects.bulk_update(run_lines, fields, batch_size=500)
-        advance_later(run_id)
+        handles.ADVANCE_RUN.later(run_id)
     return "judging"
 
 
@@ -198,7 +184,7 @@ def compare_when_ready(transcription_id: int) -> str:
         .values("line_id", "organization_id", "status")
         .first()
     )
-    if t is None or t["status"] not in jobs.FINISHED:
+    if t is None or t["status"] not in Transcription.FINISHED:
         return "skipped"
     run = Run.objects.filter(organization_id=t["organization_id"], status=Run.TRANSCRIBING).first()
     if run is None or not run.lines.filter(line_id=t["line_id"]).exists():
@@ -207,7 +193,7 @@ def compare_when_ready(transcription_id: int) -> str:
         run.lines.filter(calibration=True).values_list("replay_transcriber_id", flat=True)
     )
     waiting = Transcription.objects.filter(
-        line__run_lines__run=run, transcriber_id__in=needed, status__in=jobs.ACTIVE
+        line__run_lines__run=run, transcriber_id__in=needed, status__in=Transcription.ACTIVE
     ).exists()
     return "waiting" if waiting else compare(run.pk)
 
@@ -244,96 +230,6 @@ def _fill_line(rl: RunLine, t: Transcription, flag: Flag | None, replay: Transcr
         )
 
 
-def shown_first(seed: int, line_id: int) -> bool:
-    """Whether the judge sees the live transcript as transcript 1 on this line: drawn from the run's seed."""
-    return random.Random(f"{seed}:{line_id}").random() < 0.5
-
-
-def chunks(lines) -> list[list]:
-    """Lines (calls' Lines, or RunLines with their line loaded) grouped into label requests: lines of one call in
-    the call's order, at most judge.LINES_PER_REQUEST per request, within REQUEST_SPAN positions of the call (the
-    call's own positions for both, so a run sends the requests its estimate counted)."""
-    groups: list[list] = []
-    for item in sorted(lines, key=lambda x: (_line(x).call_id, _line(x).position)):
-        last = groups[-1] if groups else None
-        if (
-            last
-            and _line(last[0]).call_id == _line(item).call_id
-            and len(last) < judge.LINES_PER_REQUEST
-            and _line(item).position - _line(last[0]).position <= REQUEST_SPAN
-        ):
-            last.append(item)
-        else:
-            groups.append([item])
-    return groups
-
-
-def _line(item) -> Line:
-    """The call's line of a Line or a RunLine."""
-    return item.line if isinstance(item, RunLine) else item
-
-
-class Context:
-    """The lines and the assistant's instructions of some calls, loaded once, to build the judge's requests."""
-
-    def __init__(self, calls):
-        self.lines: dict[int, list] = {}
-        self.instructions: dict[int, str] = {}
-        for call in calls:
-            self.instructions[call.pk] = call.assistant.instructions if call.assistant else ""
-        for line in Line.objects.filter(call__in=list(self.instructions)).order_by("call_id", "position"):
-            self.lines.setdefault(line.call_id, []).append(line)
-        self.text = {line.pk: line.text for lines in self.lines.values() for line in lines}
-
-    def around(self, line_id: int, call_id: int, each_side: int) -> list[tuple[str, str]]:
-        lines = self.lines.get(call_id, [])
-        index = next((i for i, ln in enumerate(lines) if ln.pk == line_id), None)
-        if index is None:
-            return []
-        out = [(ln.speaker, ln.text) for ln in lines[max(0, index - each_side) : index]]
-        out.append(("caller", "[the line being judged]"))
-        out += [(ln.speaker, ln.text) for ln in lines[index + 1 : index + 1 + each_side]]
-        return out
-
-    def request(self, call_id: int, keyed: dict) -> tuple[str, list[tuple[str, str]]]:
-        """(instructions, context lines) of a request labelling the lines in `keyed` (line id -> key): the call's
-        lines from CONTEXT_EACH_SIDE before the first to CONTEXT_EACH_SIDE after the last, each labelled line
-        written as its placeholder."""
-        lines = self.lines.get(call_id, [])
-        where = [i for i, ln in enumerate(lines) if ln.pk in keyed]
-        if not where:
-            return self.instructions.get(call_id, ""), []
-        window = lines[max(0, where[0] - CONTEXT_EACH_SIDE) : where[-1] + 1 + CONTEXT_EACH_SIDE]
-        context = [
-            (ln.speaker, judge.placeholder(keyed[ln.pk]) if ln.pk in keyed else ln.text) for ln in window
-        ]
-        return self.instructions.get(call_id, ""), context
-
-
-@dataclass(frozen=True)
-class LabelRequest:
-    instructions: str
-    context_lines: list
-    items: list  # judge.LabelItem, keyed A, B, ...
-    line_ids: dict  # key -> line id
-
-    @property
-    def parts(self) -> tuple[str, list, list]:
-        return self.instructions, self.context_lines, self.items
-
-
-def label_requests(context: Context, lines, texts) -> list[LabelRequest]:
-    """Every request that labels `lines` (RunLines, or calls' Lines for an estimate); `texts(line)` gives
-    (live text, candidate text, live shown first) of each."""
-    requests = []
-    for group in chunks(lines):
-        keys = {_line(item).pk: ascii_uppercase[n] for n, item in enumerate(group)}
-        instructions, context_lines = context.request(_line(group[0]).call_id, keys)
-        items = [judge.LabelItem(keys[_line(item).pk], *texts(item)) for item in group]
-        requests.append(LabelRequest(instructions, context_lines, items, {k: i for i, k in keys.items()}))
-    return requests
-
-
 def _add_tokens(run_id: int, call: llm.ToolCall | None) -> None:
     if call is None:
         return
@@ -360,16 +256,10 @@ def to_label(run: Run):
 def judge_step(run_id: int, budget_s: float | None = None) -> str:
     """Label for at most `budget_s` seconds, then hand on to the next task; then patterns, verdict, review
     sample, done. A worker that dies leaves its claim, which the next delivery takes over after the lease."""
-    now = timezone.now()
-    stale = now - timedelta(seconds=jobs.lease_seconds())
-    if (
-        not Run.objects.filter(pk=run_id, status=Run.JUDGING)
-        .filter(Q(judge_claimed_at__isnull=True) | Q(judge_claimed_at__lt=stale))
-        .update(judge_claimed_at=now)
-    ):
+    if not JUDGE_CLAIMS.claim_dispatched(run_id):
         return "skipped"
     run = Run.objects.get(pk=run_id)
-    held = Run.objects.filter(pk=run_id, status=Run.JUDGING, judge_claimed_at=now)
+    held = JUDGE_CLAIMS.held(run)
     if not llm.judge_configured():
         _review_sample(run)  # rule labels are reviewed like the judge's
         _finish_judging(run_id, held, Run.JUDGE_NOT_CONFIGURED, llm.NOT_CONFIGURED)
@@ -383,7 +273,7 @@ def judge_step(run_id: int, budget_s: float | None = None) -> str:
                 return "stopped"
             if time.monotonic() > deadline:
                 held.update(judge_claimed_at=None)
-                advance_later(run_id)
+                handles.ADVANCE_RUN.later(run_id)
                 return "continues"
             _label(run_id, request)
         run.refresh_from_db()
@@ -440,7 +330,7 @@ def _label(run_id: int, request: LabelRequest) -> None:
 
 
 def _finish_judging(run_id: int, held, judge_status: str, message: str) -> None:
-    """Done, while this step still holds the run's claim; then its webhook events."""
+    """Done, while this step still holds the run's claim (`held`: JUDGE_CLAIMS.held); then its webhook events."""
     if held.update(
         status=Run.DONE,
         judge_status=judge_status,
@@ -449,7 +339,7 @@ def _finish_judging(run_id: int, held, judge_status: str, message: str) -> None:
         judge_claimed_at=None,
         updated_at=timezone.now(),
     ):
-        events.run_ended(run_id)
+        run_actions.run_ended(run_id)
 
 
 def _patterns(run: Run, context: Context) -> None:
@@ -497,14 +387,6 @@ def _verdict(run: Run) -> None:
 
 
 REVIEWED_SOURCES = (RunLine.BY_JUDGE, RunLine.BY_RULE)
-# The review sample is at most 120 lines, as the product promises: ONCORE_RUN_REVIEW_LINES cannot be set higher
-# (settings.py refuses it at start-up), and a run's review_size is held to it whatever it says.
-MAX_REVIEW_LINES = 120
-
-
-def review_size(wanted: int) -> int:
-    """The review sample's size for a run that asks for `wanted` lines: never more than MAX_REVIEW_LINES."""
-    return max(0, min(wanted, MAX_REVIEW_LINES))
 
 
 def stratified_sample(pool: dict, room: int, rng: random.Random) -> list:

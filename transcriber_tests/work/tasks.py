@@ -8,7 +8,7 @@ import time
 
 from oncore import llm, queue
 
-from .. import snapshots
+from .. import handles, snapshots
 from ..models import Bank, Run
 from . import events, jobs, picks, replay, runs
 
@@ -38,8 +38,8 @@ def pump_all() -> int:
     dispatched = jobs.pump_all()
     snapshots.sweep()
     if llm.judge_configured():
-        queue.enqueue(catch_up_picks, group=jobs.GROUP)
-    queue.enqueue(check_leaders, group=jobs.GROUP)
+        queue.enqueue(catch_up_picks, group=handles.GROUP)
+    queue.enqueue(check_leaders, group=handles.GROUP)
     return dispatched
 
 
@@ -82,7 +82,7 @@ def advance_all() -> int:
     worker still holds its claim is skipped by the step itself)."""
     ids = list(Run.objects.filter(status__in=Run.ACTIVE).values_list("pk", flat=True))
     for run_id in ids:
-        queue.enqueue(advance, run_id, group=jobs.GROUP)
+        queue.enqueue(advance, run_id, group=handles.GROUP)
     return len(ids)
 
 

@@ -12,13 +12,13 @@ from django.urls import reverse
 
 from oncore.templatetags.oncore_tags import pct_number
 from tests.llm_server import error
-from transcriber_tests import actions, errors, judge
+from transcriber_tests import actions, errors, handles, judge
 from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.errors import EstimateNotConfirmed, NotFound, RunInProgress
 from transcriber_tests.models import Run, RunLine, RunPattern, Transcription
 from transcriber_tests.runs import queries as run_queries
-from transcriber_tests.work import jobs, tasks
 from transcriber_tests.work import runs as pipeline
+from transcriber_tests.work import tasks
 from transcriber_tests.work import tasks as run_tasks
 
 from .support import Say, caller_lines, scripted_judge, shown_lines
@@ -283,10 +283,12 @@ def test_it_compares_as_soon_as_the_runs_last_transcription_finishes(run_setup, 
     run = start(bank, [call_a])
     pipeline.advance(run.pk)
     pending = list(
-        Transcription.objects.filter(status__in=jobs.ACTIVE).order_by("id").values_list("pk", flat=True)
+        Transcription.objects.filter(status__in=Transcription.ACTIVE)
+        .order_by("id")
+        .values_list("pk", flat=True)
     )
     assert len(pending) > 1
-    jobs.pump(run.organization_id)
+    handles.pump(run.organization_id)
     first = Transcription.objects.filter(status=Transcription.RUNNING).order_by("id").first()
     tasks.transcribe(first.pk)
     assert run_tasks.transcription_finished(first.pk) == "waiting"
