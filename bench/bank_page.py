@@ -100,8 +100,8 @@ def csv_figures(client, url):
 
 def rebuild_figures(bank):
     """(seconds, peak traced MB) of one rebuild of the bank's snapshots, as the queue runs it after a score write."""
-    from transcriber_tests import snapshots
     from transcriber_tests.actions import scores
+    from transcriber_tests.queries import snapshots
 
     scores.results_changed(bank.pk)
     tracemalloc.start()

@@ -50,7 +50,7 @@ def outcome(env) -> str:
     script = """
 from transcriber_tests.models import Bank, Run
 from transcriber_tests.queries import bank_results
-from transcriber_tests.runs.queries import run_summary
+from transcriber_tests.queries.runs import run_summary
 s = run_summary(Run.objects.get())
 print(f"full-call run's audio path agreement: {s.calibration_matched} of {s.calibration_compared} calibration "
       f"lines ({s.audio_path_agreement:.1%})")

@@ -53,7 +53,7 @@ def differing(run) -> list:
 
 def report(run, title: str) -> list:
     from transcriber_tests.models import RunLine
-    from transcriber_tests.runs import queries
+    from transcriber_tests.queries import runs as queries
 
     s = queries.run_summary(run)
     run.refresh_from_db()
@@ -83,9 +83,9 @@ def main(argv=None) -> int:
         setup(Path(tmp))
         from oncore.calls.models import Call
         from transcriber_tests.actions import runs as actions
-        from transcriber_tests.lines import live_transcriber_of
         from transcriber_tests.models import Bank, Flag
-        from transcriber_tests.runs import queries
+        from transcriber_tests.queries import runs as queries
+        from transcriber_tests.queries.lines import live_transcriber_of
         from transcriber_tests.work import tasks
         from transcriber_tests.work import tasks as run_tasks
 

@@ -10,7 +10,8 @@ from django_htmx.http import HTMX_STOP_POLLING
 from oncore.accounts.access import admin_required
 from oncore.ratelimit import rate_limited
 
-from . import exports, lookups, queries, snapshots
+from . import exports, queries
+from .queries import lookups, snapshots
 
 
 def _window(request) -> int:

@@ -18,7 +18,7 @@ from tests.transcribers.vendor_servers import FakeGeneric
 from transcriber_tests import actions, handles, judge
 from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run, Score, Transcription
-from transcriber_tests.runs import queries as run_queries
+from transcriber_tests.queries import runs as run_queries
 from transcriber_tests.work import jobs, replay, tasks
 from transcriber_tests.work import tasks as run_tasks
 

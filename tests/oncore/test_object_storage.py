@@ -11,7 +11,7 @@ from tests.api.test_calls import _calls_file, _flac
 from tests.fixtures import make_call, tone_recording
 from transcriber_tests import actions
 from transcriber_tests.models import Run, Score
-from transcriber_tests.runs import queries as run_queries
+from transcriber_tests.queries import runs as run_queries
 from transcriber_tests.work import tasks
 from transcriber_tests.work import tasks as run_tasks
 

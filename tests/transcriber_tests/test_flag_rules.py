@@ -16,8 +16,8 @@ from tests.transcriber_tests.runs.support import read
 from transcriber_tests import actions, aggregates, errors
 from transcriber_tests.actions import controls
 from transcriber_tests.lib import scoring
-from transcriber_tests.lines import why_not_flaggable
 from transcriber_tests.models import ControlLine, Flag, Score
+from transcriber_tests.queries.lines import why_not_flaggable
 from transcriber_tests.work import tasks
 
 pytestmark = pytest.mark.django_db

@@ -11,8 +11,8 @@ from oncore.calls.models import Line
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, queries
 from transcriber_tests.lib import scoring
-from transcriber_tests.lines import why_not_flaggable
 from transcriber_tests.models import Score, Transcription
+from transcriber_tests.queries.lines import why_not_flaggable
 from transcriber_tests.work import tasks
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]

@@ -13,13 +13,13 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from transcriber_tests import actions, snapshots
+from transcriber_tests import actions
 from transcriber_tests.actions import scores
 from transcriber_tests.actions.synthetic import fill_bank
 from transcriber_tests.lib import alignment
 from transcriber_tests.lib import trust as uncertainty
 from transcriber_tests.models import Bank, Snapshot
-from transcriber_tests.queries import confusion, groups, results, trust
+from transcriber_tests.queries import confusion, groups, results, snapshots, trust
 from transcriber_tests.work import tasks
 
 pytestmark = pytest.mark.django_db

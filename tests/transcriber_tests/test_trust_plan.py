@@ -6,7 +6,8 @@ import pytest
 from django.urls import reverse
 
 from tests.transcriber_tests.runs.support import read
-from transcriber_tests import actions, snapshots
+from transcriber_tests import actions
+from transcriber_tests.queries import snapshots
 from transcriber_tests.work import tasks
 
 pytestmark = pytest.mark.django_db

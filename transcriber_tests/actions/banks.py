@@ -14,8 +14,8 @@ from oncore.transcribers.engines.base import cost_for, key_problem
 from oncore.transcribers.models import Transcriber
 
 from .. import aggregates, errors, handles
-from ..lines import bank_lines, untranscribed
 from ..models import MAX_CANDIDATES, Bank, Candidate
+from ..queries.lines import bank_lines, untranscribed
 from . import scores
 
 

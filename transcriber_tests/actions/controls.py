@@ -17,8 +17,8 @@ from oncore.transcribers.engines.base import cost_for
 
 from .. import aggregates, errors, handles
 from ..lib import scoring
-from ..lines import clip_seconds, replayable
 from ..models import Bank, ControlLine, Flag, Transcription
+from ..queries.lines import clip_seconds, replayable
 from . import scores
 
 

@@ -11,9 +11,9 @@ from oncore.calls.models import Call, Line
 
 from .. import aggregates, errors, handles
 from ..lib import scoring
-from ..lines import why_not_flaggable
 from ..models import Bank, Flag, FlagEdit, JudgePick, Score
 from ..models.history import name_of
+from ..queries.lines import why_not_flaggable
 from . import controls, scores
 
 

@@ -40,9 +40,9 @@ from ..judge import rule_labels
 from ..judge.requests import Context, label_requests
 from ..lib import scoring
 from ..lib.runs import NO_TIMING, PAST_RECORDING_END, TOO_LONG, LeftOutLine, RunEstimate, left_out_summary
-from ..lines import clip_seconds, live_transcriber_of, too_long, untranscribed
 from ..models import Bank, Candidate, Flag, Run, RunCall, RunLine, Score, Transcription
-from ..runs import queries
+from ..queries import runs as queries
+from ..queries.lines import clip_seconds, live_transcriber_of, too_long, untranscribed
 from ..shapes import events
 
 MAX_CALLS = 10

@@ -12,10 +12,11 @@ from django.utils import timezone
 from oncore import llm
 from oncore.webhooks import actions as webhooks
 
-from .. import aggregates, handles, snapshots
+from .. import aggregates, handles
 from ..lib import alignment, cells, scoring
-from ..lines import live_transcriber_of
 from ..models import Bank, ControlLine, Flag, Score, Transcription
+from ..queries import snapshots
+from ..queries.lines import live_transcriber_of
 from ..shapes import events, turns
 
 

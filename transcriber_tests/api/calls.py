@@ -19,8 +19,9 @@ from oncore.calls.models import Assistant
 from oncore.http import clip_response, id_in
 from oncore.transcribers.models import Transcriber
 from oncore.transcribers.options import GENERIC_PROTOCOL
-from transcriber_tests import lookups, queries
-from transcriber_tests.lines import live_transcriber_of
+from transcriber_tests import queries
+from transcriber_tests.queries import lookups
+from transcriber_tests.queries.lines import live_transcriber_of
 
 from ..shapes.refs import (
     AssistantRef,

@@ -14,10 +14,10 @@ from oncore import audio
 from oncore.calls.models import Call, Line
 
 from .. import errors
-from ..lines import live_transcriber_of, why_not_flaggable
 from ..models import Flag
 from .filters import where
 from .flags import flag_results
+from .lines import live_transcriber_of, why_not_flaggable
 from .people import histories
 from .window import EPOCH, _midnight
 

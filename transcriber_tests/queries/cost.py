@@ -20,7 +20,7 @@ from oncore.calls.models import Call, Line
 from oncore.transcribers.models import Transcriber
 
 from ..lib import tradeoff as tradeoffs
-from ..lines import transcriber_named
+from .lines import transcriber_named
 from .window import today, window_start
 
 VOLUME_DAYS = 30

@@ -15,13 +15,14 @@ from oncore.accounts.access import admin_required
 from oncore.http import ids_in, query_without_page
 from oncore.ratelimit import rate_limited
 
-from .. import exports, lookups
+from .. import exports
 from ..actions import runs as actions
 from ..errors import ActionError, EstimateNotConfirmed, RunInProgress
 from ..forms import RunForm
 from ..lib.runs import left_out_summary
 from ..models import RunLine
-from . import queries
+from ..queries import lookups
+from ..queries import runs as queries
 
 PAGE_SIZE = 50
 

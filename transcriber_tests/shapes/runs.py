@@ -12,7 +12,7 @@ from oncore.formats import money
 
 from ..lib.runs import estimate_dict
 from ..models import RunLine
-from ..runs import queries
+from ..queries import runs as queries
 from .refs import TranscriberRef, transcriber_ref
 from .run_figures import FixesAndBreaks, LineAlignment, fixes_and_breaks, line_alignment
 

@@ -11,10 +11,11 @@ from oncore import audio
 from oncore.transcribers.engines import TranscriptionError, get_engine
 from oncore.transcribers.models import Transcriber
 
-from .. import handles, snapshots
+from .. import handles
 from ..actions import scores
-from ..lines import too_long
 from ..models import Run, Transcription
+from ..queries import snapshots
+from ..queries.lines import too_long
 from . import jobs
 
 log = logging.getLogger(__name__)

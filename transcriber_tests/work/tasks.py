@@ -8,8 +8,9 @@ import time
 
 from oncore import llm, queue
 
-from .. import handles, snapshots
+from .. import handles
 from ..models import Bank, Run
+from ..queries import snapshots
 from . import events, jobs, picks, replay, runs
 
 

@@ -16,7 +16,7 @@ from transcriber_tests import actions, errors, handles, judge
 from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.errors import EstimateNotConfirmed, NotFound, RunInProgress
 from transcriber_tests.models import Run, RunLine, RunPattern, Transcription
-from transcriber_tests.runs import queries as run_queries
+from transcriber_tests.queries import runs as run_queries
 from transcriber_tests.work import runs as pipeline
 from transcriber_tests.work import tasks
 from transcriber_tests.work import tasks as run_tasks

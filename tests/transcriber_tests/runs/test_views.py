@@ -13,7 +13,7 @@ from oncore.templatetags.oncore_tags import pct_number
 from transcriber_tests import actions
 from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run, RunLine
-from transcriber_tests.runs import queries as run_queries
+from transcriber_tests.queries import runs as run_queries
 from transcriber_tests.work import runs as pipeline
 from transcriber_tests.work import tasks as run_tasks
 

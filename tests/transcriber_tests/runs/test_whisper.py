@@ -21,7 +21,7 @@ from transcriber_tests import actions
 from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.management.commands.load_demo import hear_again, heard
 from transcriber_tests.models import Run, RunLine
-from transcriber_tests.runs import queries as run_queries
+from transcriber_tests.queries import runs as run_queries
 from transcriber_tests.work import tasks
 from transcriber_tests.work import tasks as run_tasks
 

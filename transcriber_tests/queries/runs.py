@@ -15,7 +15,7 @@ from ..lib import trust as uncertainty
 from ..lib.agreement import Agreement, agreement
 from ..lib.runs import LeftOutLine
 from ..models import Bank, Flag, Run, RunLine, Transcription
-from ..queries import bank_results
+from .results import bank_results
 
 CALL_CHOICES = 30
 

@@ -10,8 +10,8 @@ from oncore.calls.recording import why_not_recorded
 from oncore.config import config
 from oncore.transcribers.models import Transcriber
 
-from . import errors
-from .models import Bank, Transcription
+from .. import errors
+from ..models import Bank, Transcription
 
 
 def live_transcriber_of(call) -> Transcriber | None:

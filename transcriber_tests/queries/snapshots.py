@@ -38,11 +38,11 @@ from oncore import queue
 from oncore.config import config
 from oncore.errors import NotFound
 
-from . import handles
-from .lib import trust as uncertainty
-from .models import Bank, Snapshot
-from .queries import confusion, groups, reference_check, results, trust
-from .queries.window import clamp_window, today
+from .. import handles
+from ..lib import trust as uncertainty
+from ..models import Bank, Snapshot
+from . import confusion, groups, reference_check, results, trust
+from .window import clamp_window, today
 
 log = logging.getLogger(__name__)
 

@@ -6,13 +6,13 @@ from oncore.calls.models import Line
 from oncore.errors import find
 from oncore.transcribers.models import Transcriber
 
-from . import queries
-from .models import Bank, Flag, Run, RunLine
+from ..models import Bank, Flag, Run, RunLine
+from .calls import calls_of
 
 
 def call(organization, pk: int):
     """A call with its tenant, assistant and live transcriber."""
-    return find(queries.calls_of(organization), pk, "call")
+    return find(calls_of(organization), pk, "call")
 
 
 def line(organization, pk: int) -> Line:
