@@ -19,3 +19,4 @@ class TranscriberTestsConfig(AppConfig):
         handles.ANNOUNCE_SCORES.bind(tasks.announce_scores)
         handles.TRANSCRIPTION_FINISHED.bind(tasks.transcription_finished)
         handles.ADVANCE_RUN.bind(tasks.advance)
+        handles.REBUILD_SNAPSHOTS.bind(tasks.rebuild_snapshots)

@@ -8,7 +8,7 @@ transaction commits where it must see it (`later`).
     ANNOUNCE_SCORES         work/tasks.announce_scores(line_ids)      actions/scores.scores_written
     TRANSCRIPTION_FINISHED  work/tasks.transcription_finished(pk)     work/replay.py, after a final outcome
     ADVANCE_RUN             work/tasks.advance(run_id)                actions/runs.py, work/runs.py
-    REBUILD_SNAPSHOTS       work/snapshots.rebuild(bank_id)           `dispatch_due`
+    REBUILD_SNAPSHOTS       work/tasks.rebuild_snapshots(bank_id)     queries/snapshots.dispatch_due
 
 The queue of line transcriptions is its rows (TRANSCRIPTIONS, Transcription rows on oncore.queue). Here it is fed:
 `check_capacity` refuses new work while an organization's queue is over its limit, and `pump(org)` dispatches at
@@ -32,6 +32,7 @@ PICK_LINE = queue.Task("asks the judge's picks of one line", group=GROUP)
 ANNOUNCE_SCORES = queue.Task("announces the flags scored on some lines", group=GROUP)
 TRANSCRIPTION_FINISHED = queue.Task("lets a full-call run compare once its last line is in", group=GROUP)
 ADVANCE_RUN = queue.Task("does a full-call run's next step", group=GROUP)
+REBUILD_SNAPSHOTS = queue.Task("computes a bank's snapshots again", group=GROUP)
 
 # Due at not_before. A claimed row whose worker has been silent for the lease is abandoned (django-q2 kills a task
 # at its timeout, so no live worker holds a row longer).

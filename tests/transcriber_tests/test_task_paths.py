@@ -6,6 +6,7 @@ import importlib
 import pytest
 from django_q.models import Schedule
 
+from transcriber_tests.queries import snapshots
 from transcriber_tests.work import tasks
 
 
@@ -34,6 +35,7 @@ def test_it_points_the_schedules_at_the_entry_points():
         ("transcriber_tests.runs.tasks.advance", tasks.advance),
         ("transcriber_tests.runs.tasks.advance_all", tasks.advance_all),
         ("transcriber_tests.runs.tasks.transcription_finished", tasks.transcription_finished),
+        ("transcriber_tests.snapshots.rebuild", snapshots.rebuild),
     ],
 )
 def test_it_still_runs_a_task_queued_under_its_old_path(old, function):

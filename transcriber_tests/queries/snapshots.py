@@ -19,7 +19,12 @@ computed once inline; a trust key shows "computing" until the queue has it (the 
 Rebuilds coalesce: at most one pending or running per bank (`snapshots_dispatched_at`), and at most one started
 per ONCORE_SNAPSHOT_INTERVAL_S while scores keep coming (a change within it waits for the next trigger: the end
 of a transcription task's chain, a read, or the minutely sweep). A deleted bank's snapshots go with it (cascade);
-a read finds a bank through its organization first, so an organization never reads another's."""
+a read finds a bank through its organization first, so an organization never reads another's.
+
+The whole mechanism stays here, the queue's part (request, dispatch_due, rebuild, sweep, drain) beside the reads:
+a read asks for its own rebuild (`read` calls `request`), so the dispatch cannot stand above the reads in work/,
+and the rebuild, the sweep and the drain are its other ends. The queue runs the rebuild through its entry point in
+work/tasks.py (rebuild_snapshots), handed over by the work handle REBUILD_SNAPSHOTS (handles.py)."""
 
 import logging
 import pickle
@@ -34,7 +39,6 @@ from django.utils import timezone
 from django.utils.safestring import mark_safe
 
 from benchmark import selectors as benchmark
-from oncore import queue
 from oncore.config import config
 from oncore.errors import NotFound
 
@@ -323,7 +327,7 @@ def dispatch_due(*, bank_ids=None, organization_id=None, force: bool = False) ->
     for pk, was in wanted.values_list("pk", "snapshots_dispatched_at"):
         if Bank.objects.filter(pk=pk, snapshots_dispatched_at=was).update(snapshots_dispatched_at=now):
             dispatched.append(pk)
-            transaction.on_commit(lambda pk=pk: queue.enqueue(rebuild, pk, group=handles.GROUP))
+            handles.REBUILD_SNAPSHOTS.later(pk)  # work/tasks.rebuild_snapshots, once this commits
     return dispatched
 
 

@@ -1,6 +1,7 @@
 """Every django-q2 entry point of transcriber testing. Each takes primary keys, is safe to run twice, and hands the
 work to the module that owns it: a line transcription (replay.py, on the queue mechanics of jobs.py), the judge's
-picks (picks.py), the webhook events (events.py), a full-call run's next step (runs.py). The schedules run
+picks (picks.py), the webhook events (events.py), a full-call run's next step (runs.py), a bank's snapshots
+(queries/snapshots.py). The schedules run
 `pump_all` ("oncore-pump") and `advance_all` ("oncore-runs") every minute (migrations 0002, 0003 and 0020).
 `drain` and `drain_run` run the queue in this process for commands, demos and tests."""
 
@@ -54,6 +55,10 @@ def check_leaders() -> int:
 
 def catch_up_picks() -> int:
     return picks.catch_up()
+
+
+def rebuild_snapshots(bank_id: int) -> int:
+    return snapshots.rebuild(bank_id)
 
 
 def drain(max_seconds: float = 600.0) -> int:
