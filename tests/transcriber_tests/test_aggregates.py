@@ -266,9 +266,9 @@ def test_the_turn_csv_reads_one_snapshot_while_flags_come_and_go(org, tenant, mo
 
     from django.db import connection
 
-    from transcriber_tests import exports
     from transcriber_tests.actions.synthetic import fill_bank
     from transcriber_tests.queries import turns
+    from transcriber_tests.shapes import exports
 
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL: another connection writes while the export reads (CI runs it)")

@@ -15,9 +15,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from tests.fixtures import make_call
-from transcriber_tests import actions, exports
+from transcriber_tests import actions
 from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run
+from transcriber_tests.shapes import exports
 from transcriber_tests.work import tasks
 from transcriber_tests.work import tasks as run_tasks
 

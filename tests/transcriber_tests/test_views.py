@@ -8,8 +8,9 @@ import pytest
 from django.urls import reverse
 from django.utils.html import escape
 
-from transcriber_tests import actions, exports
+from transcriber_tests import actions
 from transcriber_tests.models import Bank, Flag, Score
+from transcriber_tests.shapes import exports
 from transcriber_tests.work import tasks
 
 pytestmark = pytest.mark.django_db

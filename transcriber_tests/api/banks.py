@@ -14,11 +14,12 @@ from oncore.api import created
 from oncore.names import check_name
 from oncore.ratelimit import rate_limited
 from oncore.transcribers.models import Transcriber
-from transcriber_tests import actions, exports, queries
+from transcriber_tests import actions, queries
 from transcriber_tests.actions import controls
 from transcriber_tests.lib import alignment
 from transcriber_tests.models import Bank, Candidate
 from transcriber_tests.queries import jobs, lookups, people, snapshots
+from transcriber_tests.shapes import exports
 
 from ..shapes.banks import (
     BankOut,

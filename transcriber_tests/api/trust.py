@@ -8,9 +8,10 @@ from ninja import Field, Query, Router, Schema
 
 from oncore.api import ApiError
 from oncore.ratelimit import rate_limited
-from transcriber_tests import exports, queries
+from transcriber_tests import queries
 from transcriber_tests.lib import trust as uncertainty
 from transcriber_tests.queries import confusion, lookups, reference_check, snapshots
+from transcriber_tests.shapes import exports
 
 from ..shapes.trust import (
     ConfusionsOut,

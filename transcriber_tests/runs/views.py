@@ -15,7 +15,6 @@ from oncore.accounts.access import admin_required
 from oncore.http import ids_in, query_without_page
 from oncore.ratelimit import rate_limited
 
-from .. import exports
 from ..actions import runs as actions
 from ..errors import ActionError, EstimateNotConfirmed, RunInProgress
 from ..forms import RunForm
@@ -23,6 +22,7 @@ from ..lib.runs import left_out_summary
 from ..models import RunLine
 from ..queries import lookups
 from ..queries import runs as queries
+from ..shapes import exports
 
 PAGE_SIZE = 50
 

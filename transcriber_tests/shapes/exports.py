@@ -15,11 +15,11 @@ from oncore.csv import csv_line, safe_cell, stream_csv
 from oncore.formats import money
 from oncore.transcribers.models import Transcriber
 
-from . import queries
-from .lib import scoring
-from .models import ControlLine, Flag, JudgePick, Score
-from .queries import confusion, snapshots
-from .shapes import run_figures, tradeoff, turns
+from .. import queries
+from ..lib import scoring
+from ..models import ControlLine, Flag, JudgePick, Score
+from ..queries import confusion, snapshots
+from . import run_figures, tradeoff, turns
 
 RESULTS_COLUMNS = [
     "bank",
