@@ -39,8 +39,8 @@ from django.db.models import Count, Exists, OuterRef  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from transcriber_tests import queries  # noqa: E402
-from transcriber_tests.shapes.calls import call_out  # noqa: E402
 from transcriber_tests.models import Flag  # noqa: E402
+from transcriber_tests.shapes.calls import call_out  # noqa: E402
 
 
 def old_calls_list(

@@ -1,6 +1,8 @@
 from django.urls import include, path
 
-from . import history_views, trust_views, views
+from .views import banks as views
+from .views import history as history_views
+from .views import trust as trust_views
 
 # The dashboard pages under the `tt:` namespace, and the full-call run pages under `runs:`.
 tt_patterns = [

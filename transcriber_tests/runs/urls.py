@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from ..views import runs as views
 
 app_name = "runs"
 

@@ -10,9 +10,9 @@ from django_htmx.http import HTMX_STOP_POLLING
 from oncore.accounts.access import admin_required
 from oncore.ratelimit import rate_limited
 
-from . import queries
-from .queries import lookups, snapshots
-from .shapes import exports
+from .. import queries
+from ..queries import lookups, snapshots
+from ..shapes import exports
 
 
 def _window(request) -> int:

@@ -7,7 +7,7 @@ from django.views.decorators.http import require_GET
 
 from oncore.accounts.access import admin_required
 
-from .queries import lookups, people
+from ..queries import lookups, people
 
 PAGE_SIZE = 100
 

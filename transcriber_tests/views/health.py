@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from .models import Transcription
+from ..models import Transcription
 
 log = logging.getLogger(__name__)
 

@@ -14,15 +14,15 @@ from oncore.http import clip_response, id_in, query_without_page, redirect_next
 from oncore.jinja import rows_html
 from oncore.ratelimit import rate_limited
 
-from . import actions, queries
-from .actions import controls
-from .errors import ActionError, EstimateNotConfirmed
-from .forms import AddCandidateForm, BankForm, CallFilterForm, FlagForm, MoveFlagForm, ResultsFilterForm
-from .lib import alignment, scoring
-from .queries import jobs, lookups, people, snapshots
-from .queries.lines import bank_lines
-from .shapes import exports
-from .templatetags.scores import row_cells
+from .. import actions, queries
+from ..actions import controls
+from ..errors import ActionError, EstimateNotConfirmed
+from ..forms import AddCandidateForm, BankForm, CallFilterForm, FlagForm, MoveFlagForm, ResultsFilterForm
+from ..lib import alignment, scoring
+from ..queries import jobs, lookups, people, snapshots
+from ..queries.lines import bank_lines
+from ..shapes import exports
+from ..templatetags.scores import row_cells
 
 PAGE_SIZE = 50
 WINDOWS = [7, 14, 30, 60, 90]
