@@ -46,7 +46,7 @@ def test_the_import_sets_the_line_counter(api, org, tenant, tmp_path):
 
 
 def test_the_dashboard_pages_through_calls_by_cursor(admin_client, org, many_calls, monkeypatch):
-    monkeypatch.setattr("transcriber_tests.views.banks.PAGE_SIZE", 3)
+    monkeypatch.setattr("transcriber_tests.views.calls.PAGE_SIZE", 3)
     seen, url = [], reverse("tt:calls")
     for _ in range(4):
         response = admin_client.get(url)

@@ -10,13 +10,9 @@ from django_htmx.http import HTMX_STOP_POLLING
 from oncore.accounts.access import admin_required
 from oncore.ratelimit import rate_limited
 
-from .. import queries
 from ..queries import lookups, snapshots
 from ..shapes import exports
-
-
-def _window(request) -> int:
-    return queries.clamp_window(request.GET.get("window", queries.DEFAULT_WINDOW_DAYS))
+from .results import window_of
 
 
 @require_GET
@@ -26,7 +22,7 @@ def bank_trust(request, pk):
     """The trust figures from their newest snapshot (snapshots.py); the section polls while newer ones are being
     computed (the first time: "computing"), and the poll stops (HTMX_STOP_POLLING) once they have landed."""
     bank = lookups.bank(request.org, pk)
-    window = _window(request)
+    window = window_of(request)
     figures = snapshots.trust_of(bank, window, data=False)
     context = {"bank": bank, "window": window, "figures": figures}
     if request.htmx:
@@ -40,4 +36,4 @@ def bank_trust(request, pk):
 @rate_limited("exports")
 def export_confusions(request, pk):
     bank = lookups.bank(request.org, pk)
-    return exports.confusions_csv(bank, _window(request))
+    return exports.confusions_csv(bank, window_of(request))
