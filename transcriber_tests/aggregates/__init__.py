@@ -3,7 +3,6 @@ of every score write (maintain.py) and recomputed from the scores when a bank's 
 (rebuild.py). Their reads are queries.totals."""
 
 from .maintain import (
-    MICROS,
     contributions,
     day_of,
     disagrees,
@@ -14,7 +13,6 @@ from .maintain import (
 from .rebuild import Drift, candidates_changed, rebuild
 
 __all__ = [
-    "MICROS",
     "Drift",
     "candidates_changed",
     "contributions",

@@ -37,10 +37,8 @@ from ..models import (
     ScoreTotal,
     TagTotal,
 )
+from ..models.totals import MICROS
 from . import detail
-
-MICROS = 1_000_000  # costs are summed in millionths of a dollar (Score.cost has six decimal places): exact
-
 
 # The tables, each with the columns that key a row besides (bank, day) and the columns summed.
 TABLES = {

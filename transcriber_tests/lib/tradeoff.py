@@ -263,3 +263,9 @@ def share_words(part, whole) -> str:
     if 0.99 < share < 1:
         return "over 99%"
     return f"{share:.0%}"
+
+
+def minutes_words(minutes: Decimal) -> str:
+    """ "12,000 minutes"; under ten, to a tenth ("0.3 minutes")."""
+    shown = minutes.quantize(Decimal("1") if minutes >= 10 else Decimal("0.1"))
+    return f"{shown:,} minute{'s' if shown != 1 else ''}"

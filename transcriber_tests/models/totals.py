@@ -8,6 +8,8 @@ from django.db.models import Q
 
 from .banks import Bank, Score
 
+MICROS = 1_000_000  # costs are summed in millionths of a dollar (Score.cost has six decimal places): exact
+
 
 class ScoreTotal(models.Model):
     """One transcriber's scores (live or candidate) on a bank's items of one day: what CandidateSummary sums."""

@@ -16,10 +16,10 @@ from django.db.models import Q, Sum
 from oncore.templatetags.oncore_tags import dollars
 from oncore.transcribers.models import Transcriber
 
-from ..aggregates import MICROS
 from ..lib import tradeoff as tradeoffs
 from ..lib.charts import TradeoffChart, tradeoff_chart
 from ..models import GroupTotal, Score, ScoreTotal
+from ..models.totals import MICROS
 from . import cost, latency, pacing
 from .window import period_bounds
 
@@ -176,17 +176,11 @@ def price_words(transcriber) -> str:
     return f"{dollars(Decimal(str(transcriber.price_per_minute)) * 1000)} per 1,000 min"
 
 
-def minutes_words(minutes: Decimal) -> str:
-    """ "12,000 minutes"; under ten, to a tenth ("0.3 minutes")."""
-    shown = minutes.quantize(Decimal("1") if minutes >= 10 else Decimal("0.1"))
-    return f"{shown:,} minute{'s' if shown != 1 else ''}"
-
-
 def switch_words(transcriber, p: tradeoffs.Projection) -> str:
     """ "Switching to X: about $Y a month at your last 30 days' volume (Z minutes), $W more than now." A local
     engine says it is free, with the hours it would run here at its real-time factor; a local streaming engine
     listens as long as the calls last."""
-    volume = f"your last {cost.VOLUME_DAYS} days' volume ({minutes_words(p.minutes)})"
+    volume = f"your last {cost.VOLUME_DAYS} days' volume ({tradeoffs.minutes_words(p.minutes)})"
     name = transcriber.display_name
     if p.local and transcriber.mode == Transcriber.STREAMING:
         hours = p.minutes / 60
@@ -207,7 +201,7 @@ def switch_words(transcriber, p: tradeoffs.Projection) -> str:
     sentence = f"Switching to {name}: {amount if amount.startswith('under') else 'about ' + amount} a month at {volume}"
     if p.difference is None:
         rest = (
-            f"{minutes_words(p.unpriced_minutes)} ran on a live transcriber that is not in the catalogue (named "
+            f"{tradeoffs.minutes_words(p.unpriced_minutes)} ran on a live transcriber that is not in the catalogue (named "
             "on the calls only)"
         )
         known = p.known_difference
@@ -218,7 +212,7 @@ def switch_words(transcriber, p: tradeoffs.Projection) -> str:
             if known == 0
             else f"{dollars(abs(known))} {'more' if known > 0 else 'less'} than now"
         )
-        return f"{sentence}: on the {minutes_words(p.priced_minutes)} whose cost now is known, {said}; the other {rest}."
+        return f"{sentence}: on the {tradeoffs.minutes_words(p.priced_minutes)} whose cost now is known, {said}; the other {rest}."
     if p.difference == 0:
         return f"{sentence}, the same as now."
     more = "more" if p.difference > 0 else "less"

@@ -7,7 +7,6 @@ from django import template
 from oncore.templatetags.oncore_tags import dollars
 
 from ..lib import tradeoff as tradeoffs
-from ..queries.tradeoff import minutes_words
 
 register = template.Library()
 
@@ -44,7 +43,7 @@ def whole_minutes(minutes):
     """Minutes to the whole minute, with thousands separated ("1,234 minutes"); under ten, to a tenth."""
     if minutes is None:
         return "n/a"
-    return minutes_words(Decimal(str(minutes)))
+    return tradeoffs.minutes_words(Decimal(str(minutes)))
 
 
 @register.filter
