@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from django.core.cache import cache
 from django.db.models import Count, F, Max, Sum
 
 from oncore.calls.models import Call, Line
 from oncore.transcribers.models import Transcriber
 
 from ..lib import tradeoff as tradeoffs
+from .cached import cached
 from .lines import transcriber_named
 from .window import today, window_start
 
@@ -107,12 +107,12 @@ def call_volume(organization, group=None) -> Volume:
         .order_by()
     )
     stamp = f"{sum(r['n'] for r in per_live)}:{max((r['newest'] for r in per_live), default=0)}"
-    key = f"call-volume:{organization.pk}:{group.key if group else ''}:{since.date()}:{stamp}"
-    found = cache.get(key)
-    if found is None:
-        found = _volume(organization, calls, per_live, since, group)
-        cache.set(key, found, VOLUME_CACHE_SECONDS)
-    return found
+    return cached(
+        "call-volume",
+        (organization.pk, group.key if group else "", since.date(), stamp),
+        VOLUME_CACHE_SECONDS,
+        lambda: _volume(organization, calls, per_live, since, group),
+    )
 
 
 def _volume(organization, calls, per_live, since, group) -> Volume:

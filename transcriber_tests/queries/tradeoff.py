@@ -10,7 +10,6 @@ a few queries whatever the bank's size; cached with the results."""
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from django.core.cache import cache
 from django.db.models import Q, Sum
 
 from oncore.templatetags.oncore_tags import dollars
@@ -21,6 +20,7 @@ from ..lib.charts import TradeoffChart, tradeoff_chart
 from ..models import GroupTotal, Score, ScoreTotal
 from ..models.totals import MICROS
 from . import cost, latency, pacing
+from .cached import cached
 from .window import period_bounds
 
 CACHE_SECONDS = 60  # as the results cards (queries.results.RESULTS_CACHE_SECONDS), whose key it shares
@@ -237,23 +237,27 @@ def _window_costs(bank, results) -> dict:
 def _figures(bank, results) -> tuple[dict, dict, dict]:
     """(latencies, window costs, streaming pacing) of the results' candidates, cached as the results are."""
     group = results.group.key if results.group else ""
-    key = (
-        f"bank-tradeoff:v2:{bank.pk}:{results.window_days}:{results.date_from}:{results.date_to}:{group}:"
-        f"{bank.results_changed_at.isoformat()}"
+    parts = (
+        bank.pk,
+        results.window_days,
+        results.date_from,
+        results.date_to,
+        group,
+        bank.results_changed_at.isoformat(),
     )
-    found = cache.get(key)
-    if found is None:
-        since, until = period_bounds(
-            results.window_days, results.date_from, results.date_to, bank.organization.zone
-        )
-        ids = [card.transcriber.pk for card in results.cards]
-        found = (
-            latency.latencies(bank.pk, since, until, results.group),
-            _window_costs(bank, results),
-            pacing.pacing(bank, since, until, ids, results.group),
-        )
-        cache.set(key, found, CACHE_SECONDS)
-    return found
+    return cached("bank-tradeoff", parts, CACHE_SECONDS, lambda: _compute_figures(bank, results))
+
+
+def _compute_figures(bank, results) -> tuple[dict, dict, dict]:
+    since, until = period_bounds(
+        results.window_days, results.date_from, results.date_to, bank.organization.zone
+    )
+    ids = [card.transcriber.pk for card in results.cards]
+    return (
+        latency.latencies(bank.pk, since, until, results.group),
+        _window_costs(bank, results),
+        pacing.pacing(bank, since, until, ids, results.group),
+    )
 
 
 def bank_tradeoff(bank, results) -> Tradeoff:

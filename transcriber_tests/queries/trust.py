@@ -9,13 +9,13 @@ API serves it on its own."""
 from collections import defaultdict
 from dataclasses import dataclass
 
-from django.core.cache import cache
 from django.db.models import Sum
 
 from ..lib import scoring
 from ..lib import trust as uncertainty
 from ..models import Bank, CallPairTotal, CallTotal
 from . import totals
+from .cached import cached
 from .results import RESULTS_CACHE_SECONDS, BankResults, bank_results
 from .window import clamp_window, period_bounds
 
@@ -149,9 +149,9 @@ def bank_trust(bank: Bank, window_days: int) -> Trust:
     """The trust figures of the bank's results over the window, cached as the results are (until the bank's
     results change, or a minute): the seeded bootstrap gives the same figures on every reload anyway."""
     window_days = clamp_window(window_days)
-    key = f"bank-trust:{bank.pk}:{window_days}:{bank.controls_per_flag}:{bank.results_changed_at.isoformat()}"
-    found = cache.get(key)
-    if found is None:
-        found = _compute(bank, bank_results(bank, window_days))
-        cache.set(key, found, RESULTS_CACHE_SECONDS)
-    return found
+    return cached(
+        "bank-trust",
+        (bank.pk, window_days, bank.controls_per_flag, bank.results_changed_at.isoformat()),
+        RESULTS_CACHE_SECONDS,
+        lambda: _compute(bank, bank_results(bank, window_days)),
+    )
