@@ -96,9 +96,15 @@ def turn_items(
 
 
 class Tenant(NamedTuple):
+    """A row's tenant, read with the row (shapes.refs.tenant_ref names it as every payload does)."""
+
     id: int
     slug: str
     name: str
+
+    @property
+    def pk(self) -> int:
+        return self.id
 
 
 @dataclass(frozen=True, slots=True)

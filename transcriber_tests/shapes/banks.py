@@ -233,9 +233,11 @@ def interval_out(interval):
     return None if interval is None else {"low": interval[0], "high": interval[1]}
 
 
-def summary_out(t, s, interval) -> dict:
+def summary_fields(s, interval) -> dict:
+    """A candidate's summary (lib.scoring.CandidateSummary) with its 95% Wilson interval, as every payload and the
+    results CSV give it: the cards, the live rows, the leaderboard's leader (shapes/screens.py), the CSV
+    (shapes/exports.py). The one place these fields are named."""
     return {
-        "transcriber": transcriber_ref(t),
         "scored": s.scored,
         "matches": s.matches,
         "failed": s.failed,
@@ -247,6 +249,10 @@ def summary_out(t, s, interval) -> dict:
         "controls_scored": s.control_scored,
         "controls_kept": s.controls_kept,
     }
+
+
+def summary_out(t, s, interval) -> dict:
+    return {"transcriber": transcriber_ref(t), **summary_fields(s, interval)}
 
 
 def results_out(r: queries.BankResults, entity: dict, tradeoff, figures) -> dict:

@@ -20,6 +20,7 @@ from ..lib import scoring
 from ..models import ControlLine, Flag, JudgePick, Score
 from ..queries import confusion, snapshots
 from . import run_figures, tradeoff, turns
+from .banks import summary_fields
 
 RESULTS_COLUMNS = [
     "bank",
@@ -56,13 +57,8 @@ RESULTS_COLUMNS = [
 def _lead_cells(summary, live_model=None) -> list:
     if summary is None:
         return ["", "", "", "", ""]
-    return [
-        summary.flags_scored,
-        summary.flags_fixed,
-        summary.control_scored,
-        summary.controls_kept,
-        _yes(live_model),
-    ]
+    f = summary_fields(summary, None)
+    return [f["flags_scored"], f["flags_fixed"], f["controls_scored"], f["controls_kept"], _yes(live_model)]
 
 
 def _fmt(x, places=4):
@@ -75,18 +71,19 @@ def _yes(value) -> str:
 
 def _summary_cells(transcriber, summary, interval):
     """The columns a candidate row and a live row share, from the transcriber to the mean WER."""
-    lo, hi = interval or (None, None)
+    f = summary_fields(summary, interval)
+    lo, hi = (f["interval"]["low"], f["interval"]["high"]) if f["interval"] else (None, None)
     return [
         transcriber.display_name,
         transcriber.provider,
         transcriber.model,
-        summary.scored,
-        summary.matches,
-        summary.failed,
-        _fmt(summary.accuracy),
+        f["scored"],
+        f["matches"],
+        f["failed"],
+        _fmt(f["accuracy"]),
         _fmt(lo),
         _fmt(hi),
-        _fmt(summary.mean_wer),
+        _fmt(f["mean_wer"]),
     ]
 
 
