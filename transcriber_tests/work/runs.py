@@ -1,15 +1,42 @@
-"""The steps of a full-call run that the queue runs (see the package's docstring for the states): `advance` does
-whichever is next: begin (ask for the transcriptions), compare (once they are in: texts, mechanical labels, rule
-labels, calibration), the judge step (labels in batches, then patterns, verdict and the review sample). Each step
-claims its move with a conditional update, so a step delivered twice, or by two workers, does nothing the second
-time.
+"""Full-call runs, the steps the queue runs: one candidate replayed over every caller line with audio timing of up
+to ten calls (assistant lines never), compared with the live transcript, the lines labelled, the candidate's breaks
+grouped into patterns and a verdict written. A run never changes a score, a flag or an assistant. What a person
+asks of a run (its estimate, start, cancel, retry the judge, review a line) is actions/runs.py; what the pages and
+the API read of it, queries/runs.py; its pages, views/runs.py; its entry points, tasks.py.
 
-Rule labels: a differing, unflagged line whose two texts read the same after the entity matcher's canonicalization
-("ten forty five" and "10:45") is same_meaning by rule (rule_labels.py) and never sent to the judge.
-The judge labels the rest, several lines of one call per request (label_requests), each shown as neutral
-"transcript 1" and "transcript 2" in an order drawn per line from the run's seed (RunLine.live_shown_first). A
-line whose answer stays invalid after being asked once more is left unlabelled with the reason (label_error),
-and judging goes on."""
+States, each move a conditional UPDATE ... WHERE status = ... (so a step delivered twice does nothing):
+
+    queued --begin--> transcribing --compare--> judging --judge--> done
+    queued / transcribing / judging --cancel--> cancelled;   an unexpected error in a step --> failed
+
+- begin: queue a Transcription for the candidate on every line and for each call's live transcriber on the
+  calibration sample. Transcription rows are unique per line and transcriber, so a line already transcribed is
+  not paid for again, and the per-organization queue (handles.pump) runs them.
+- compare: once none of those transcriptions is waiting, copy the texts onto the run's lines, compare them with
+  the live transcript (normalized equality), score flagged lines against what was said and label them
+  mechanically (scoring.compare_line), and check the calibration sample. A differing, unflagged line whose two
+  texts read the same after the entity matcher's canonicalization ("ten forty five" and "10:45") is same_meaning
+  by rule (judge/rule_labels.py) and never sent to the judge.
+- judge: label every other line that differs, several lines of one call per request (judge/requests.py), in
+  batches that each fit in one task; then the patterns, the verdict and the review sample. The step claims its
+  run on the queue core (JUDGE_CLAIMS), so a worker that dies leaves a claim the next delivery takes over after
+  the lease. A line whose answer stays invalid after being asked once more is left unlabelled with the reason
+  (label_error), and judging goes on. Without ANTHROPIC_API_KEY the judge step records "not configured" and the
+  run is done with its comparisons. An LLMError keeps what was labelled, records the message and finishes the
+  run; actions/runs.py do_retry_judge picks up where it stopped.
+
+`advance(run_id)` does whichever step is next and is what the queue runs (tasks.advance): after start, after
+compare, after each judge batch, once a minute for every active run (tasks.advance_all), and when the run's last
+transcription finishes (tasks.transcription_finished). The judge's review sample holds judge labels only: a
+flagged line's label comes from what a person typed. One run per organization may be queued or running: the
+partial unique index `one_active_run_per_org` holds it, and a second start gets RunInProgress naming the run in
+progress.
+
+Settings (oncore.config, from these environment variables):
+    RUN_CALIBRATION_LINES   ONCORE_RUN_CALIBRATION_LINES   lines replayed through the live transcriber (20)
+    RUN_CALIBRATION_WARN    ONCORE_RUN_CALIBRATION_WARN    audio path agreement below this warns (0.8)
+    RUN_REVIEW_LINES        ONCORE_RUN_REVIEW_LINES        judge-labelled lines set aside for review (120, at most 120)
+"""
 
 import logging
 import random
