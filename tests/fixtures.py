@@ -451,7 +451,7 @@ def no_judge(monkeypatch):
 
 @pytest.fixture(scope="session")
 def _line_stt_for_session():
-    from tests.transcriber_tests.runs.support import LineStt
+    from tests.transcriber_tests.support import LineStt
 
     server = LineStt()
     yield server
@@ -460,7 +460,7 @@ def _line_stt_for_session():
 
 @pytest.fixture
 def line_stt(_line_stt_for_session, monkeypatch):
-    from tests.transcriber_tests.runs.support import KEY_ENV
+    from tests.transcriber_tests.support import KEY_ENV
 
     monkeypatch.setenv(KEY_ENV, "run-test-key")
     _line_stt_for_session.reset()
@@ -469,7 +469,7 @@ def line_stt(_line_stt_for_session, monkeypatch):
 
 @pytest.fixture
 def world(tenant, line_stt):
-    from tests.transcriber_tests.runs.support import RunWorld
+    from tests.transcriber_tests.support import RunWorld
 
     return RunWorld(tenant, line_stt)
 
@@ -477,7 +477,7 @@ def world(tenant, line_stt):
 @pytest.fixture
 def run_setup(org, world):
     """A bank whose only candidate leads on one flag, and two calls that cover every kind of line."""
-    from tests.transcriber_tests.runs.support import build_run_setup
+    from tests.transcriber_tests.support import build_run_setup
 
     return build_run_setup(org, world)
 
@@ -485,7 +485,7 @@ def run_setup(org, world):
 @pytest.fixture
 def done_run(run_setup, llm_server):
     """A finished run over both calls of run_setup, labelled by the scripted judge."""
-    from tests.transcriber_tests.runs.support import scripted_judge
+    from tests.transcriber_tests.support import scripted_judge
     from transcriber_tests.actions import runs as run_actions
     from transcriber_tests.models import Run
     from transcriber_tests.work import tasks as run_tasks

@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from oncore.transcribers.models import Transcriber
-from tests.transcriber_tests.runs.support import Say, caller_lines, read, scripted_judge
+from tests.transcriber_tests.support import Say, caller_lines, read, scripted_judge
 from transcriber_tests import actions
 from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run, Score

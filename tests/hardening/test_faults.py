@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from oncore.transcribers.models import Transcriber
 from tests.llm_server import error
-from tests.transcriber_tests.runs.support import scripted_judge
+from tests.transcriber_tests.support import scripted_judge
 from tests.transcribers.vendor_servers import FakeGeneric
 from transcriber_tests import actions, handles, judge
 from transcriber_tests.actions import runs as run_actions

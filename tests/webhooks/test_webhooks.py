@@ -11,7 +11,7 @@ from django.utils import timezone
 from oncore.webhooks import sending as webhooks
 from oncore.webhooks.models import WebhookDelivery, WebhookEndpoint
 from tests.fixtures import assert_error
-from tests.transcriber_tests.runs.support import scripted_judge
+from tests.transcriber_tests.support import scripted_judge
 from tests.webhooks.receiver import verify
 from transcriber_tests import actions
 from transcriber_tests.actions import runs as run_actions

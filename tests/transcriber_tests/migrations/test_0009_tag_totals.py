@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from tests.transcriber_tests.test_migration_0006 import migrate
+from tests.transcriber_tests.migrations.test_0006_exact_scores import migrate
 from transcriber_tests import aggregates, queries
 
 pytestmark = pytest.mark.django_db(transaction=True)

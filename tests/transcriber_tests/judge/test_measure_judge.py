@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.transcriber_tests.runs.support import neutral_answer, shown_lines
+from tests.transcriber_tests.support import neutral_answer, shown_lines
 from transcriber_tests import judge
 from transcriber_tests.lib import scoring
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 spec = importlib.util.spec_from_file_location("measure_judge", ROOT / "scripts" / "measure_judge.py")
 measure_judge = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(measure_judge)

@@ -21,7 +21,7 @@ from transcriber_tests.work import runs as pipeline
 from transcriber_tests.work import tasks
 from transcriber_tests.work import tasks as run_tasks
 
-from .support import Say, caller_lines, scripted_judge, shown_lines
+from ..support import Say, caller_lines, scripted_judge, shown_lines
 
 pytestmark = pytest.mark.django_db
 

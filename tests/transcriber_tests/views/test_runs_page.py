@@ -14,7 +14,7 @@ from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run
 from transcriber_tests.work import tasks as run_tasks
 
-from .support import Say, add_lines_a_run_leaves_out, read, scripted_judge
+from ..support import Say, add_lines_a_run_leaves_out, read, scripted_judge
 
 pytestmark = pytest.mark.django_db
 

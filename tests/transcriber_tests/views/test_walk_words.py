@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from tests.transcriber_tests.runs.support import read
+from tests.transcriber_tests.support import read
 
 pytestmark = pytest.mark.django_db
 

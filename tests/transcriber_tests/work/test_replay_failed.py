@@ -6,8 +6,8 @@ import pytest
 from django.urls import reverse
 
 from oncore.transcribers.engines.streaming import session
-from tests.transcriber_tests.runs.support import read
-from tests.transcriber_tests.test_streaming_replay import SAID, streaming_entry, vendor  # noqa: F401
+from tests.transcriber_tests.support import read
+from tests.transcriber_tests.work.test_replay_streaming import SAID, streaming_entry, vendor  # noqa: F401
 from transcriber_tests import actions
 from transcriber_tests.models import Transcription
 from transcriber_tests.work import tasks

@@ -13,7 +13,7 @@ from transcriber_tests.models import Run
 from transcriber_tests.work import runs as pipeline
 from transcriber_tests.work import tasks as run_tasks
 
-from .support import Say, read, scripted_judge
+from ..support import Say, read, scripted_judge
 
 pytestmark = pytest.mark.django_db
 

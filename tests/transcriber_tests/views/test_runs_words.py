@@ -16,8 +16,8 @@ from transcriber_tests.models import Run
 from transcriber_tests.work import tasks
 from transcriber_tests.work import tasks as run_tasks
 
-from .support import Say, caller_lines, read
-from .test_run_page import _row, local_world  # noqa: F401  (the fixture)
+from ..support import Say, caller_lines, read
+from .test_runs_page import _row, local_world  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.django_db
 

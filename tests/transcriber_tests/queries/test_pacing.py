@@ -6,8 +6,8 @@ on the card, in the trade-off table and chart, and in the API."""
 import pytest
 from django.urls import reverse
 
-from tests.transcriber_tests.runs.support import read
-from tests.transcriber_tests.test_streaming_labels import world  # noqa: F401  (the fixture)
+from tests.transcriber_tests.queries.test_latency import world  # noqa: F401  (the fixture)
+from tests.transcriber_tests.support import read
 from transcriber_tests import queries
 from transcriber_tests.models import Transcription
 

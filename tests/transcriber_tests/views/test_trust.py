@@ -10,8 +10,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from tests.transcriber_tests.runs.support import read
-from tests.transcriber_tests.test_trust import MISTYPED, checked  # noqa: F401  (the fixture)
+from tests.transcriber_tests.queries.test_trust import MISTYPED, checked  # noqa: F401  (the fixture)
+from tests.transcriber_tests.support import read
 from transcriber_tests.lib import alignment
 from transcriber_tests.models import Score
 from transcriber_tests.work import tasks

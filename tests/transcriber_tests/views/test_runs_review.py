@@ -25,7 +25,7 @@ from transcriber_tests.models import Run, RunLine
 from transcriber_tests.shapes.runs import api_label
 from transcriber_tests.work import tasks as run_tasks
 
-from .support import Say, read
+from ..support import Say, read
 
 pytestmark = pytest.mark.django_db
 

@@ -17,7 +17,7 @@ from transcriber_tests.queries import runs as run_queries
 from transcriber_tests.work import runs as pipeline
 from transcriber_tests.work import tasks as run_tasks
 
-from .support import Say, read
+from ..support import Say, read
 
 pytestmark = pytest.mark.django_db
 

@@ -34,7 +34,7 @@ def test_every_candidate_cell_carries_its_latency_and_the_production_cell_none(a
 
 
 def test_the_turn_table_and_the_call_page_show_how_long_each_candidate_took(admin_client, flag):
-    from tests.transcriber_tests.runs.support import read
+    from tests.transcriber_tests.support import read
     from transcriber_tests.lib.tradeoff import seconds_words
 
     took = [

@@ -12,7 +12,7 @@ from django.urls import reverse
 from oncore.calls.importer import do_import_calls
 from oncore.calls.models import Line
 from tests.fixtures import make_call
-from tests.transcriber_tests.runs.support import read
+from tests.transcriber_tests.support import read
 from transcriber_tests import actions, aggregates, errors
 from transcriber_tests.actions import controls
 from transcriber_tests.lib import scoring

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from oncore.transcribers.models import Transcriber
 from tests.fixtures import make_call
-from tests.transcriber_tests.runs.support import read
+from tests.transcriber_tests.support import read
 from transcriber_tests.queries import cost
 
 pytestmark = pytest.mark.django_db

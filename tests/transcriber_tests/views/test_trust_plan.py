@@ -5,7 +5,7 @@ the bank's transcriptions are still waiting."""
 import pytest
 from django.urls import reverse
 
-from tests.transcriber_tests.runs.support import read
+from tests.transcriber_tests.support import read
 from transcriber_tests import actions
 from transcriber_tests.queries import snapshots
 from transcriber_tests.work import tasks

@@ -11,7 +11,7 @@ from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.errors import RunInProgress
 from transcriber_tests.models import Run
 
-from .support import Say
+from ..support import Say
 
 
 def _start_together(bank, candidate, call_ids):

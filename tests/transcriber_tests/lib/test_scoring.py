@@ -28,7 +28,7 @@ CAFE_NFD = unicodedata.normalize("NFD", "Café")
 
 def test_it_imports_without_django():
     code = "import sys, transcriber_tests.lib.scoring; print(sorted(m for m in sys.modules if m.startswith('django')))"
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
     )

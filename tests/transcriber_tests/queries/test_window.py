@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from tests.transcriber_tests.runs.support import read
+from tests.transcriber_tests.support import read
 from transcriber_tests import actions, aggregates, queries
 from transcriber_tests.actions import scores
 from transcriber_tests.models import Flag

@@ -8,7 +8,7 @@ from transcriber_tests import actions
 from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run
 
-from .support import Say
+from ..support import Say
 
 pytestmark = pytest.mark.django_db
 
