@@ -1,5 +1,5 @@
 """Every write a person asks of a full-call run (the HTML views and the API call these): start it once its
-estimate is confirmed, cancel it, retry its judge, review the judge's labels. The queue's steps are in pipeline.py.
+estimate is confirmed, cancel it, retry its judge, review the judge's labels. The queue's steps are in work/runs.py.
 Each refusal is an ActionError from transcriber_tests.errors."""
 
 import math

@@ -1,8 +1,11 @@
-"""The scores of transcriber testing, written here and nowhere else: one transcriber's text on one item (a flagged
-line or one of its control lines) scored against the expected text (write_score), the live transcript scored as
-stored when an item enters a bank, every item on a line scored when its transcription is final, and the lines
-queued for a bank's candidates. The per-day totals follow in the transaction of each write (aggregates); a write
-marks its bank's results changed, so the cached results are recomputed."""
+"""The scores of transcriber testing, written here: one transcriber's text on one item (a flagged line or one of its
+control lines) scored against the expected text (write_score), the live transcript scored as stored when an item
+enters a bank, every item on a line scored when its transcription is final, and the lines queued for a bank's
+candidates. The per-day totals follow in the transaction of each write (aggregates, which also keeps the item's
+"candidates disagree" mark on its live score); a write marks its bank's results changed (`results_changed`: the
+Bank's version moves and its snapshots are wanted again, so the figures are computed anew). After candidate scores
+are written, the judge's picks and the flag.scored event are asked for (`ask_picks`, `scores_written`). The only
+other writer of scores is the benches' synthetic banks (synthetic.py, for measuring only)."""
 
 from django.db import transaction
 from django.db.models import Q, Value
@@ -104,7 +107,7 @@ def csv_cells(transcriber_id: int, source: str, values: dict) -> str:
 
 def results_changed(*bank_ids) -> None:
     """Mark banks' results as changed: their version moves, and their figures' snapshots are wanted again, to be
-    rebuilt by the queue once this transaction commits (snapshots.py)."""
+    rebuilt by the queue once this transaction commits (queries/snapshots.py)."""
     ids = [pk for pk in bank_ids if pk is not None]
     if ids:
         now = timezone.now()

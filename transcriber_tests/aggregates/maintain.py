@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 
 from django.db import connection
 
-from ..lib import tradeoff as tradeoffs
+from ..lib import tradeoff as lib_tradeoff
 from ..models import (
     Bank,
     Candidate,
@@ -129,11 +129,11 @@ def disagrees(scores, candidate_ids) -> bool:
 
 def latency_key(s) -> tuple | None:
     """(bucket, latency_us, audio_us) of a candidate's score whose transcription came back with its latency and
-    audio length (tradeoffs: the latency buckets), or None."""
-    latency_us, audio_us = tradeoffs.micros(s.latency_s), tradeoffs.micros(s.audio_s)
+    audio length (lib/tradeoff.py: the latency buckets), or None."""
+    latency_us, audio_us = lib_tradeoff.micros(s.latency_s), lib_tradeoff.micros(s.audio_s)
     if s.source != Score.CANDIDATE or latency_us is None or audio_us is None:
         return None
-    return tradeoffs.bucket_of(latency_us), latency_us, audio_us
+    return lib_tradeoff.bucket_of(latency_us), latency_us, audio_us
 
 
 def contributions(

@@ -6,7 +6,6 @@ import uuid
 from pathlib import Path
 from typing import Annotated
 
-from django.db.models import Q
 from ninja import Field, File, Header, Query, Router
 from ninja.files import UploadedFile
 from pydantic import AfterValidator, StringConstraints
@@ -14,8 +13,7 @@ from pydantic import AfterValidator, StringConstraints
 from oncore import audio
 from oncore.api import ApiError
 from oncore.calls import importer
-from oncore.calls.models import Assistant
-from oncore.http import clip_response, id_in
+from oncore.http import clip_response
 from oncore.transcribers.models import Transcriber
 from oncore.transcribers.options import GENERIC_PROTOCOL
 from transcriber_tests import queries
@@ -60,10 +58,7 @@ def _tenant_id(organization, value: str | None) -> int | None:
     (422 validation_error naming it), never answered with an empty list."""
     if value is None:
         return None
-    named = Q(slug=value)
-    if pk := id_in(value):
-        named |= Q(pk=pk)
-    found = organization.tenants.filter(named).values_list("pk", flat=True).first()
+    found = lookups.tenant_id(organization, value)
     if found is None:
         message = f"No tenant {value!r} in this organization: name one by its id or slug (GET /organization lists them)."
         raise ApiError(
@@ -104,12 +99,7 @@ CATALOGUE_NOTE = (
     **doc(200, TranscriberPage, "The catalogue, by display name."),
 )
 def list_transcribers(request, q: Query[TranscriberFilters]):
-    qs = Transcriber.objects.order_by("display_name", "id")
-    if q.enabled is not None:
-        qs = qs.filter(enabled=q.enabled)
-    if q.provider:
-        qs = qs.filter(provider__iexact=q.provider)
-    return page(qs, q, transcriber_out)
+    return page(queries.catalogue(enabled=q.enabled, provider=q.provider), q, transcriber_out)
 
 
 @catalogue.get(
@@ -141,13 +131,7 @@ def list_assistants(request, q: Query[AssistantFilters]):
     """The assistants of the organization's tenants, each with the transcriber it is set to and its recording
     setting (`records_from`, `records_until`), which decides whether an imported call without `recorded` was
     recorded."""
-    qs = (
-        Assistant.objects.filter(tenant__organization=request.org)
-        .select_related("tenant", "transcriber")
-        .order_by("name", "id")
-    )
-    if q.tenant is not None:
-        qs = qs.filter(tenant_id=_tenant_id(request.org, q.tenant))
+    qs = queries.assistants_of(request.org, tenant=_tenant_id(request.org, q.tenant))
     return page(qs, q, assistant_out)
 
 

@@ -124,7 +124,7 @@ def _label_y(py: float, taken: list, highest: float, lowest: float) -> float:
 
 def tradeoff_chart(items: list, front_keys) -> TradeoffChart:
     """Coordinates of accuracy against p95 latency. `items`: objects with `.key`, `.accuracy` (a fraction) and
-    `.p95_s` (seconds, > 0), each drawn as a point; `front_keys`: the keys on the Pareto front (tradeoffs), joined
+    `.p95_s` (seconds, > 0), each drawn as a point; `front_keys`: the keys on the Pareto front (lib/tradeoff.py), joined
     by a staircase from the fastest to the most accurate. Pure: no Django, no template."""
     left, top, right, bottom = T_LEFT, T_TOP, T_WIDTH - T_RIGHT, T_HEIGHT - T_BOTTOM
     if not items:

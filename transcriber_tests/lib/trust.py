@@ -17,7 +17,7 @@ kind of call is picked from a multinomial of N trials with the kinds' shares, ex
 picking calls one by one, at a cost set by the kinds of call rather than their number. The resamples are drawn in
 chunks so what it holds at once stays under MEMORY_BOUND (8 MiB, and 8 bytes a resample for the statistics)
 however many kinds of call there are; the
-bootstrap runs in the queue's rebuild of a bank's figures (snapshots.py), never inside a request.
+bootstrap runs in the queue's rebuild of a bank's figures (queries/snapshots.py), never inside a request.
 
 How many more flags. From the current rates of the lines only the leader gets right and only the runner-up gets
 right (per line both scored: a line still waiting for one of them counts for neither), the number of further

@@ -112,7 +112,7 @@ class Run(models.Model):
     judge_output_tokens = models.PositiveIntegerField(default=0)
     judge_cost = models.DecimalField(max_digits=12, decimal_places=6, default=0)
     # Label requests the judge was sent, and those the rule labeller spared it (each request labels up to a few
-    # lines of one call: see pipeline.label_requests).
+    # lines of one call: see judge/requests.py label_requests).
     judge_label_requests = models.PositiveIntegerField(default=0)
     judge_calls_saved = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)

@@ -5,10 +5,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from django.db import connection
-from django.db.models import Count, OuterRef, Sum
+from django.db.models import Count, OuterRef, Prefetch, Sum
 
 from ..lib import scoring
-from ..lib import tradeoff as tradeoffs
+from ..lib import tradeoff as lib_tradeoff
 from ..models import Bank, Candidate, ControlLine, Flag, PairTotal, Score, ScoreTotal, Transcription
 from . import cost, latency, totals
 from .window import clamp_window, window_start
@@ -22,6 +22,13 @@ def banks_list(organization):
         .annotate(n_flags=totals.flags_in(OuterRef("pk")), n_candidates=Count("candidates", distinct=True))
         .order_by("name", "id")
     )
+
+
+def banks_of(organization):
+    """The organization's banks as the API shows them (shapes.banks.bank_out): with their counts and their
+    candidates in order."""
+    ordered = Candidate.objects.select_related("transcriber").order_by("position")
+    return banks_list(organization).prefetch_related(Prefetch("candidates", queryset=ordered))
 
 
 def candidates_of(bank: Bank):
@@ -43,8 +50,8 @@ class BoardRow:
     lead: scoring.LeadTest | None
     pending: int
     all_failed: tuple = ()  # (transcriber, failed lines) of candidates whose every line in the window failed
-    latency: tradeoffs.Latency | None = None  # the leader's over the window (queries.latency)
-    projection: tradeoffs.Projection | None = (
+    latency: lib_tradeoff.Latency | None = None  # the leader's over the window (queries.latency)
+    projection: lib_tradeoff.Projection | None = (
         None  # the leader a month at the organization's volume (queries.cost)
     )
     local: bool = False  # the leader runs on this server

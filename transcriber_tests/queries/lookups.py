@@ -2,8 +2,11 @@
 model, shared by the views and the routers. Another organization's object (or an id nobody has) is not found,
 never forbidden: oncore.errors.NotFound, which a page answers with the site's 404 and the API with `not_found`."""
 
+from django.db.models import Q
+
 from oncore.calls.models import Line
 from oncore.errors import find
+from oncore.http import id_in
 from oncore.transcribers.models import Transcriber
 
 from ..models import Bank, Flag, Run, RunLine
@@ -45,6 +48,14 @@ def run(organization, pk: int) -> Run:
 
 def run_line(run: Run, pk: int) -> RunLine:
     return find(run.lines.select_related("line__call"), pk, "line in this run")
+
+
+def tenant_id(organization, value: str) -> int | None:
+    """The id of the organization's tenant named by its id or its slug; None when it has none so named."""
+    named = Q(slug=value)
+    if pk := id_in(value):
+        named |= Q(pk=pk)
+    return organization.tenants.filter(named).values_list("pk", flat=True).first()
 
 
 def transcriber(pk: int) -> Transcriber:

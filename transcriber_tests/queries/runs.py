@@ -11,7 +11,7 @@ from oncore import llm
 from oncore.calls.models import Call
 from oncore.config import config
 
-from ..lib import trust as uncertainty
+from ..lib import trust as lib_trust
 from ..lib.agreement import Agreement, agreement
 from ..lib.runs import LeftOutLine
 from ..models import Bank, Flag, Run, RunLine, Transcription
@@ -147,10 +147,10 @@ class RunSummary:
         return self.identical + self.differing
 
     @property
-    def tally(self) -> uncertainty.RunTally:
+    def tally(self) -> lib_trust.RunTally:
         """Fixes and breaks out of the lines whose outcome is known (identical, or differing and labelled), with
-        their 95% intervals, and the net with its sign test (uncertainty.run_tally)."""
-        return uncertainty.run_tally(self.fixes, self.breaks, self.identical + self.labels.labelled)
+        their 95% intervals, and the net with its sign test (lib_trust.run_tally)."""
+        return lib_trust.run_tally(self.fixes, self.breaks, self.identical + self.labels.labelled)
 
 
 # What each count of a run's lines counts, written once: the run page's figures (run_summary), the runs list's

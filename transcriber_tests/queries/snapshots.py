@@ -43,7 +43,7 @@ from oncore.config import config
 from oncore.errors import NotFound
 
 from .. import handles
-from ..lib import trust as uncertainty
+from ..lib import trust as lib_trust
 from ..models import Bank, Snapshot
 from . import confusion, groups, reference_check, results, trust
 from .window import clamp_window, today
@@ -178,7 +178,7 @@ def _compute_trust(bank: Bank, key: str) -> tuple[TrustFigures, dict]:
         "trust": figures.trust,
         "confusions": figures.confusions,
         "top": confusion.TOP,
-        "flag_limit": uncertainty.FLAG_LIMIT,
+        "flag_limit": lib_trust.FLAG_LIMIT,
     }
     return figures, {"trust": render_to_string("transcriber_tests/_trust.html", context)}
 

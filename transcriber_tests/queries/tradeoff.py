@@ -15,7 +15,7 @@ from django.db.models import Q, Sum
 from oncore.templatetags.oncore_tags import dollars
 from oncore.transcribers.models import Transcriber
 
-from ..lib import tradeoff as tradeoffs
+from ..lib import tradeoff as lib_tradeoff
 from ..lib.charts import TradeoffChart, tradeoff_chart
 from ..models import GroupTotal, Score, ScoreTotal
 from ..models.totals import MICROS
@@ -46,11 +46,11 @@ class Choice:
 
     transcriber: object
     summary: object  # scoring.CandidateSummary of the results' card
-    latency: tradeoffs.Latency | None
+    latency: lib_tradeoff.Latency | None
     local: bool
     window_cost: Decimal  # its audio cost on the window's scored items
     cost_per_line: Decimal | None  # window_cost / scored lines; None with none scored
-    projection: tradeoffs.Projection
+    projection: lib_tradeoff.Projection
     on_front: bool
     is_leader: bool
     pacing: object | None = None  # queries.pacing.Pacing of a streaming candidate's replays; None for batch
@@ -123,8 +123,8 @@ class Tradeoff:
     choices: list  # Choice, in the candidates' order
     chart: TradeoffChart
     volume: cost.Volume
-    catalogue: list  # (transcriber, tradeoffs.Projection): priced entries not in the bank, cheapest first
-    resolution: str = tradeoffs.RESOLUTION_WORDS
+    catalogue: list  # (transcriber, lib_tradeoff.Projection): priced entries not in the bank, cheapest first
+    resolution: str = lib_tradeoff.RESOLUTION_WORDS
     latency_meaning: str = LATENCY_MEANING
 
     @property
@@ -176,22 +176,22 @@ def price_words(transcriber) -> str:
     return f"{dollars(Decimal(str(transcriber.price_per_minute)) * 1000)} per 1,000 min"
 
 
-def switch_words(transcriber, p: tradeoffs.Projection) -> str:
+def switch_words(transcriber, p: lib_tradeoff.Projection) -> str:
     """ "Switching to X: about $Y a month at your last 30 days' volume (Z minutes), $W more than now." A local
     engine says it is free, with the hours it would run here at its real-time factor; a local streaming engine
     listens as long as the calls last."""
-    volume = f"your last {cost.VOLUME_DAYS} days' volume ({tradeoffs.minutes_words(p.minutes)})"
+    volume = f"your last {cost.VOLUME_DAYS} days' volume ({lib_tradeoff.minutes_words(p.minutes)})"
     name = transcriber.display_name
     if p.local and transcriber.mode == Transcriber.STREAMING:
         hours = p.minutes / 60
         return (
             f"Switching to {name}: free (runs on this server), streaming: it listens for as long as the calls last, "
-            f"about {tradeoffs.hours_words(hours)} of sessions a month at {volume}."
+            f"about {lib_tradeoff.hours_words(hours)} of sessions a month at {volume}."
         )
     if p.local:
         hours = p.processing_hours
         run = (
-            f", real-time factor {p.real_time_factor:.2f}: about {tradeoffs.hours_words(hours)} of processing a month "
+            f", real-time factor {p.real_time_factor:.2f}: about {lib_tradeoff.hours_words(hours)} of processing a month "
             f"at {volume}"
             if hours is not None
             else f" at {volume}; its real-time factor is not measured yet"
@@ -201,7 +201,7 @@ def switch_words(transcriber, p: tradeoffs.Projection) -> str:
     sentence = f"Switching to {name}: {amount if amount.startswith('under') else 'about ' + amount} a month at {volume}"
     if p.difference is None:
         rest = (
-            f"{tradeoffs.minutes_words(p.unpriced_minutes)} ran on a live transcriber that is not in the catalogue (named "
+            f"{lib_tradeoff.minutes_words(p.unpriced_minutes)} ran on a live transcriber that is not in the catalogue (named "
             "on the calls only)"
         )
         known = p.known_difference
@@ -212,7 +212,7 @@ def switch_words(transcriber, p: tradeoffs.Projection) -> str:
             if known == 0
             else f"{dollars(abs(known))} {'more' if known > 0 else 'less'} than now"
         )
-        return f"{sentence}: on the {tradeoffs.minutes_words(p.priced_minutes)} whose cost now is known, {said}; the other {rest}."
+        return f"{sentence}: on the {lib_tradeoff.minutes_words(p.priced_minutes)} whose cost now is known, {said}; the other {rest}."
     if p.difference == 0:
         return f"{sentence}, the same as now."
     more = "more" if p.difference > 0 else "less"
@@ -278,14 +278,14 @@ def bank_tradeoff(bank, results) -> Tradeoff:
                 latency=found,
                 local=local,
                 window_cost=spent,
-                cost_per_line=(spent / s.scored).quantize(tradeoffs.MONEY_PLACES) if s.scored else None,
+                cost_per_line=(spent / s.scored).quantize(lib_tradeoff.MONEY_PLACES) if s.scored else None,
                 projection=cost.projection_of(t, volume, found.real_time_factor if found else None),
                 on_front=False,
                 is_leader=card.is_leader,
                 pacing=paced.get(t.pk),
             )
         )
-    front = tradeoffs.pareto_front([(c.key, c.accuracy, c.p95_s) for c in choices])
+    front = lib_tradeoff.pareto_front([(c.key, c.accuracy, c.p95_s) for c in choices])
     choices = [replace(c, on_front=c.key in front) for c in choices]
     chart = tradeoff_chart([c for c in choices if c.charted], front)
     catalogue = cost.catalogue_prices(volume, [c.key for c in choices])

@@ -11,6 +11,8 @@ from django.core.paginator import Paginator
 from django.db.models import Exists, F, OuterRef, Value
 from django.db.models.functions import Coalesce
 
+from oncore.transcribers.models import Transcriber
+
 from ..lib import cells
 from ..models import Bank, Flag, JudgePick, Score, Transcription
 from . import totals
@@ -93,6 +95,11 @@ def turn_items(
     if tag or pair is not None or flagged_by is not None:
         return ordered
     return KnownCount(ordered, totals.item_count(bank.pk, since, kind=kind, disagree=disagree))
+
+
+def display_name(transcriber_id: int) -> str:
+    """A transcriber's display name (the turn-table CSV's live transcriber that is no candidate)."""
+    return Transcriber.objects.values_list("display_name", flat=True).get(pk=transcriber_id)
 
 
 class Tenant(NamedTuple):

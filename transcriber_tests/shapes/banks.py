@@ -4,14 +4,12 @@ results (each candidate's card, the leader, the lead test, the production rows a
 from datetime import date, datetime
 from typing import Literal
 
-from django.db.models import Prefetch
 from ninja import Field, Schema
 
 from oncore.api import Money
 from oncore.formats import money
 
 from .. import queries
-from ..models import Candidate
 from .refs import FiguresOut, TranscriberOut, TranscriberRef, figures_out, transcriber_out, transcriber_ref
 from .tradeoff import (
     CataloguePriceOut,
@@ -36,12 +34,6 @@ class BankOut(Schema):
     created_at: datetime
     flags: int = Field(description="Flags in the bank, any date.")
     candidates: list[TranscriberRef] = Field(description="The candidates, in their order.")
-
-
-def banks_of(organization):
-    """The organization's banks as the API shows them: with their counts and their candidates in order."""
-    ordered = Candidate.objects.select_related("transcriber").order_by("position")
-    return queries.banks_list(organization).prefetch_related(Prefetch("candidates", queryset=ordered))
 
 
 def bank_out(bank) -> dict:

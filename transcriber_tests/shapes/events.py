@@ -81,7 +81,7 @@ def flag_scored_data(found, production) -> dict:
 
 
 def leader_changed_data(bank, leader, leader_accuracy, previous, window_days: int) -> dict:
-    """bank.leader_changed's data: the bank (a row of shapes.banks.banks_of), its leader (a Transcriber, or None)
+    """bank.leader_changed's data: the bank (a row of queries/board.py banks_of), its leader (a Transcriber, or None)
     and that leader's accuracy, the leader announced before (or None), and the window it was ranked over."""
     return {
         "bank": as_api(BankOut, bank_out(bank)),

@@ -19,6 +19,7 @@ from .. import queries
 from ..lib import scoring
 from ..models import ControlLine, Flag, JudgePick, Score
 from ..queries import confusion, snapshots
+from ..queries.turns import display_name
 from . import run_figures, tradeoff, turns
 from .banks import summary_fields
 
@@ -198,7 +199,7 @@ def _turn_csv_lines(bank, window_days):
                 yield f"{item},{names[transcriber.pk]},{turns.score_csv('candidate', cell)},{pick}"
         live = row.production
         if live.transcriber_id not in names:
-            name = Transcriber.objects.values_list("display_name", flat=True).get(pk=live.transcriber_id)
+            name = display_name(live.transcriber_id)
             names[live.transcriber_id] = csv_line([safe_cell(name)])[:-2]
         yield f"{item},{names[live.transcriber_id]},{turns.score_csv('live', live)},{pick}"
 

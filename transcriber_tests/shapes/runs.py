@@ -422,7 +422,7 @@ def run_line_out(rl) -> dict:
 
 
 def run_brief(run, counts: dict) -> dict:
-    """A run in a list, with its counts from runs.queries.counts_for_runs."""
+    """A run in a list, with its counts from queries/runs.py counts_for_runs."""
     labels = counts.get("labels")
     return {
         "id": run.pk,

@@ -8,13 +8,12 @@ import time
 from django.core.cache import cache
 from django.core.files.storage import default_storage
 from django.db import connection
-from django.db.models import Min
 from django.http import JsonResponse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from ..models import Transcription
+from ..queries import jobs
 
 log = logging.getLogger(__name__)
 
@@ -60,11 +59,9 @@ def healthz(request):
             results[name] = "failed"
     oldest = None
     if results["database"] == "ok":
-        waiting = Transcription.objects.filter(status=Transcription.QUEUED).aggregate(
-            oldest=Min("created_at")
-        )
-        if waiting["oldest"] is not None:
-            oldest = round((timezone.now() - waiting["oldest"]).total_seconds(), 1)
+        since = jobs.oldest_waiting()
+        if since is not None:
+            oldest = round((timezone.now() - since).total_seconds(), 1)
     healthy = all(v == "ok" for v in results.values())
     body = {
         "status": "ok" if healthy else "failing",

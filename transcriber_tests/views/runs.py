@@ -1,6 +1,6 @@
 """Full-call run pages: the runs of a bank, a new run (estimate, then confirm), the run page with its
 progress, the review of the judge's labels, and the CSV of every line. Each view parses, authorizes through
-one helper per model, calls one action (runs.actions) or query (runs.queries) and renders."""
+one helper per model, calls one action (actions/runs.py) or query (queries/runs.py) and renders."""
 
 from django.contrib import messages
 from django.core.paginator import Paginator

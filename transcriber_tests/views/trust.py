@@ -19,7 +19,7 @@ from .results import window_of
 @admin_required
 @rate_limited("trust")
 def bank_trust(request, pk):
-    """The trust figures from their newest snapshot (snapshots.py); the section polls while newer ones are being
+    """The trust figures from their newest snapshot (queries/snapshots.py); the section polls while newer ones are being
     computed (the first time: "computing"), and the poll stops (HTMX_STOP_POLLING) once they have landed."""
     bank = lookups.bank(request.org, pk)
     window = window_of(request)

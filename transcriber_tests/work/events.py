@@ -17,8 +17,8 @@ from oncore.webhooks import actions as webhooks
 
 from ..queries import bank_results
 from ..queries import events as reads
+from ..queries.board import banks_of
 from ..shapes import events
-from ..shapes.banks import banks_of
 
 
 def _emit(organization_id, event_type, data, event_id=""):

@@ -25,7 +25,7 @@ def transcribe_chain(pk: int) -> list[str]:
     """Transcribe a dispatched row, then the organization's next ready rows while the chain lasts
     (jobs.claimed_chain). The outcome of each row: "done", "failed" or "retry"."""
     outcomes = [transcribe_claimed(t) for t in jobs.claimed_chain(pk)]
-    if outcomes:  # the banks its scores changed are rebuilt now where a rebuild is due (snapshots.py)
+    if outcomes:  # the banks its scores changed are rebuilt now where a rebuild is due (queries/snapshots.py)
         snapshots.dispatch_due()
     return outcomes
 
