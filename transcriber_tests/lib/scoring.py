@@ -286,7 +286,8 @@ def summary_row(
     control_scored: int = 0,
     control_matches: int = 0,
 ) -> CandidateSummary:
-    """A summary row from its integer counts and WER sum: the one place accuracy and mean WER are derived."""
+    """A summary row from its integer counts and WER sum: the one place a candidate's accuracy and mean WER are
+    derived (a week's accuracy on the trend chart is WeekPoint's, from its own counts)."""
     return CandidateSummary(
         candidate=candidate,
         scored=scored,

@@ -84,8 +84,8 @@ def confusion_pairs(
     limit: int | None = TOP,
 ) -> list[CandidatePairs]:
     """Each candidate's (or one candidate's) most frequent pairs in the window, `limit` at most (None: all), of one
-    kind if given: two queries of the per-day totals ("s" sorts before "i" and "d" in reverse, so ties list
-    substitutions first)."""
+    kind if given: the bank's candidates, then two queries of the per-day totals ("s" sorts before "i" and "d" in
+    reverse, so ties list substitutions first)."""
     since = window_start(clamp_window(window_days), bank.organization.zone)
     transcribers = [c.transcriber for c in candidates_of(bank)]
     if transcriber_id is not None:

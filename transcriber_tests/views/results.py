@@ -25,7 +25,7 @@ def window_of(request) -> int:
 @admin_required
 @rate_limited("results")
 def bank_results(request, pk):
-    """The bank's figures from their newest snapshot (snapshots.py: computed when its results change), inside
+    """The bank's figures from their newest snapshot (queries/snapshots.py: computed when its results change), inside
     what is always fresh: the window, the filter and the work still waiting. The body polls (every 2 s) while
     work waits or newer figures are being computed, and stops (HTMX_STOP_POLLING) once neither is true."""
     bank = lookups.bank(request.org, pk)
