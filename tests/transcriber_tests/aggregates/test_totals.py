@@ -1,4 +1,4 @@
-"""The per-day totals (aggregates.py) against the scores they sum: after any mix of flags made, scored, edited,
+"""The per-day totals (transcriber_tests/aggregates/) against the scores they sum: after any mix of flags made, scored, edited,
 moved and deleted and candidates added and removed, every bank's results, paired test, control mix, turn-table
 counts and disagree marks equal what the pure core and a direct count give, and a rebuild finds no drift."""
 

@@ -1,4 +1,4 @@
-"""Word-level alignment (alignment.py): its marks reproduce the substitutions, deletions and insertions WER counts,
+"""Word-level alignment (transcriber_tests/lib/alignment.py): its marks reproduce the substitutions, deletions and insertions WER counts,
 on the words as written; a line's confusion pairs are exactly its alignment's edits; texts that agree after
 normalization share a key."""
 

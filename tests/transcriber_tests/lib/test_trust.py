@@ -1,4 +1,4 @@
-"""The call-level bootstrap, the planner of more flags and a run's fixes and breaks (uncertainty.py): checked against
+"""The call-level bootstrap, the planner of more flags and a run's fixes and breaks (transcriber_tests/lib/trust.py): checked against
 scipy.stats.bootstrap on the same calls and resamples' size, against known cases, and the planner's number
 against a simulation of the exact McNemar test. Seeded figures are compared with a tolerance, never exactly: a
 machine's numpy may differ in its last bits."""

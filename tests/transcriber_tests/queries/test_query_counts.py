@@ -21,7 +21,7 @@ def test_it_keeps_pages_at_a_fixed_query_count_with_5000_flags_and_agrees_with_t
     admin_client, big_bank, django_assert_max_num_queries
 ):
     results = reverse("tt:bank", args=[big_bank.pk])
-    # A window never read before is computed once, in the request (snapshots.py): the cards, latency, costs and
+    # A window never read before is computed once, in the request (queries/snapshots.py): the cards, latency, costs and
     # monthly projections, trends, tags, the per-tenant tables, the pacing of streaming replays, the expected-text
     # check, and the snapshot kept.
     with django_assert_max_num_queries(48):

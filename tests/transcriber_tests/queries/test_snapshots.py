@@ -1,4 +1,4 @@
-"""A bank's figures are computed when its data change and read by key (snapshots.py): a snapshot equals a direct
+"""A bank's figures are computed when its data change and read by key (transcriber_tests/queries/snapshots.py): a snapshot equals a direct
 computation over the same rows, a read after the queue has drained shows the newest version, a read while newer
 figures are coming says as of when, nothing a page or API answer shows is computed inside the request, rebuilds
 coalesce, a deleted bank's snapshots go with it and an organization never reads another's."""

@@ -1,5 +1,5 @@
 """django-q2 finds a task by its dotted path: the schedules the migrations made name today's entry points
-(work/tasks.py, migration 0020), and a task queued under an old path still finds its function."""
+(transcriber_tests/work/tasks.py, migration 0020), and a task queued under an old path still finds its function."""
 
 import importlib
 
