@@ -1,6 +1,6 @@
 """The rules of lines that flags, controls, candidates and runs share: which transcriber a call ran on, why a
 line cannot be flagged, which lines can be replayed, what a replay is billed for, and which lines a transcriber
-has not been given yet. Read by the actions, the queries and the full-call runs; writes nothing."""
+has not been given yet. Read by the actions, the other queries, the queue's work and the API; writes nothing."""
 
 from django.db.models import F, Q
 

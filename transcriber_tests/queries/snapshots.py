@@ -1,6 +1,6 @@
 """A bank's figures are computed when its data change, not when a page is read.
 
-Every write that changes a bank's results moves its version (`Bank.results_changed_at`, scores.results_changed)
+Every write that changes a bank's results moves its version (`Bank.results_changed_at`, actions/scores.py results_changed)
 and asks for its snapshots to be rebuilt (`request`). A queue task (`rebuild`) then computes, for each window and
 filter read in the last day, the figures a page, CSV or API answer shows, and keeps them as a `Snapshot` row keyed
 by bank, kind and key with the version they were computed from:
