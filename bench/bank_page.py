@@ -100,7 +100,8 @@ def csv_figures(client, url):
 
 def rebuild_figures(bank):
     """(seconds, peak traced MB) of one rebuild of the bank's snapshots, as the queue runs it after a score write."""
-    from transcriber_tests import scores, snapshots
+    from transcriber_tests.actions import scores
+    from transcriber_tests.queries import snapshots
 
     scores.results_changed(bank.pk)
     tracemalloc.start()
@@ -184,7 +185,7 @@ def main():
         from django.test import Client
 
         from oncore.accounts.models import Membership, Organization
-        from transcriber_tests.synthetic import fill_bank
+        from transcriber_tests.actions.synthetic import fill_bank
 
         org = Organization.objects.create(name="Bench", slug="bench")
         user = get_user_model().objects.create_user("bench-admin", password="x")

@@ -39,8 +39,8 @@ from django.db.models import Count, Exists, OuterRef  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from transcriber_tests import queries  # noqa: E402
-from transcriber_tests.api.calls import _call_out  # noqa: E402
 from transcriber_tests.models import Flag  # noqa: E402
+from transcriber_tests.shapes.calls import call_out  # noqa: E402
 
 
 def old_calls_list(
@@ -72,7 +72,7 @@ def old_dashboard_page(organization, number, **filters):
 def old_api_list(organization, offset, **filters):
     """What GET /calls read before: the exact count, then the page by offset, each call converted."""
     qs = old_calls_list(organization, **filters)
-    return qs.count(), [_call_out(c, c.old_lines, c.old_flags) for c in qs[offset : offset + 50]]
+    return qs.count(), [call_out(c, c.old_lines, c.old_flags) for c in qs[offset : offset + 50]]
 
 
 def median_ms(work, repeats):
@@ -117,7 +117,7 @@ def run(args):
     from oncore.accounts.models import ApiKey, Membership, Organization
     from oncore.transcribers.models import Transcriber
     from tests.fixtures import make_call
-    from transcriber_tests.synthetic import fill_calls
+    from transcriber_tests.actions.synthetic import fill_calls
 
     org = Organization.objects.create(name="Call centre", slug="call-centre")
     user = get_user_model().objects.create_user("bench-admin", password="x")

@@ -297,7 +297,7 @@ def role_setup(folder: Path, args) -> None:
 
     from bench import load
     from oncore.accounts.models import Membership, Organization
-    from transcriber_tests.synthetic import fill_bank
+    from transcriber_tests.actions.synthetic import fill_bank
 
     boto3.client("s3", endpoint_url=os.environ["STORAGE_ENDPOINT_URL"]).create_bucket(Bucket=BUCKET)
     call_command("migrate", verbosity=0)

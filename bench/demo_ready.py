@@ -32,10 +32,9 @@ def left(env) -> str:
     """What is still to compute, in words ("" when nothing is)."""
     script = """
 from benchmark.models import BenchmarkRun, CsRun
-from transcriber_tests import jobs
 from transcriber_tests.models import Run, Transcription
 parts = {
-    "transcriptions": Transcription.objects.filter(status__in=jobs.ACTIVE).count(),
+    "transcriptions": Transcription.objects.filter(status__in=Transcription.ACTIVE).count(),
     "full-call runs": Run.objects.filter(status__in=Run.ACTIVE).count(),
     "entity runs": BenchmarkRun.objects.exclude(status=BenchmarkRun.DONE, scored_at__isnull=False).count(),
     "code-switching runs": CsRun.objects.exclude(status=CsRun.DONE).count(),
@@ -51,7 +50,7 @@ def outcome(env) -> str:
     script = """
 from transcriber_tests.models import Bank, Run
 from transcriber_tests.queries import bank_results
-from transcriber_tests.runs.queries import run_summary
+from transcriber_tests.queries.runs import run_summary
 s = run_summary(Run.objects.get())
 print(f"full-call run's audio path agreement: {s.calibration_matched} of {s.calibration_compared} calibration "
       f"lines ({s.audio_path_agreement:.1%})")

@@ -70,7 +70,7 @@ def setup_data(env, n_flags, n_users, media):
     from django.contrib.auth import get_user_model
 
     from oncore.accounts.models import Membership, Organization
-    from transcriber_tests.synthetic import fill_bank
+    from transcriber_tests.actions.synthetic import fill_bank
 
     org = Organization.objects.create(name="Load", slug="load")
     users = []

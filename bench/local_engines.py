@@ -8,7 +8,7 @@ when fixtures/demo/calls.json exists, on the caller lines of the demo calls too 
 
 RTF = processing seconds / audio seconds, after one warm-up clip (model loading is reported apart).
 WER = (S + D + I) / reference words summed over all clips, with the product's normalizer and its
-match rule (transcriber_tests.scoring.score_line: digits and number words stay different); "match" is the
+match rule (transcriber_tests.lib.scoring.score_line: digits and number words stay different); "match" is the
 share of clips transcribed exactly. The machine may be shared: run it on a quiet machine for stable RTFs.
 """
 
@@ -59,13 +59,13 @@ DEMO = ROOT / "fixtures" / "demo" / "calls.json"
 def scorer():
     """(errors, reference words, exact match) for one clip: the product's score_line, else jiwer."""
     try:
-        from transcriber_tests.scoring import score_line
+        from transcriber_tests.lib.scoring import score_line
 
         def score(expected, said):
             s = score_line(expected, said)
             return s.substitutions + s.deletions + s.insertions, s.reference_words, s.match
 
-        return score, "transcriber_tests.scoring.score_line"
+        return score, "transcriber_tests.lib.scoring.score_line"
     except ImportError:
         import jiwer
 

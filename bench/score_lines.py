@@ -18,7 +18,7 @@ import jiwer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from transcriber_tests.scoring import normalize, score_line  # noqa: E402
+from transcriber_tests.lib.scoring import normalize, score_line  # noqa: E402
 
 NAMES = [
     "Siobhan",

@@ -8,8 +8,8 @@ from oncore.accounts import views as account_views
 from oncore.accounts.login import throttled, throttled_password_change
 from oncore.webhooks import api as webhooks_api
 from oncore.webhooks import views as webhook_views
-from transcriber_tests import health
 from transcriber_tests.api import mount as mount_transcriber_tests_api
+from transcriber_tests.views import health
 
 # The product's API routers join the one API instance before its URLs are built, then the webhooks (whose event
 # types the product apps registered when they were ready).

@@ -53,8 +53,9 @@ def measure(items: list[dict], *, swap: bool = True, out=None) -> dict:
     """Label every item (in both orders unless swap is off) and print the report. Returns the figures."""
     out = out or sys.stdout
     from oncore import llm
-    from transcriber_tests import judge, rule_labels
-    from transcriber_tests.agreement import agreement, confusion_table
+    from transcriber_tests import judge
+    from transcriber_tests.judge import rule_labels
+    from transcriber_tests.lib.agreement import agreement, confusion_table
 
     first, pairs_swapped, failed = [], [], []
     tokens_in = tokens_out = 0

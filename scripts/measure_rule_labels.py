@@ -53,7 +53,7 @@ def differing(run) -> list:
 
 def report(run, title: str) -> list:
     from transcriber_tests.models import RunLine
-    from transcriber_tests.runs import queries
+    from transcriber_tests.queries import runs as queries
 
     s = queries.run_summary(run)
     run.refresh_from_db()
@@ -67,7 +67,7 @@ def report(run, title: str) -> list:
 
 
 def _requests(run) -> int:
-    from transcriber_tests.runs import pipeline
+    from transcriber_tests.work import runs as pipeline
 
     return len(pipeline.chunks(list(pipeline.to_label(run).select_related("line"))))
 
@@ -82,11 +82,12 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         setup(Path(tmp))
         from oncore.calls.models import Call
-        from transcriber_tests import tasks
-        from transcriber_tests.lines import live_transcriber_of
+        from transcriber_tests.actions import runs as actions
         from transcriber_tests.models import Bank, Flag
-        from transcriber_tests.runs import actions, queries
-        from transcriber_tests.runs import tasks as run_tasks
+        from transcriber_tests.queries import runs as queries
+        from transcriber_tests.queries.lines import live_transcriber_of
+        from transcriber_tests.work import tasks
+        from transcriber_tests.work import tasks as run_tasks
 
         tasks.drain()
         bank = Bank.objects.get(organization__slug="demo")

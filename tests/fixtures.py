@@ -354,7 +354,8 @@ def bank(org, make_transcriber):
 @pytest.fixture
 def flag(bank, recorded_call):
     """The first caller line flagged into `bank`, every candidate scored."""
-    from transcriber_tests import actions, tasks
+    from transcriber_tests import actions
+    from transcriber_tests.work import tasks
 
     line = recorded_call.lines.get(position=0)
     flag = actions.do_flag_line(line, "Siobhan, table for four at eight thirty", bank=bank, tags=["name"])
@@ -393,7 +394,7 @@ def owned(org, tenant, recorded_call, make_transcriber, admin_user):
     endpoint with a delivered event."""
     from oncore.accounts.models import ApiKey
     from transcriber_tests import actions
-    from transcriber_tests.runs import actions as run_actions
+    from transcriber_tests.actions import runs as run_actions
 
     bank = actions.do_create_bank(org, name="Secret bank")
     candidate = make_transcriber("secret", "Siobhan")
@@ -450,7 +451,7 @@ def no_judge(monkeypatch):
 
 @pytest.fixture(scope="session")
 def _line_stt_for_session():
-    from tests.transcriber_tests.runs.support import LineStt
+    from tests.transcriber_tests.support import LineStt
 
     server = LineStt()
     yield server
@@ -459,7 +460,7 @@ def _line_stt_for_session():
 
 @pytest.fixture
 def line_stt(_line_stt_for_session, monkeypatch):
-    from tests.transcriber_tests.runs.support import KEY_ENV
+    from tests.transcriber_tests.support import KEY_ENV
 
     monkeypatch.setenv(KEY_ENV, "run-test-key")
     _line_stt_for_session.reset()
@@ -468,7 +469,7 @@ def line_stt(_line_stt_for_session, monkeypatch):
 
 @pytest.fixture
 def world(tenant, line_stt):
-    from tests.transcriber_tests.runs.support import RunWorld
+    from tests.transcriber_tests.support import RunWorld
 
     return RunWorld(tenant, line_stt)
 
@@ -476,7 +477,7 @@ def world(tenant, line_stt):
 @pytest.fixture
 def run_setup(org, world):
     """A bank whose only candidate leads on one flag, and two calls that cover every kind of line."""
-    from tests.transcriber_tests.runs.support import build_run_setup
+    from tests.transcriber_tests.support import build_run_setup
 
     return build_run_setup(org, world)
 
@@ -484,10 +485,10 @@ def run_setup(org, world):
 @pytest.fixture
 def done_run(run_setup, llm_server):
     """A finished run over both calls of run_setup, labelled by the scripted judge."""
-    from tests.transcriber_tests.runs.support import scripted_judge
+    from tests.transcriber_tests.support import scripted_judge
+    from transcriber_tests.actions import runs as run_actions
     from transcriber_tests.models import Run
-    from transcriber_tests.runs import actions as run_actions
-    from transcriber_tests.runs import tasks as run_tasks
+    from transcriber_tests.work import tasks as run_tasks
 
     bank, cand, call_a, call_b = run_setup
     llm_server.responder = scripted_judge

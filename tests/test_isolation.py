@@ -9,8 +9,8 @@ import pytest
 from django.urls import URLResolver, get_resolver, reverse
 
 from oncore.accounts.models import ApiKey
-from transcriber_tests import snapshots
 from transcriber_tests.models import Bank
+from transcriber_tests.queries import snapshots
 
 pytestmark = pytest.mark.django_db
 

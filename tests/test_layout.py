@@ -1,9 +1,11 @@
 """The rules of the layout, read from the source (every import statement, those inside functions included): the
 platform (`oncore/`) depends on no product app; the benchmark takes only the pure scoring core from transcriber
-testing, and the product reaches the benchmark through benchmark.selectors alone (and its pure cores); the pure
-modules import no Django; no module imports itself back through others (no circle), and none imports the
-project's own modules inside a function except an app's ready(); no module is over 600 lines. A change that
-breaks a rule fails here with the file and the line."""
+testing, and the product reaches the benchmark through benchmark/selectors.py alone; each part of transcriber
+testing (its folders of layers: views, api, actions, queries, shapes, work, lib, ...) imports only the parts below it
+that it may (MAY_IMPORT), and no two parts import each other; the pure modules (lib/ as a whole, and PURE) import no
+Django; no module imports itself back through others (no circle), and none imports the project's own modules inside
+a function except an app's ready(); no module is over 600 lines. A change that breaks a rule fails here with the
+file and the line."""
 
 import ast
 from pathlib import Path
@@ -12,10 +14,19 @@ ROOT = Path(__file__).resolve().parents[1]
 APPS = ("oncore", "transcriber_tests", "benchmark")
 # oncore/urls.py mounts the apps' pages and API routers: the one place the platform names them.
 PLATFORM_MOUNTS = {"oncore/urls.py"}
+# Pure modules: no Django, no impure project module. Every module of transcriber_tests/lib/ is one (PURE_FOLDERS);
+# these are the others.
+PURE_FOLDERS = ("transcriber_tests/lib",)
 PURE = (
-    "transcriber_tests/scoring.py",
-    "transcriber_tests/rule_labels.py",
-    "transcriber_tests/agreement.py",
+    "transcriber_tests/judge/prompts.py",
+    "transcriber_tests/queries/filters.py",
+    "oncore/formats.py",
+    "oncore/logs.py",
+    "oncore/api/compat.py",
+    "oncore/api/version.py",
+    "oncore/transcribers/options.py",
+    "benchmark/caution.py",
+    "benchmark/plural.py",
     "benchmark/entity/matcher/__init__.py",
     "benchmark/entity/matcher/canon.py",
     "benchmark/entity/matcher/numbers.py",
@@ -23,6 +34,7 @@ PURE = (
     "benchmark/entity/matcher/selftest.py",
     "benchmark/codeswitch/metrics.py",
     "benchmark/codeswitch/langtag.py",
+    "benchmark/codeswitch/stats.py",
 )
 
 
@@ -76,16 +88,23 @@ def test_it_lets_the_benchmark_take_only_the_pure_scoring_core_from_transcriber_
         for path in sources("benchmark")
         for line, module in imports_of(path)
         if _names(module, "transcriber_tests")
-        and not _names(module, "transcriber_tests.scoring")
+        and not _names(module, "transcriber_tests.lib.scoring")
         and module != "transcriber_tests"
     ]
-    assert not broken, "benchmark/ may import only transcriber_tests.scoring:\n" + "\n".join(broken)
+    assert not broken, "benchmark/ may import only transcriber_tests.lib.scoring:\n" + "\n".join(broken)
+
+
+def pure_paths() -> list[str]:
+    found = [
+        str(p.relative_to(ROOT)) for folder in PURE_FOLDERS for p in sorted((ROOT / folder).rglob("*.py"))
+    ]
+    return found + list(PURE)
 
 
 def test_it_keeps_the_pure_modules_free_of_django_and_of_the_database():
-    pure_modules = {_module_name(ROOT / p) for p in PURE}
+    pure_modules = {_module_name(ROOT / p) for p in pure_paths()}
     broken = []
-    for relative in PURE:
+    for relative in pure_paths():
         path = ROOT / relative
         assert path.exists(), f"{relative} is named pure here: keep it there, or move its name with it"
         for line, module in imports_of(path):
@@ -100,19 +119,99 @@ def test_it_keeps_the_pure_modules_free_of_django_and_of_the_database():
 
 
 def test_it_lets_the_product_reach_the_benchmark_only_through_its_selectors():
-    pure_modules = {_module_name(ROOT / p) for p in PURE}
     broken = [
         f"{path.relative_to(ROOT)}:{line} imports {module}"
         for path in sources("transcriber_tests")
         for line, module in imports_of(path)
-        if _names(module, "benchmark")
-        and module != "benchmark"
-        and not _names(module, "benchmark.selectors")
-        and not any(_names(module, pure) for pure in pure_modules)
+        if _names(module, "benchmark") and module != "benchmark" and not _names(module, "benchmark.selectors")
     ]
     assert not broken, "transcriber_tests/ reads the benchmark through benchmark.selectors:\n" + "\n".join(
         broken
     )
+
+
+# What each part of transcriber_tests may import of the app besides itself and the FLOOR: a part is a folder
+# (views, actions, ...) or a module at the top (forms.py, handles.py, ...). From the top down:
+FLOOR = {"models", "lib", "errors"}  # the tables, the pure core, the refusals: every part may use them
+MAY_IMPORT = {
+    "apps": {"handles", "shapes", "work"},  # ready(): registers the webhook events, binds the work handles
+    "urls": {"views"},
+    "management": {
+        "work",
+        "actions",
+        "queries",
+        "aggregates",
+    },  # commands, like pages, start what they ask for
+    # The old dotted paths of queue tasks queued before migration 0020 (each says when it can go).
+    "tasks": {"work"},
+    "runs": {"work"},
+    "snapshots": {"queries"},
+    "views": {"actions", "queries", "shapes", "forms", "templatetags"},
+    "api": {"actions", "queries", "shapes"},
+    "admin": set(),
+    "work": {"actions", "queries", "shapes", "handles", "judge"},
+    "forms": {"queries"},
+    "templatetags": set(),
+    # A write reads what it decides on (queries: a bank's leader, its lines), keeps its row's CSV cells and emits
+    # its webhook event in its transaction (shapes), keeps the totals (aggregates), asks the judge (judge) and
+    # hands work to the queue through the work handles (handles), never by importing work/.
+    "actions": {"aggregates", "handles", "judge", "queries", "shapes"},
+    "shapes": {"queries"},
+    "queries": {"handles"},  # a snapshot read asks for its rebuild (queries/snapshots.py)
+    "aggregates": set(),
+    "judge": set(),
+    "handles": set(),
+    "models": {"lib"},
+    "errors": set(),
+    "lib": set(),
+}
+APP = "transcriber_tests"
+
+
+def part_of(module: str) -> str | None:
+    """The part of transcriber_tests a module is in ("queries" for transcriber_tests.queries.runs), or None."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == APP and len(parts) > 1 else None
+
+
+def part_imports() -> list[tuple[str, int, str, str, str]]:
+    """(file, line, its part, the part it imports, the module) for every import of one part by another."""
+    found = []
+    for path in sources(APP):
+        mine = part_of(_module_name(path))
+        for line, module in imports_of(path):
+            theirs = part_of(module)
+            if mine and theirs and theirs != mine:
+                found.append((str(path.relative_to(ROOT)), line, mine, theirs, module))
+    return found
+
+
+def test_it_places_every_part_of_transcriber_testing():
+    here = {part_of(_module_name(path)) for path in sources(APP)} - {None}
+    assert not here - set(MAY_IMPORT), (
+        f"say what these may import (MAY_IMPORT): {sorted(here - set(MAY_IMPORT))}"
+    )
+
+
+def test_it_keeps_each_part_of_transcriber_testing_to_what_it_may_import():
+    broken = [
+        f"{path}:{line} ({mine}) imports {module} ({theirs})"
+        for path, line, mine, theirs, module in part_imports()
+        if theirs not in MAY_IMPORT.get(mine, set()) | (FLOOR if mine != "lib" else set())
+    ]
+    assert not broken, "a part imports only what MAY_IMPORT lets it:\n" + "\n".join(broken)
+
+
+def test_it_has_no_two_parts_importing_each_other():
+    edges = {(mine, theirs) for _, _, mine, theirs, _ in part_imports()}
+    both = sorted({tuple(sorted(e)) for e in edges if (e[1], e[0]) in edges})
+    assert not both, "these parts import each other:\n" + "\n".join(f"{a} <-> {b}" for a, b in both)
+
+
+def test_the_part_rules_run_one_way():
+    """MAY_IMPORT itself has no circle: every part stands above what it may import."""
+    graph = {part: set(allowed) | (set() if part in FLOOR else FLOOR) for part, allowed in MAY_IMPORT.items()}
+    assert not circles(graph)
 
 
 def _project_modules() -> dict[str, Path]:

@@ -10,11 +10,12 @@ import pytest
 from django.urls import reverse
 
 from oncore.transcribers.models import Transcriber
-from tests.transcriber_tests.runs.support import Say, caller_lines, read, scripted_judge
-from transcriber_tests import actions, tasks
+from tests.transcriber_tests.support import Say, caller_lines, read, scripted_judge
+from transcriber_tests import actions
+from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run, Score
-from transcriber_tests.runs import actions as run_actions
-from transcriber_tests.runs import tasks as run_tasks
+from transcriber_tests.work import tasks
+from transcriber_tests.work import tasks as run_tasks
 
 pytestmark = pytest.mark.django_db
 

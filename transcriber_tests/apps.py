@@ -5,14 +5,18 @@ class TranscriberTestsConfig(AppConfig):
     name = "transcriber_tests"
 
     def ready(self):
-        # Importing events registers the webhook events. Tasks are enqueued by function reference; where a module
-        # enqueues a task of a module that imports it, it declares an oncore.queue.Task, bound here.
-        from . import events, jobs, picks, replay, tasks
-        from .runs import pipeline
-        from .runs import tasks as run_tasks
+        # The webhook events are registered with oncore.webhooks; the work handles (handles.py: what a write or a
+        # read enqueues without importing work/) are bound to their entry points in work/.
+        from oncore.webhooks import actions as webhooks
 
-        jobs.TRANSCRIBE.bind(tasks.transcribe)
-        picks.PICK_LINE_TASK.bind(tasks.pick_line)
-        events.SCORES_TASK.bind(tasks.announce_scores)
-        replay.TRANSCRIPTION_FINISHED.bind(run_tasks.transcription_finished)
-        pipeline.ADVANCE_TASK.bind(run_tasks.advance)
+        from . import handles
+        from .shapes import events
+        from .work import tasks
+
+        webhooks.register_events(*events.EVENTS)
+        handles.TRANSCRIBE.bind(tasks.transcribe)
+        handles.PICK_LINE.bind(tasks.pick_line)
+        handles.ANNOUNCE_SCORES.bind(tasks.announce_scores)
+        handles.TRANSCRIPTION_FINISHED.bind(tasks.transcription_finished)
+        handles.ADVANCE_RUN.bind(tasks.advance)
+        handles.REBUILD_SNAPSHOTS.bind(tasks.rebuild_snapshots)

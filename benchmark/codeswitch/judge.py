@@ -32,7 +32,7 @@ from django.db.models import Sum
 from benchmark.entity.matcher import entity_found
 from oncore import llm
 from oncore.llm import InvalidAnswer, JudgeNotConfigured, LLMError, judge_configured
-from transcriber_tests.scoring import normalize
+from transcriber_tests.lib.scoring import normalize
 
 from ..models import CsJudgement, CsQuestion, CsResult, CsRun
 

@@ -26,7 +26,7 @@ Which languages a set of texts spans (`detect_languages`, for texts that come wi
 bank's flagged lines): every word is tagged as above over DETECTABLE_LANGUAGES, and a language counts when some
 text holds MIN_RUN (4) consecutive words tagged with it. Mis-tags, a name or a short word lingua places in
 another language, make short runs: on the English demo lines no run of another language is longer than two, on
-500 lines of random English words and Irish names (transcriber_tests.synthetic) none reaches four, while an
+500 lines of random English words and Irish names (transcriber_tests.actions.synthetic) none reaches four, while an
 embedded span ("my laptop keeps crashing", "book a meeting room") or a whole line in another language does. An
 embedded span of two or three words alone is not enough to call a set of texts bilingual.
 

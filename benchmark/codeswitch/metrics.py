@@ -7,7 +7,7 @@ name, an acronym), which belongs to no language. A language pair is "matrix-embe
 (Canadian French with English: its own pair, distinct from "fr-en"); `split_pair` reads one.
 
 Words: `reference` texts carry one tag per word *as written*, i.e. per whitespace-separated token of the
-raw text. Scoring normalizes with `transcriber_tests.scoring.normalize` (lowercase, punctuation becomes a
+raw text. Scoring normalizes with `transcriber_tests.lib.scoring.normalize` (lowercase, punctuation becomes a
 space, in-word apostrophes stay); each raw token becomes zero or more normalized words, which all carry the
 token's tag ("twenty-one" gives "twenty" and "one"; a lone "—" gives nothing). The hypothesis is normalized
 the same way, and the two word lists are aligned with rapidfuzz's word-level Levenshtein (the same alignment
@@ -22,7 +22,7 @@ from typing import Protocol
 
 from rapidfuzz.distance import Levenshtein
 
-from transcriber_tests.scoring import normalize
+from transcriber_tests.lib.scoring import normalize
 
 Tag = str | None
 
@@ -132,7 +132,7 @@ def gamback_das_index(tags: Sequence[Tag]) -> float:
 
 
 class WordErrorCounts(Protocol):
-    """Anything with word error counts: `transcriber_tests.scoring.LineScore`, `WordErrors`, a DB row."""
+    """Anything with word error counts: `transcriber_tests.lib.scoring.LineScore`, `WordErrors`, a DB row."""
 
     substitutions: int
     deletions: int

@@ -21,7 +21,7 @@ out) and where the errors fall (matrix, embedded, language-independent words), u
 from dataclasses import asdict
 
 from oncore import queue
-from transcriber_tests.scoring import NORMALIZER_VERSION
+from transcriber_tests.lib.scoring import NORMALIZER_VERSION
 
 from .. import executor
 from ..executor import DEFAULT_CONCURRENCY, RunRefused

@@ -10,7 +10,7 @@ run from the database (benchmark.entity.actions) and in the benchmark script (be
   Per subset, per entity type, and per subset and type; the headline is the subset whose name starts with
   "MLCommons" (the dataset card's advice), or every span when there is no such subset.
 - WER is pooled over every transcribed clip: the sum of word errors over the sum of reference words,
-  with transcriber_tests.scoring's normalization. Clips whose reference has no words are left out of WER.
+  with transcriber_tests.lib.scoring's normalization. Clips whose reference has no words are left out of WER.
 - Clips with zero entities are kept: they count for WER and are reported in `Coverage`.
 """
 
@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from transcriber_tests.scoring import NORMALIZER_VERSION, score_line
+from transcriber_tests.lib.scoring import NORMALIZER_VERSION, score_line
 
 from . import matcher
 

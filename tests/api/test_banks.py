@@ -6,8 +6,9 @@ import io
 import pytest
 
 from tests.fixtures import assert_error
-from transcriber_tests import actions, tasks
+from transcriber_tests import actions
 from transcriber_tests.models import Bank, Candidate, JudgePick
+from transcriber_tests.work import tasks
 
 pytestmark = pytest.mark.django_db
 

@@ -17,8 +17,8 @@ from oncore.accounts.models import IdempotentRequest
 from oncore.calls.models import Call
 from tests.fixtures import ApiClient, assert_error, make_call
 from transcriber_tests import actions
+from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Bank, Run
-from transcriber_tests.runs import actions as run_actions
 
 pytestmark = pytest.mark.django_db
 
@@ -317,7 +317,7 @@ def test_it_estimates_a_line_past_its_recording_as_the_run_then_does(api, run_se
 
 
 def test_it_says_the_judge_is_not_configured_without_naming_the_setting(api, run_setup, no_judge):
-    from transcriber_tests.runs import tasks as run_tasks
+    from transcriber_tests.work import tasks as run_tasks
 
     bank, cand, call_a, call_b = run_setup
     run_id = api.post(f"/banks/{bank.pk}/runs", {"call_ids": [call_a.pk], "confirm": True}).json()["id"]

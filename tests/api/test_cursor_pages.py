@@ -44,7 +44,7 @@ def test_it_walks_the_flags_by_cursor_newest_first_even_as_flags_arrive(api, rec
 
 
 def test_it_walks_runs_and_deliveries_by_the_same_cursor(api, org, run_setup, no_judge):
-    from transcriber_tests.runs import actions as run_actions
+    from transcriber_tests.actions import runs as run_actions
 
     bank, _candidate, call, _other = run_setup
     runs = []

@@ -4,8 +4,9 @@ decimals, the reason of a failed cell and the mix of controls."""
 import pytest
 
 from tests.fixtures import assert_error, make_call
-from transcriber_tests import actions, tasks
+from transcriber_tests import actions
 from transcriber_tests.models import Flag
+from transcriber_tests.work import tasks
 
 pytestmark = pytest.mark.django_db
 

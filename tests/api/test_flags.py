@@ -3,8 +3,9 @@
 import pytest
 
 from tests.fixtures import assert_error, make_call
-from transcriber_tests import actions, tasks
+from transcriber_tests import actions
 from transcriber_tests.models import Flag, Score
+from transcriber_tests.work import tasks
 
 pytestmark = pytest.mark.django_db
 

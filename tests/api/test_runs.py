@@ -7,10 +7,10 @@ import pytest
 
 from tests.fixtures import assert_error
 from tests.llm_server import error
-from tests.transcriber_tests.runs.support import Say, add_lines_a_run_leaves_out, caller_lines, scripted_judge
+from tests.transcriber_tests.support import Say, add_lines_a_run_leaves_out, caller_lines, scripted_judge
 from transcriber_tests import actions
 from transcriber_tests.models import Run, RunLine, Transcription
-from transcriber_tests.runs import tasks as run_tasks
+from transcriber_tests.work import tasks as run_tasks
 
 pytestmark = pytest.mark.django_db
 

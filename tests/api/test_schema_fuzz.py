@@ -24,7 +24,7 @@ from schemathesis.specs.openapi.checks import (  # noqa: E402
 )
 
 from tests.fixtures import make_webhook  # noqa: E402
-from transcriber_tests.runs import actions as run_actions  # noqa: E402
+from transcriber_tests.actions import runs as run_actions  # noqa: E402
 
 pytestmark = pytest.mark.django_db
 

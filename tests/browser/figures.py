@@ -9,7 +9,7 @@ import re
 from django.db.models import Count, Q
 
 from oncore.templatetags.oncore_tags import percent
-from transcriber_tests import scoring
+from transcriber_tests.lib import scoring
 from transcriber_tests.models import Score
 
 LATENCY = r"\d+ ms|\d+\.\d\d s|\d+\.\d s"  # tradeoffs.seconds_words

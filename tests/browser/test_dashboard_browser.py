@@ -20,11 +20,14 @@ from django.core.management import call_command
 
 from oncore.calls.models import Line
 from oncore.transcribers.models import Transcriber
-from transcriber_tests import actions, scoring, snapshots, tasks
-from transcriber_tests.lines import why_not_flaggable
+from transcriber_tests import actions
+from transcriber_tests.actions import runs as run_actions
+from transcriber_tests.lib import scoring
 from transcriber_tests.models import Bank, Flag, Run
-from transcriber_tests.runs import actions as run_actions
-from transcriber_tests.runs import tasks as run_tasks
+from transcriber_tests.queries import snapshots
+from transcriber_tests.queries.lines import why_not_flaggable
+from transcriber_tests.work import tasks
+from transcriber_tests.work import tasks as run_tasks
 
 from .figures import (
     check_cards,

@@ -6,8 +6,10 @@ test-artifacts/screenshots/walk-*.png."""
 
 import pytest
 
-from transcriber_tests import actions, snapshots, tasks
-from transcriber_tests.runs import actions as run_actions
+from transcriber_tests import actions
+from transcriber_tests.actions import runs as run_actions
+from transcriber_tests.queries import snapshots
+from transcriber_tests.work import tasks
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

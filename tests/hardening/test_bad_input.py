@@ -22,10 +22,11 @@ from oncore.calls.models import Assistant, Call, Line
 from oncore.csv import FORMULA_START
 from oncore.transcribers.models import Transcriber
 from tests.fixtures import assert_error, make_call
-from transcriber_tests import actions, tasks
+from transcriber_tests import actions
+from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Flag, Score
-from transcriber_tests.runs import actions as run_actions
-from transcriber_tests.runs import tasks as run_tasks
+from transcriber_tests.work import tasks
+from transcriber_tests.work import tasks as run_tasks
 
 pytestmark = pytest.mark.django_db
 

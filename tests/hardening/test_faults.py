@@ -13,13 +13,14 @@ from django.utils import timezone
 
 from oncore.transcribers.models import Transcriber
 from tests.llm_server import error
-from tests.transcriber_tests.runs.support import scripted_judge
+from tests.transcriber_tests.support import scripted_judge
 from tests.transcribers.vendor_servers import FakeGeneric
-from transcriber_tests import actions, jobs, judge, replay, tasks
+from transcriber_tests import actions, handles, judge
+from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run, Score, Transcription
-from transcriber_tests.runs import actions as run_actions
-from transcriber_tests.runs import queries as run_queries
-from transcriber_tests.runs import tasks as run_tasks
+from transcriber_tests.queries import runs as run_queries
+from transcriber_tests.work import jobs, replay, tasks
+from transcriber_tests.work import tasks as run_tasks
 
 SAID = "Siobhan, table for four at eight thirty"
 VENDOR_ENV = "ONCORE_HARDENING_FAULTY_KEY"
@@ -69,7 +70,7 @@ def assert_every_item_scored_once(flags, transcriber, *, failed):
 
 
 def assert_nothing_stuck():
-    stuck = Transcription.objects.filter(status__in=jobs.ACTIVE)
+    stuck = Transcription.objects.filter(status__in=Transcription.ACTIVE)
     assert not stuck.exists(), list(stuck.values("pk", "status", "claimed_at", "not_before"))
 
 
@@ -147,7 +148,7 @@ def test_it_marks_the_line_failed_when_a_vendor_keeps_answering_429(org, recorde
 def test_it_finishes_a_task_exactly_once_when_its_worker_dies_mid_task(org, recorded_call, make_transcriber):
     good = make_transcriber("good", SAID)
     _, flags = flag_with_controls(org, recorded_call, [good], controls_per_flag=0)
-    jobs.pump(org.pk)
+    handles.pump(org.pk)
     row = Transcription.objects.get()
     assert row.status == Transcription.RUNNING
 
@@ -171,7 +172,7 @@ def test_it_finishes_a_task_exactly_once_when_its_worker_dies_mid_task(org, reco
 def test_it_requeues_and_finishes_a_task_the_broker_lost(org, recorded_call, make_transcriber):
     good = make_transcriber("good", SAID)
     _, flags = flag_with_controls(org, recorded_call, [good], positions=(0, 2), controls_per_flag=0)
-    jobs.pump(org.pk)
+    handles.pump(org.pk)
     lost, recent = Transcription.objects.order_by("pk")
     long_ago = timezone.now() - timedelta(seconds=2 * int(django_settings.Q_CLUSTER["retry"]) + 5)
     Transcription.objects.filter(pk=lost.pk).update(claimed_at=long_ago, updated_at=long_ago)
@@ -204,7 +205,7 @@ def test_it_requeues_a_row_whose_worker_died_after_going_on_to_it_by_itself(
     good = make_transcriber("good", SAID)
     _, flags = flag_with_controls(org, recorded_call, [good], positions=(0, 2), controls_per_flag=0)
     first, second = Transcription.objects.order_by("pk")
-    assert jobs.pump(org.pk) == [first.pk]
+    assert handles.pump(org.pk) == [first.pk]
     real = replay.transcribe_claimed
 
     def dies_on_the_second_row(t):
@@ -260,7 +261,7 @@ def test_it_keeps_transcriptions_and_comparisons_when_the_llm_fails_mid_run_and_
     summary = run_queries.run_summary(run)
     assert summary.compared == 7 and summary.unlabelled == 2  # every comparison is kept
     assert summary.transcriptions == summary.transcriptions_finished == 14
-    assert not Transcription.objects.filter(status__in=jobs.ACTIVE).exists()
+    assert not Transcription.objects.filter(status__in=Transcription.ACTIVE).exists()
     kept = dict(run.lines.exclude(label="").values_list("pk", "label"))
 
     llm_server.responder = scripted_judge

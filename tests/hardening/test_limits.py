@@ -19,9 +19,9 @@ from oncore import audio
 from oncore.calls.models import Call, Line
 from tests.fixtures import assert_error, make_call
 from transcriber_tests import actions, queries
-from transcriber_tests.lines import why_not_flaggable
+from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Flag, Run
-from transcriber_tests.runs import actions as run_actions
+from transcriber_tests.queries.lines import why_not_flaggable
 
 pytestmark = pytest.mark.django_db
 

@@ -23,10 +23,11 @@ from oncore.accounts.models import ApiKey
 from oncore.transcribers.models import Transcriber
 from tests.llm_server import FakeAnthropic
 from tests.transcribers.vendor_servers import FakeGeneric
-from transcriber_tests import actions, picks, tasks
+from transcriber_tests import actions
+from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import JudgePick, Run, Transcription
-from transcriber_tests.runs import actions as run_actions
-from transcriber_tests.runs import tasks as run_tasks
+from transcriber_tests.work import picks, tasks
+from transcriber_tests.work import tasks as run_tasks
 
 pytestmark = pytest.mark.django_db
 

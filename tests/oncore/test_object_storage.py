@@ -9,10 +9,11 @@ from oncore import audio
 from oncore.calls.models import Call
 from tests.api.test_calls import _calls_file, _flac
 from tests.fixtures import make_call, tone_recording
-from transcriber_tests import actions, tasks
+from transcriber_tests import actions
 from transcriber_tests.models import Run, Score
-from transcriber_tests.runs import queries as run_queries
-from transcriber_tests.runs import tasks as run_tasks
+from transcriber_tests.queries import runs as run_queries
+from transcriber_tests.work import tasks
+from transcriber_tests.work import tasks as run_tasks
 
 
 @pytest.fixture
@@ -75,7 +76,7 @@ def test_a_worker_transcribes_a_candidate_from_the_bucket(
 def test_a_full_call_run_reads_its_calls_from_the_bucket(s3_storage, run_setup, no_judge):
     bank, cand, call_a, call_b = run_setup
     assert call_a.recording.name in _keys(s3_storage)
-    from transcriber_tests.runs import actions as run_actions
+    from transcriber_tests.actions import runs as run_actions
 
     run = run_actions.do_start_run(bank, [call_a.pk, call_b.pk], confirmed=True)
     assert run_tasks.drain_run(run.pk, max_seconds=60) == Run.DONE

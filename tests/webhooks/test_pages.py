@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from oncore.webhooks import sending as webhooks
 from oncore.webhooks.models import WebhookDelivery, WebhookEndpoint
-from transcriber_tests.runs import actions as run_actions
+from transcriber_tests.actions import runs as run_actions
 
 pytestmark = pytest.mark.django_db
 

@@ -11,12 +11,13 @@ from django.utils import timezone
 from oncore.webhooks import sending as webhooks
 from oncore.webhooks.models import WebhookDelivery, WebhookEndpoint
 from tests.fixtures import assert_error
-from tests.transcriber_tests.runs.support import scripted_judge
+from tests.transcriber_tests.support import scripted_judge
 from tests.webhooks.receiver import verify
-from transcriber_tests import actions, events, tasks
+from transcriber_tests import actions
+from transcriber_tests.actions import runs as run_actions
 from transcriber_tests.models import Run
-from transcriber_tests.runs import actions as run_actions
-from transcriber_tests.runs import tasks as run_tasks
+from transcriber_tests.work import events, tasks
+from transcriber_tests.work import tasks as run_tasks
 
 pytestmark = pytest.mark.django_db
 

@@ -1,9 +1,11 @@
-"""The per-day totals of every bank's scores and each item's "candidates disagree" mark, kept in the transaction
-of every score write (maintain.py) and recomputed from the scores when a bank's candidates change or on demand
-(rebuild.py). Their reads are queries.totals."""
+"""The per-day totals of every bank's scores, written here and nowhere else: kept in the transaction of every write
+of actions/ that changes a bank's scores (maintain.py; detail.py for the confusion pairs and the calls), and
+recomputed from the scores when a bank's candidates change, a timezone changes or on demand (rebuild.py; the
+rebuild_results command, the recount migration). With them it writes two marks the totals count: each item's
+"candidates disagree" on its live Score (maintain.py) and each flag's and control line's check_expected
+(detail.py). Their reads are queries/totals.py and the other queries."""
 
 from .maintain import (
-    MICROS,
     contributions,
     day_of,
     disagrees,
@@ -14,7 +16,6 @@ from .maintain import (
 from .rebuild import Drift, candidates_changed, rebuild
 
 __all__ = [
-    "MICROS",
     "Drift",
     "candidates_changed",
     "contributions",

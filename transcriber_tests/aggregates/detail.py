@@ -1,6 +1,7 @@
-"""The per-day totals of confusion pairs and of calls (models.detail) and each flag's check_expected mark, kept
-with the other totals (maintain.py calls these in the transaction of every change to a bank's scores, and adds
-what they return to its one upsert per table) and recomputed from the scores by rebuild.py.
+"""The per-day totals of confusion pairs and of calls (models.detail) and each flag's and control line's
+check_expected mark (it writes Flag.check_expected and ControlLine.check_expected), kept with the other totals
+(maintain.py calls these in the transaction of every change to a bank's scores, and adds what they return to its
+one upsert per table) and recomputed from the scores by rebuild.py.
 
 A call here is a call's flags that joined the bank on one day, with their control lines (the cluster the
 call-level bootstrap resamples). What one call adds to the totals depends on all its items together (the calls
@@ -19,7 +20,7 @@ from django.db.models.functions import TruncDate
 
 from oncore.calls.models import Line
 
-from .. import alignment, scoring
+from ..lib import alignment, scoring
 from ..models import CallPairTotal, CallTotal, Candidate, ConfusionTotal, ControlLine, Flag, Score
 
 # The tables, as maintain.TABLES holds them: (model, the columns that key a row besides (bank, day), summed).

@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 
 from django.db import connection
 
-from .. import tradeoffs
+from ..lib import tradeoff as lib_tradeoff
 from ..models import (
     Bank,
     Candidate,
@@ -37,10 +37,8 @@ from ..models import (
     ScoreTotal,
     TagTotal,
 )
+from ..models.totals import MICROS
 from . import detail
-
-MICROS = 1_000_000  # costs are summed in millionths of a dollar (Score.cost has six decimal places): exact
-
 
 # The tables, each with the columns that key a row besides (bank, day) and the columns summed.
 TABLES = {
@@ -131,11 +129,11 @@ def disagrees(scores, candidate_ids) -> bool:
 
 def latency_key(s) -> tuple | None:
     """(bucket, latency_us, audio_us) of a candidate's score whose transcription came back with its latency and
-    audio length (tradeoffs: the latency buckets), or None."""
-    latency_us, audio_us = tradeoffs.micros(s.latency_s), tradeoffs.micros(s.audio_s)
+    audio length (lib/tradeoff.py: the latency buckets), or None."""
+    latency_us, audio_us = lib_tradeoff.micros(s.latency_s), lib_tradeoff.micros(s.audio_s)
     if s.source != Score.CANDIDATE or latency_us is None or audio_us is None:
         return None
-    return tradeoffs.bucket_of(latency_us), latency_us, audio_us
+    return lib_tradeoff.bucket_of(latency_us), latency_us, audio_us
 
 
 def contributions(

@@ -293,7 +293,7 @@ LATENCY_CHUNK = 5000
 
 def _latency_rows(bank_ids, zone) -> list[dict]:
     """LatencyTotal rows of these banks: their candidates' scores with a latency, each counted in its bucket
-    (tradeoffs.bucket_of, in Python, as the score writes count it), for every tenant and for its call's."""
+    (lib/tradeoff.py bucket_of, in Python, as the score writes count it), for every tenant and for its call's."""
     timed = (
         Score.objects.filter(
             flag__bank_id__in=bank_ids,

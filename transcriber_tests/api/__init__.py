@@ -1,9 +1,9 @@
 """The transcriber testing API: its routers, mounted under /api/v1/ on oncore.api's instance (which holds the
-authentication and the error shape), and its error codes (errors.py). Every write goes through an action:
-transcriber_tests.actions (flags, banks, candidates), transcriber_tests.runs.actions (full-call runs) or
-oncore.calls.importer (call import). Every read the dashboard also shows goes through the same queries
-(transcriber_tests.queries, transcriber_tests.runs.queries; the benchmark's figures through benchmark.selectors),
-and every payload is built by transcriber_tests.shapes, as the webhook events' and the CSV files' are."""
+authentication and the error shape), and its error codes (errors.py). Every write goes through an action
+(transcriber_tests/actions/: flags, banks, candidates, full-call runs) or oncore.calls.importer (call import); every
+read through the queries the dashboard reads too (transcriber_tests/queries/; the benchmark's figures through
+benchmark.selectors); every payload is built in transcriber_tests/shapes/, as the webhook events' and the CSV files'
+are. The routers keep their request bodies, filters, list envelopes and error details."""
 
 from ninja import NinjaAPI
 

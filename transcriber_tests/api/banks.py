@@ -14,9 +14,13 @@ from oncore.api import created
 from oncore.names import check_name
 from oncore.ratelimit import rate_limited
 from oncore.transcribers.models import Transcriber
-from transcriber_tests import actions, alignment, controls, exports, jobs, lookups, queries, snapshots
+from transcriber_tests import actions, queries
+from transcriber_tests.actions import controls
+from transcriber_tests.lib import alignment
 from transcriber_tests.models import Bank, Candidate
-from transcriber_tests.queries import people
+from transcriber_tests.queries import jobs, lookups, people, snapshots
+from transcriber_tests.queries.board import banks_of
+from transcriber_tests.shapes import exports
 
 from ..shapes.banks import (
     BankOut,
@@ -25,10 +29,10 @@ from ..shapes.banks import (
     RedrawEstimateOut,
     ResultsOut,
     bank_out,
-    banks_of,
     candidate_out,
     results_out,
 )
+from ..shapes.jobs import QueueOut
 from ..shapes.refs import TranscriberRef, transcriber_ref
 from ..shapes.tradeoff import GroupTableOut, group_table_out
 from ..shapes.turns import TurnOut, turn_out
@@ -484,15 +488,6 @@ def export_turns(request, bank_id: int, window: int = WINDOW):
 
 
 # ---------------------------------------------------------------- queue
-
-
-class QueueOut(Schema):
-    queued: int = Field(description="Line transcriptions waiting.")
-    running: int
-    limit: int = Field(
-        description="Past this many waiting, flags into banks and backfills are refused (429)."
-    )
-    concurrency: int = Field(description="Transcriptions of this organization that run at once.")
 
 
 @queue.get("/queue", **doc(200, QueueOut, "The organization's queue."))

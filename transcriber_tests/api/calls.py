@@ -1,45 +1,47 @@
-"""Catalogue, organization, calls (list, detail with lines, import) and a line's audio."""
+"""Catalogue, organization, calls (list, detail with lines, import) and a line's audio; what they answer is built
+in shapes/calls.py and shapes/refs.py."""
 
 import tempfile
 import uuid
-from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
-from django.db.models import Q
-from django.urls import reverse
-from ninja import Field, File, Header, Query, Router, Schema
+from ninja import Field, File, Header, Query, Router
 from ninja.files import UploadedFile
 from pydantic import AfterValidator, StringConstraints
 
 from oncore import audio
 from oncore.api import ApiError
 from oncore.calls import importer
-from oncore.calls.models import Assistant
-from oncore.http import clip_response, id_in
+from oncore.http import clip_response
 from oncore.transcribers.models import Transcriber
 from oncore.transcribers.options import GENERIC_PROTOCOL
-from transcriber_tests import lookups, queries
-from transcriber_tests.lines import live_transcriber_of
+from transcriber_tests import queries
+from transcriber_tests.queries import lookups
+from transcriber_tests.queries.lines import live_transcriber_of
 
+from ..shapes.calls import (
+    AssistantOut,
+    CallDetail,
+    CallOut,
+    ImportOut,
+    OrganizationOut,
+    assistant_out,
+    call_out,
+    line_out,
+    organization_out,
+)
 from ..shapes.refs import (
-    AssistantRef,
-    TenantRef,
     TranscriberOut,
-    TranscriberRef,
-    tenant_ref,
     transcriber_out,
-    transcriber_ref,
 )
 from .errors import WAV_CONTENT, doc
 from .schemas import (
     CursorPage,
     DateRange,
-    FlagBrief,
     Id,
     Page,
     PageIn,
-    Reason,
     Text,
     page,
     page_of,
@@ -56,10 +58,7 @@ def _tenant_id(organization, value: str | None) -> int | None:
     (422 validation_error naming it), never answered with an empty list."""
     if value is None:
         return None
-    named = Q(slug=value)
-    if pk := id_in(value):
-        named |= Q(pk=pk)
-    found = organization.tenants.filter(named).values_list("pk", flat=True).first()
+    found = lookups.tenant_id(organization, value)
     if found is None:
         message = f"No tenant {value!r} in this organization: name one by its id or slug (GET /organization lists them)."
         raise ApiError(
@@ -100,12 +99,7 @@ CATALOGUE_NOTE = (
     **doc(200, TranscriberPage, "The catalogue, by display name."),
 )
 def list_transcribers(request, q: Query[TranscriberFilters]):
-    qs = Transcriber.objects.order_by("display_name", "id")
-    if q.enabled is not None:
-        qs = qs.filter(enabled=q.enabled)
-    if q.provider:
-        qs = qs.filter(provider__iexact=q.provider)
-    return page(qs, q, transcriber_out)
+    return page(queries.catalogue(enabled=q.enabled, provider=q.provider), q, transcriber_out)
 
 
 @catalogue.get(
@@ -118,37 +112,10 @@ def get_transcriber(request, transcriber_id: int):
     return transcriber_out(lookups.transcriber(transcriber_id))
 
 
-class OrganizationOut(Schema):
-    id: int
-    name: str
-    slug: str
-    tenants: list[TenantRef]
-
-
 @catalogue.get("/organization", **doc(200, OrganizationOut, "The key's organization and its tenants."))
 def get_organization(request):
     """The organization the key belongs to. Use its tenant ids to filter calls."""
-    org = request.org
-    return {
-        "id": org.pk,
-        "name": org.name,
-        "slug": org.slug,
-        "tenants": [tenant_ref(t) for t in org.tenants.order_by("name", "id")],
-    }
-
-
-class AssistantOut(Schema):
-    id: int
-    name: str
-    tenant: TenantRef
-    transcriber: TranscriberRef | None = Field(description="The transcriber the assistant is set to now.")
-    records_from: datetime | None = Field(
-        description="Recording: the assistant records calls that start from then on; null when it records none."
-    )
-    records_until: datetime | None = Field(
-        description="When recording was turned off again (calls from then on are not recorded); null while it "
-        "still records. A call imported without `recorded` is recorded when it started in this period."
-    )
+    return organization_out(request.org)
 
 
 class AssistantFilters(PageIn):
@@ -164,50 +131,11 @@ def list_assistants(request, q: Query[AssistantFilters]):
     """The assistants of the organization's tenants, each with the transcriber it is set to and its recording
     setting (`records_from`, `records_until`), which decides whether an imported call without `recorded` was
     recorded."""
-    qs = (
-        Assistant.objects.filter(tenant__organization=request.org)
-        .select_related("tenant", "transcriber")
-        .order_by("name", "id")
-    )
-    if q.tenant is not None:
-        qs = qs.filter(tenant_id=_tenant_id(request.org, q.tenant))
-    return page(
-        qs,
-        q,
-        lambda a: {
-            "id": a.pk,
-            "name": a.name,
-            "tenant": tenant_ref(a.tenant),
-            "transcriber": transcriber_ref(a.transcriber),
-            "records_from": a.records_from,
-            "records_until": a.records_until,
-        },
-    )
+    qs = queries.assistants_of(request.org, tenant=_tenant_id(request.org, q.tenant))
+    return page(qs, q, assistant_out)
 
 
 # ---------------------------------------------------------------- calls
-
-
-class CallOut(Schema):
-    id: int
-    external_id: str = Field(description="The caller system's id; empty when none was imported.")
-    tenant: TenantRef
-    assistant: AssistantRef | None
-    started_at: datetime
-    recorded: bool = Field(
-        description="Whether the call was recorded: as its calls file said, or else whether it came with its "
-        "recording or its assistant was recording calls when it started (`records_from`, `records_until`)."
-    )
-    has_recording: bool = Field(
-        description="Whether its recording is here to replay: a call's lines can be tested only when it is "
-        "(the lines' `not_flaggable` says why not)."
-    )
-    live_transcriber: TranscriberRef | None = Field(
-        description="The transcriber the call ran on; null when only its name is known or nothing is."
-    )
-    live_transcriber_name: str = Field(description="For older calls: the live transcriber's name as stored.")
-    lines: int = Field(description="Number of lines.")
-    flags: int = Field(description="Number of flagged lines.")
 
 
 class CallFilters(PageIn, DateRange):
@@ -232,22 +160,6 @@ class CallPage(CursorPage):
     items: list[CallOut]
 
 
-def _call_out(call, n_lines, n_flags) -> dict:
-    return {
-        "id": call.pk,
-        "external_id": call.external_id,
-        "tenant": tenant_ref(call.tenant),
-        "assistant": {"id": call.assistant.pk, "name": call.assistant.name} if call.assistant_id else None,
-        "started_at": call.started_at,
-        "recorded": call.recorded,
-        "has_recording": call.recorded and bool(call.recording),
-        "live_transcriber": transcriber_ref(call.live_transcriber),
-        "live_transcriber_name": call.live_transcriber_name,
-        "lines": n_lines,
-        "flags": n_flags,
-    }
-
-
 @calls.get("/calls", **doc(200, CallPage, "Calls, newest first."))
 def list_calls(request, q: Query[CallFilters]):
     """Every tenant's calls, newest first, filtered like the dashboard's calls page."""
@@ -264,7 +176,7 @@ def list_calls(request, q: Query[CallFilters]):
         date_to=q.date_to,
         has_flags=q.has_flags,
     )
-    items = [_call_out(c, c.n_lines, c.n_flags) for c in found.calls]
+    items = [call_out(c, c.n_lines, c.n_flags) for c in found.calls]
     return {
         **page_of(found.total, q, items),
         "has_more": found.next_after is not None,
@@ -272,70 +184,14 @@ def list_calls(request, q: Query[CallFilters]):
     }
 
 
-class LineOut(Schema):
-    id: int
-    position: int
-    speaker: Literal["caller", "assistant"] = Field(
-        description="Who spoke the line: only caller lines can be flagged."
-    )
-    text: str = Field(description="The line's production transcript (the live one), as stored.")
-    start_s: float | None
-    end_s: float | None
-    flaggable: bool = Field(description="Whether POST /flags would accept this line now.")
-    not_flaggable: Reason | None = Field(
-        description="Why not, with the error code flagging would give; on a call without its recording "
-        "(`line_not_recorded`) the message says what its assistant's recording setting was then."
-    )
-    flag: FlagBrief | None
-    audio_url: str | None = Field(description="The line's audio (WAV); null when there is none to play.")
-
-
-class CallDetail(CallOut):
-    live_transcriber_known: bool = Field(description="Whether the live transcriber is in the catalogue.")
-    line_items: list[LineOut]
-
-
-def _line_out(row) -> dict:
-    line, flag = row.line, row.flag
-    return {
-        "id": line.pk,
-        "position": line.position,
-        "speaker": line.speaker,
-        "text": line.text,
-        "start_s": line.start_s,
-        "end_s": line.end_s,
-        "flaggable": row.flaggable,
-        "not_flaggable": {"code": row.problem.code, "message": row.problem.message} if row.problem else None,
-        "flag": {
-            "id": flag.pk,
-            "bank_id": flag.bank_id,
-            "expected_text": flag.expected_text,
-            "tags": flag.tag_list,
-        }
-        if flag
-        else None,
-        "audio_url": reverse("api:line_audio", args=[line.pk]) if row.playable else None,
-    }
-
-
 @calls.get("/calls/{int:call_id}", **doc(200, CallDetail, "The call with its lines.", "not_found"))
 def get_call(request, call_id: int):
     """The call and every line in order, each with whether it can be flagged and, if not, why."""
     call = lookups.call(request.org, call_id)
-    items = [_line_out(row) for row in queries.line_rows(call)]
-    out = _call_out(call, len(items), sum(1 for i in items if i["flag"]))
+    items = [line_out(row) for row in queries.line_rows(call)]
+    out = call_out(call, len(items), sum(1 for i in items if i["flag"]))
     out.update(live_transcriber_known=live_transcriber_of(call) is not None, line_items=items)
     return out
-
-
-class ImportOut(Schema):
-    tenants: int = Field(description="Tenants created.")
-    assistants: int = Field(description="Assistants created.")
-    calls: int = Field(description="Calls imported.")
-    lines: int = Field(description="Lines imported.")
-    skipped: int = Field(
-        description="Calls skipped because they were imported before (same tenant, external_id)."
-    )
 
 
 @calls.post(

@@ -322,7 +322,7 @@ PRODUCT_ERROR_CODES = [
         "Review only the lines listed by GET /runs/{id}/review.",
         "runs",
     ),
-    # Figures computed by the queue (snapshots.py).
+    # Figures computed by the queue (queries/snapshots.py).
     ErrorCode(
         "figures_computing",
         503,

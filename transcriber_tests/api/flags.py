@@ -6,8 +6,9 @@ from ninja.responses import Status
 from pydantic import model_validator
 
 from oncore.api import created
-from transcriber_tests import actions, lookups, queries
+from transcriber_tests import actions, queries
 from transcriber_tests.models import Flag
+from transcriber_tests.queries import lookups
 
 from ..queries.people import edits_of
 from ..shapes.flags import FlagEditOut, FlagOut, edit_out, flag_out, flags_out

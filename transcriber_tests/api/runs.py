@@ -9,9 +9,11 @@ from pydantic import BeforeValidator
 
 from oncore.api import created
 from oncore.ratelimit import rate_limited
-from transcriber_tests import exports, lookups
+from transcriber_tests.actions import runs as actions
 from transcriber_tests.models import Bank, Run
-from transcriber_tests.runs import actions, queries
+from transcriber_tests.queries import lookups
+from transcriber_tests.queries import runs as queries
+from transcriber_tests.shapes import exports
 
 from ..shapes.runs import (
     API_LABEL,

@@ -5,8 +5,6 @@ Times are ISO 8601 in UTC (`2026-11-28T12:00:00Z`); money is a decimal string in
 The live transcript is called `production` in the API. A request body with a field the schema does not list is
 refused (422), so a misspelt field never goes unnoticed."""
 
-from typing import Literal
-
 from ninja import Field, Schema
 
 from oncore.api import (  # the pieces every router uses, re-exported for this app's routers
@@ -44,17 +42,6 @@ __all__ = [
     "page_of",
 ]
 
-# Every code a line can carry in `not_flaggable` (lines.why_not_flaggable, and a line already flagged).
-LINE_REASONS = Literal[
-    "line_not_caller",
-    "line_not_recorded",
-    "live_transcriber_unknown",
-    "line_has_no_timing",
-    "line_too_long",
-    "recording_unavailable",
-    "flag_exists",
-]
-
 
 # ---------------------------------------------------------------- small references
 
@@ -62,17 +49,3 @@ LINE_REASONS = Literal[
 class DateRange(Schema):
     date_from: Day | None = Field(None, description=f"From this day (inclusive, UTC), {DAY_RANGE}.")
     date_to: Day | None = Field(None, description=f"Up to this day (inclusive, UTC), {DAY_RANGE}.")
-
-
-class Reason(Schema):
-    code: LINE_REASONS = Field(
-        description="The error code flagging this line would give; see the error guide."
-    )
-    message: str
-
-
-class FlagBrief(Schema):
-    id: int
-    bank_id: int | None
-    expected_text: str
-    tags: list[str]

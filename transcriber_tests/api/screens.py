@@ -6,7 +6,8 @@ every dashboard URL to the operation that serves its data."""
 from ninja import Field, Query, Router, Schema
 
 from oncore.ratelimit import rate_limited
-from transcriber_tests import lookups, queries, snapshots
+from transcriber_tests import queries
+from transcriber_tests.queries import lookups, snapshots
 
 from ..shapes.screens import (
     FlagResultsOut,

@@ -8,8 +8,10 @@ from ninja import Field, Query, Router, Schema
 
 from oncore.api import ApiError
 from oncore.ratelimit import rate_limited
-from transcriber_tests import exports, lookups, queries, snapshots, uncertainty
-from transcriber_tests.queries import confusion, reference_check
+from transcriber_tests import queries
+from transcriber_tests.lib import trust as lib_trust
+from transcriber_tests.queries import confusion, lookups, reference_check, snapshots
+from transcriber_tests.shapes import exports
 
 from ..shapes.trust import (
     ConfusionsOut,
@@ -116,4 +118,4 @@ def bank_uncertainty(request, bank_id: int, q: Query[WindowIn]):
             f"{COMPUTING_RETRY_S} seconds.",
             headers={"Retry-After": str(COMPUTING_RETRY_S)},
         )
-    return trust_out(bank, figures.data.trust, uncertainty.about, figures)
+    return trust_out(bank, figures.data.trust, lib_trust.about, figures)

@@ -15,6 +15,13 @@ Its modules:
                   answers into labels (LabelItem, Label), the run's token estimate and the prompt fingerprint
     calls.py      the judge's calls to the model through oncore.llm (pick_best_version, label_lines,
                   label_line, group_patterns, write_verdict) and what they return
+    requests.py   a full-call run's lines as label requests (Context, label_requests), for its judge step and
+                  its estimate
+    rule_labels.py  the labels a rule gives before the judge is asked (the benchmark's entity matcher, through
+                  benchmark.selectors)
+
+It reads no table of its own (requests.py reads a run's calls' lines) and imports nothing of the app above the
+models, so the writes (actions/) and the queue's work (work/) both ask it.
 """
 
 from .build import (

@@ -1,5 +1,5 @@
 """Exact scores: the bank threshold as a Decimal; on every score, why it failed ("error" or "no text") and its
-WER as an integer number of 1 / WER_SCALE (see transcriber_tests/scoring.py). Existing scores are backfilled:
+WER as an integer number of 1 / WER_SCALE (see transcriber_tests/lib/scoring.py). Existing scores are backfilled:
 failed ones get "error", a scored text with no words becomes a "no text" failure, and every scored line gets
 its wer_units, computed in SQL from its integer counts."""
 
@@ -13,7 +13,7 @@ BATCH = 500
 
 
 def backfill(apps, schema_editor):
-    from transcriber_tests.scoring import has_words  # pure: the normalizer this migration runs with
+    from transcriber_tests.lib.scoring import has_words  # pure: the normalizer this migration runs with
 
     Score = apps.get_model("transcriber_tests", "Score")
     Score.objects.filter(failed=True).update(failure="error")

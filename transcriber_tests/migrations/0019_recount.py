@@ -21,7 +21,8 @@ from django.db import migrations
 def recount(apps, schema_editor):
     if not apps.get_model("transcriber_tests", "Flag").objects.exists():
         return  # nothing to recount on a new database
-    from transcriber_tests import aggregates, controls, scores
+    from transcriber_tests import aggregates
+    from transcriber_tests.actions import controls, scores
 
     controls.retire_flagged_controls()
     controls.retire_degenerate_controls()

@@ -7,7 +7,15 @@ from .detail import CallPairTotal, CallTotal, ConfusionTotal
 from .history import FlagEdit
 from .runs import JudgePick, Run, RunCall, RunLine, RunPattern
 from .snapshots import Snapshot
-from .totals import FlagTotal, GroupPairTotal, GroupTotal, LatencyTotal, PairTotal, ScoreTotal, TagTotal
+from .totals import (
+    FlagTotal,
+    GroupPairTotal,
+    GroupTotal,
+    LatencyTotal,
+    PairTotal,
+    ScoreTotal,
+    TagTotal,
+)
 
 __all__ = [
     "CallPairTotal",

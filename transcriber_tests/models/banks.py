@@ -7,7 +7,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from .. import scoring
+from ..lib import scoring
 
 MAX_CANDIDATES = 8
 
@@ -28,7 +28,7 @@ class Bank(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     # Moved forward by every write that changes the bank's results: the version its figures' snapshots carry.
     results_changed_at = models.DateTimeField(default=timezone.now)
-    # The rebuild of its snapshots (snapshots.py): wanted since (a results change, none built since), handed to a
+    # The rebuild of its snapshots (queries/snapshots.py): wanted since (a results change, none built since), handed to a
     # queue worker at (a rebuild pending or running), and when the last one started (one per few seconds).
     snapshots_wanted_at = models.DateTimeField(null=True, blank=True)
     snapshots_dispatched_at = models.DateTimeField(null=True, blank=True)
@@ -168,6 +168,8 @@ class Transcription(models.Model):
     DONE = "done"
     FAILED = "failed"
     STATUSES = [(QUEUED, "Queued"), (RUNNING, "Running"), (DONE, "Done"), (FAILED, "Failed")]
+    ACTIVE = (QUEUED, RUNNING)  # waiting for a worker, or with one
+    FINISHED = (DONE, FAILED)
 
     organization = models.ForeignKey(
         "accounts.Organization", on_delete=models.CASCADE, related_name="transcriptions"

@@ -3,8 +3,8 @@
 candidate and day whatever the bank's size:
 
 - ConfusionTotal: each candidate's confusion pairs (a substitution "for → four", a deletion, an insertion) on
-  the bank's items of the day, from the alignment WER counts (alignment.py, stored on each score).
-- CallTotal and CallPairTotal: the calls behind the accuracy, for the call-level bootstrap (uncertainty.py). A
+  the bank's items of the day, from the alignment WER counts (lib/alignment.py, stored on each score).
+- CallTotal and CallPairTotal: the calls behind the accuracy, for the call-level bootstrap (lib/trust.py). A
   call here is a call's flags that joined the bank on one day, with their controls; CallTotal counts the calls
   on which a candidate scored `scored` items and matched `matches` of them, CallPairTotal the calls on which two
   candidates both scored `both` items and only one of them matched `low_only` / `high_only` of them."""

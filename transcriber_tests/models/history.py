@@ -1,5 +1,5 @@
 """Who typed what: every edit of a flag's expected text, tags or note, with who made it and when, old and new.
-The numbers decide a vendor switch, so their history is kept; written by actions.do_edit_flag and nowhere else."""
+The numbers decide a vendor switch, so their history is kept; written by actions/flags.py do_edit_flag and nowhere else."""
 
 from django.conf import settings
 from django.db import models

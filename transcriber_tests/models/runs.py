@@ -5,7 +5,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from .. import scoring
+from ..lib import scoring
 from .banks import Bank, ControlLine, Flag
 
 
@@ -101,7 +101,9 @@ class Run(models.Model):
     # The judge's step.
     judge_status = models.CharField(max_length=16, choices=JUDGE_STATUSES, default=JUDGE_PENDING)
     judge_error = models.TextField(blank=True)
+    # The judge step's claim on the run, on oncore.queue (work/runs.py JUDGE_CLAIMS): when, and how many were made.
     judge_claimed_at = models.DateTimeField(null=True, blank=True)
+    judge_claims = models.PositiveIntegerField(default=0)
     patterns_done = models.BooleanField(default=False)
     verdict = models.TextField(blank=True)
     judge_model = models.CharField(max_length=100, blank=True)
@@ -110,7 +112,7 @@ class Run(models.Model):
     judge_output_tokens = models.PositiveIntegerField(default=0)
     judge_cost = models.DecimalField(max_digits=12, decimal_places=6, default=0)
     # Label requests the judge was sent, and those the rule labeller spared it (each request labels up to a few
-    # lines of one call: see pipeline.label_requests).
+    # lines of one call: see judge/requests.py label_requests).
     judge_label_requests = models.PositiveIntegerField(default=0)
     judge_calls_saved = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)

@@ -1,4 +1,4 @@
-"""Snapshots of a bank's figures (snapshots.py): what a results or trust page, CSV or API answer shows for one
+"""Snapshots of a bank's figures (queries/snapshots.py): what a results or trust page, CSV or API answer shows for one
 window and filter, computed by the queue when the bank's results change and read by key."""
 
 from django.db import models

@@ -8,6 +8,8 @@ from django.db.models import Q
 
 from .banks import Bank, Score
 
+MICROS = 1_000_000  # costs are summed in millionths of a dollar (Score.cost has six decimal places): exact
+
 
 class ScoreTotal(models.Model):
     """One transcriber's scores (live or candidate) on a bank's items of one day: what CandidateSummary sums."""
@@ -164,8 +166,8 @@ class GroupPairTotal(models.Model):
 
 class LatencyTotal(models.Model):
     """One candidate's latencies on a bank's items of one day, counted in the fixed log-spaced buckets of
-    tradeoffs.py (`bucket`): how many lines, and their latencies and audio seconds summed in microseconds. The
-    window's p50 and p95 are read from the merged counts (within tradeoffs.RESOLUTION), the real-time factor from
+    lib/tradeoff.py (`bucket`): how many lines, and their latencies and audio seconds summed in microseconds. The
+    window's p50 and p95 are read from the merged counts (within lib/tradeoff.py RESOLUTION), the real-time factor from
     the sums. `tenant_id` 0 (and `assistant_id` 0) counts every tenant's calls; the other rows split them by the
     tenant and assistant of the items' calls."""
 

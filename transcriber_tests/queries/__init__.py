@@ -1,13 +1,23 @@
-"""Every read the dashboard, the API and the CSV files share, one module per screen: calls (the calls list, a
-call's lines, a line's clip), flags (the flags lists, the flag form's preselected bank, a flag's results per
-candidate), board (the leaderboard), results (a bank's cards, trends, tags and languages), turns (the turn-by-turn
-table), with the windows of days they count (window) and the per-day totals they read (totals); beside accuracy,
-latency (the candidates' latencies), cost (the organization's call volume and what a switch would cost), tradeoff
-(both beside each card, and the chart of accuracy against latency) and groups (results by tenant and assistant). The views, the
-API routers, the webhook events and the CSV writers call these; none of them reads the tables itself. Full-call
-runs have theirs in runs/queries.py."""
+"""Every read. The views, the API routers, the webhook events, the CSV files and the queue's work read the tables
+through these, and find what a request names through lookups.py (one function per model, scoped to the
+organization). One module per screen or feature:
 
-from . import cells, cost, groups, latency, totals, tradeoff
+    calls.py      the calls list, a call's lines, a line's clip; the catalogue and the assistants
+    lines.py      the rules of lines: which can be flagged or replayed, which transcriber a call ran on
+    flags.py      the flags lists, the flag form's preselected bank, a flag's results per candidate
+    board.py      the leaderboard, the banks with their candidates
+    results.py    a bank's cards, trends, tags and languages; turns.py, the turn table
+    trust.py      how far to trust a lead; confusion.py, reference_check.py, people.py beside it
+    latency.py, cost.py, pacing.py, tradeoff.py, groups.py   beside accuracy, and per tenant and assistant
+    runs.py       full-call runs; picks.py, the judge's picks; events.py, what the webhook events read
+    jobs.py       the queue as a page shows it; snapshots.py, a bank's figures kept by key (and rebuilt)
+    totals.py, window.py, cached.py, filters.py   the per-day totals, the windows of days, the cache, filters
+
+The names most callers use are named here (`queries.bank_results`, ...)."""
+
+from ..lib import cells
+from ..lib.cells import ScoreCell
+from . import cost, groups, latency, totals, tradeoff
 from .board import (
     BoardRow,
     banks_list,
@@ -21,17 +31,18 @@ from .calls import (
     CallScreen,
     CallsPage,
     LineRow,
+    assistants_of,
     call_lines_page,
     call_screen,
     calls_list,
     calls_of,
     calls_page,
+    catalogue,
     count_about,
     line_clip,
     line_rows,
     line_screen,
 )
-from .cells import ScoreCell
 from .flags import (
     FlagResults,
     flag_results,
@@ -86,6 +97,8 @@ from .window import (
 )
 
 __all__ = [
+    "assistants_of",
+    "catalogue",
     "CallScreen",
     "call_screen",
     "line_screen",

@@ -5,9 +5,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from django.db import connection
-from django.db.models import Count, OuterRef, Sum
+from django.db.models import Count, OuterRef, Prefetch, Sum
 
-from .. import jobs, scoring, tradeoffs
+from ..lib import scoring
+from ..lib import tradeoff as lib_tradeoff
 from ..models import Bank, Candidate, ControlLine, Flag, PairTotal, Score, ScoreTotal, Transcription
 from . import cost, latency, totals
 from .window import clamp_window, window_start
@@ -21,6 +22,13 @@ def banks_list(organization):
         .annotate(n_flags=totals.flags_in(OuterRef("pk")), n_candidates=Count("candidates", distinct=True))
         .order_by("name", "id")
     )
+
+
+def banks_of(organization):
+    """The organization's banks as the API shows them (shapes.banks.bank_out): with their counts and their
+    candidates in order."""
+    ordered = Candidate.objects.select_related("transcriber").order_by("position")
+    return banks_list(organization).prefetch_related(Prefetch("candidates", queryset=ordered))
 
 
 def candidates_of(bank: Bank):
@@ -42,8 +50,8 @@ class BoardRow:
     lead: scoring.LeadTest | None
     pending: int
     all_failed: tuple = ()  # (transcriber, failed lines) of candidates whose every line in the window failed
-    latency: tradeoffs.Latency | None = None  # the leader's over the window (queries.latency)
-    projection: tradeoffs.Projection | None = (
+    latency: lib_tradeoff.Latency | None = None  # the leader's over the window (queries.latency)
+    projection: lib_tradeoff.Projection | None = (
         None  # the leader a month at the organization's volume (queries.cost)
     )
     local: bool = False  # the leader runs on this server
@@ -90,10 +98,10 @@ def _pending(organization_id: int) -> dict[int, int]:
         flag=Flag._meta.db_table,
         control=ControlLine._meta.db_table,
         candidate=Candidate._meta.db_table,
-        active=", ".join(["%s"] * len(jobs.ACTIVE)),
+        active=", ".join(["%s"] * len(Transcription.ACTIVE)),
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [organization_id] * 3 + list(jobs.ACTIVE))
+        cursor.execute(sql, [organization_id] * 3 + list(Transcription.ACTIVE))
         return {int(bank_id): int(n) for bank_id, n in cursor.fetchall()}
 
 

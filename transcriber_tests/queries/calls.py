@@ -11,15 +11,30 @@ from django.db import connection
 from django.db.models import Q
 
 from oncore import audio
-from oncore.calls.models import Call, Line
+from oncore.calls.models import Assistant, Call, Line
+from oncore.transcribers.models import Transcriber
 
 from .. import errors
-from ..lines import live_transcriber_of, why_not_flaggable
 from ..models import Flag
 from .filters import where
 from .flags import flag_results
+from .lines import live_transcriber_of, why_not_flaggable
 from .people import histories
 from .window import EPOCH, _midnight
+
+
+def catalogue(*, enabled: bool | None = None, provider: str = ""):
+    """The transcribers of the catalogue by display name: all, or those a bank can add (`enabled`), or one
+    provider's."""
+    return where(
+        Transcriber.objects.order_by("display_name", "id"), enabled=enabled, provider__iexact=provider or None
+    )
+
+
+def assistants_of(organization, *, tenant: int | None = None):
+    """The assistants of the organization's tenants (or of one), by name, with their tenant and transcriber."""
+    qs = Assistant.objects.filter(tenant__organization=organization).select_related("tenant", "transcriber")
+    return where(qs, tenant_id=tenant).order_by("name", "id")
 
 
 def calls_of(organization):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from django.db.models import F, Sum, Window
 from django.db.models.functions import RowNumber
 
-from .. import alignment
+from ..lib import alignment
 from ..models import Bank, ConfusionTotal
 from .board import candidates_of
 from .window import clamp_window, window_start
@@ -84,8 +84,8 @@ def confusion_pairs(
     limit: int | None = TOP,
 ) -> list[CandidatePairs]:
     """Each candidate's (or one candidate's) most frequent pairs in the window, `limit` at most (None: all), of one
-    kind if given: two queries of the per-day totals ("s" sorts before "i" and "d" in reverse, so ties list
-    substitutions first)."""
+    kind if given: the bank's candidates, then two queries of the per-day totals ("s" sorts before "i" and "d" in
+    reverse, so ties list substitutions first)."""
     since = window_start(clamp_window(window_days), bank.organization.zone)
     transcribers = [c.transcriber for c in candidates_of(bank)]
     if transcriber_id is not None:

@@ -2,7 +2,7 @@
 not only the flagged ones; a tenant's or an assistant's under the results' filter) and what they cost now on
 their calls' live transcribers, then each transcriber's monthly projection at that volume (minutes x its catalogue
 price; a local engine is free and says how long it would run here at its real-time factor). The arithmetic is
-tradeoffs.py's.
+lib/tradeoff.py's.
 
 The volume: the window's calls counted per live transcriber (one query, whose total and newest call id key the
 cache), then one grouped query over their caller lines, cached per organization and filter until a call of the
@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from django.core.cache import cache
 from django.db.models import Count, F, Max, Sum
 
 from oncore.calls.models import Call, Line
 from oncore.transcribers.models import Transcriber
 
-from .. import tradeoffs
-from ..lines import transcriber_named
+from ..lib import tradeoff as lib_tradeoff
+from .cached import cached
+from .lines import transcriber_named
 from .window import today, window_start
 
 VOLUME_DAYS = 30
@@ -75,7 +75,7 @@ class Volume:
     @property
     def priced_share(self) -> str:
         """The share of the minutes whose cost now is known, as people read it ("93%")."""
-        return tradeoffs.share_words(self.priced_minutes, self.minutes)
+        return lib_tradeoff.share_words(self.priced_minutes, self.minutes)
 
     @property
     def now(self) -> Decimal | None:
@@ -107,12 +107,12 @@ def call_volume(organization, group=None) -> Volume:
         .order_by()
     )
     stamp = f"{sum(r['n'] for r in per_live)}:{max((r['newest'] for r in per_live), default=0)}"
-    key = f"call-volume:{organization.pk}:{group.key if group else ''}:{since.date()}:{stamp}"
-    found = cache.get(key)
-    if found is None:
-        found = _volume(organization, calls, per_live, since, group)
-        cache.set(key, found, VOLUME_CACHE_SECONDS)
-    return found
+    return cached(
+        "call-volume",
+        (organization.pk, group.key if group else "", since.date(), stamp),
+        VOLUME_CACHE_SECONDS,
+        lambda: _volume(organization, calls, per_live, since, group),
+    )
 
 
 def _volume(organization, calls, per_live, since, group) -> Volume:
@@ -156,18 +156,18 @@ def _volume(organization, calls, per_live, since, group) -> Volume:
         share["seconds"] += seconds.get(key, 0.0)
     shares = []
     for tid, r in by_live.items():
-        minutes = tradeoffs.minutes_of(r["seconds"])
+        minutes = lib_tradeoff.minutes_of(r["seconds"])
         local = r["provider"] in LOCAL_PROVIDERS
-        cost = Decimal(0) if local else tradeoffs.cost_of(minutes, r["price"])
+        cost = Decimal(0) if local else lib_tradeoff.cost_of(minutes, r["price"])
         shares.append(LiveShare(r["name"], tid, r["n"], minutes, cost, local))
     for r in unknown.values():
-        shares.append(LiveShare(r["name"], None, r["n"], tradeoffs.minutes_of(r["seconds"]), None))
+        shares.append(LiveShare(r["name"], None, r["n"], lib_tradeoff.minutes_of(r["seconds"]), None))
     shares.sort(key=lambda s: (-s.minutes, s.name))
     return Volume(
         first_day=since.date(),
         last_day=today(organization.zone),
         calls=sum(s.calls for s in shares),
-        minutes=tradeoffs.minutes_of(sum(seconds.values())),
+        minutes=lib_tradeoff.minutes_of(sum(seconds.values())),
         live=tuple(shares),
         group=group,
     )
@@ -177,9 +177,9 @@ def _name_key(name) -> str:
     return (name or "").strip()
 
 
-def projection_of(transcriber, volume: Volume, real_time_factor=None) -> tradeoffs.Projection:
+def projection_of(transcriber, volume: Volume, real_time_factor=None) -> lib_tradeoff.Projection:
     """What `transcriber` would cost a month at the volume, beside what it costs now."""
-    return tradeoffs.projection(
+    return lib_tradeoff.projection(
         transcriber.pk,
         transcriber.price_per_minute,
         volume.minutes,

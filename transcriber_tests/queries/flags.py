@@ -4,8 +4,8 @@ queries, whatever the number of flags on it."""
 
 from dataclasses import dataclass
 
+from ..lib import cells
 from ..models import Bank, Candidate, ControlLine, Flag, JudgePick, Score, Transcription
-from . import cells
 from .filters import where
 
 

@@ -13,7 +13,7 @@ from oncore.accounts.models import Tenant
 from oncore.calls.models import Assistant
 from oncore.errors import find
 
-from .. import scoring
+from ..lib import scoring
 from ..models import GroupPairTotal, GroupTotal, Score
 from .totals import _days, summaries
 

@@ -2,7 +2,7 @@
 transcriber, from the end of the caller's speech: its time to final), p50 and p95 with n and the real-time
 factor, read from the per-day latency buckets (LatencyTotal, kept by the aggregates package): one query of at most
 a few hundred rows per candidate, whatever the bank's size (the candidate's mode comes in the same query). The
-arithmetic is tradeoffs.py's."""
+arithmetic is lib/tradeoff.py's."""
 
 from collections import defaultdict
 from dataclasses import asdict, dataclass
@@ -11,7 +11,7 @@ from django.db.models import Sum
 
 from oncore.transcribers.models import Transcriber
 
-from .. import tradeoffs
+from ..lib import tradeoff as lib_tradeoff
 from ..models import LatencyTotal
 from .totals import _days
 
@@ -20,8 +20,8 @@ LATENCY = "latency"
 
 
 @dataclass(frozen=True)
-class Latency(tradeoffs.Latency):
-    """tradeoffs.Latency with the mode of the candidate's catalogue entry, which says what the figures measure: a
+class Latency(lib_tradeoff.Latency):
+    """lib_tradeoff.Latency with the mode of the candidate's catalogue entry, which says what the figures measure: a
     batch candidate's latency (from sending the clip to its text) or a streaming one's time to final (from the end
     of the caller's speech to the final text). A streaming candidate has no real-time factor: its session lasts as
     long as the audio, whatever the engine's speed, so time to final over audio seconds would measure nothing."""
@@ -43,7 +43,7 @@ class Latency(tradeoffs.Latency):
         return self.measure[:1].upper() + self.measure[1:]
 
 
-def with_mode(found: tradeoffs.Latency | None, mode: str) -> Latency | None:
+def with_mode(found: lib_tradeoff.Latency | None, mode: str) -> Latency | None:
     if found is None:
         return None
     figures = asdict(found)
@@ -67,7 +67,7 @@ def latencies(bank_id: int, since, until=None, group=None) -> dict:
     for r in _merged(_days(qs, since, until)):
         rows[r["transcriber_id"]].append((r["bucket"], int(r["n"]), int(r["lat"]), int(r["aud"])))
         modes[r["transcriber_id"]] = r["transcriber__mode"]
-    return {tid: with_mode(tradeoffs.latency(found), modes[tid]) for tid, found in rows.items()}
+    return {tid: with_mode(lib_tradeoff.latency(found), modes[tid]) for tid, found in rows.items()}
 
 
 def board_latencies(bank_ids, since, pairs) -> dict:
@@ -91,4 +91,4 @@ def board_latencies(bank_ids, since, pairs) -> dict:
         if key in wanted:
             rows[key].append((r["bucket"], int(r["n"]), int(r["lat"]), int(r["aud"])))
             modes[key] = r["transcriber__mode"]
-    return {key: with_mode(tradeoffs.latency(found), modes[key]) for key, found in rows.items()}
+    return {key: with_mode(lib_tradeoff.latency(found), modes[key]) for key, found in rows.items()}

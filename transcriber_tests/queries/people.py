@@ -80,7 +80,8 @@ def _newest_first(*partition) -> Window:
 
 def histories(flag_ids) -> dict[int, History]:
     """{flag id: History} of these flags (ids, or Flag objects with `created_by` and `created_by_key` selected):
-    two queries whatever the number of edits (one with ids: the flags and their makers are read first)."""
+    at most two queries whatever the number of edits (one more with ids: the flags and their makers are read
+    first)."""
     flags = list(flag_ids)
     if flags and not isinstance(flags[0], Flag):
         flags = list(Flag.objects.filter(pk__in=flags).select_related("created_by", "created_by_key"))

@@ -10,7 +10,6 @@ from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from decimal import Decimal
 
-from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
@@ -18,11 +17,12 @@ from benchmark import selectors as benchmark
 from benchmark.selectors import detect_languages, language_wer
 from oncore.transcribers.models import Transcriber
 
-from .. import jobs, scoring
-from ..charts import Chart, chart
+from ..lib import scoring
+from ..lib.charts import Chart, chart
 from ..models import STANDARD_TAGS, Bank, ControlLine, Flag, Score, ScoreTotal, Transcription
-from . import groups, totals
+from . import groups, jobs, totals
 from .board import candidates_of
+from .cached import cached
 from .tradeoff import Tradeoff, bank_tradeoff
 from .window import (
     DEFAULT_WINDOW_DAYS,
@@ -147,7 +147,9 @@ def pending_for_bank(bank: Bank, transcriber_ids) -> int:
     on_control = ControlLine.objects.filter(flag__bank=bank, line_id=OuterRef("line_id"))
     return (
         Transcription.objects.filter(
-            organization_id=bank.organization_id, status__in=jobs.ACTIVE, transcriber_id__in=transcriber_ids
+            organization_id=bank.organization_id,
+            status__in=Transcription.ACTIVE,
+            transcriber_id__in=transcriber_ids,
         )
         .filter(Exists(on_flag) | Exists(on_control))
         .count()
@@ -190,11 +192,12 @@ def bank_results(
     window_days = clamp_window(window_days)
     changed = bank.results_changed_at.isoformat()
     group_key = group.key if group else ""
-    key = f"bank-results:{bank.pk}:{window_days}:{date_from}:{date_to}:{group_key}:{changed}"
-    results = cache.get(key)
-    if results is None:
-        results = _compute_bank_results(bank, window_days, date_from, date_to, group)
-        cache.set(key, results, RESULTS_CACHE_SECONDS)
+    results = cached(
+        "bank-results",
+        (bank.pk, window_days, date_from, date_to, group_key, changed),
+        RESULTS_CACHE_SECONDS,
+        lambda: _compute_bank_results(bank, window_days, date_from, date_to, group),
+    )
     ids = [card.transcriber.pk for card in results.cards]
     return replace(results, bank=bank, pending=pending_for_bank(bank, ids))
 
@@ -326,12 +329,12 @@ def bank_languages(bank: Bank, window_days: int) -> list[str]:
     newest_id, newest_at = flags.values_list("pk", "updated_at").first() or (0, None)
     count = totals.item_count(bank.pk, since, kind="flags")
     stamp = newest_at.timestamp() if newest_at else 0
-    key = f"bank-language-set:{bank.pk}:{window_days}:{count}:{newest_id}:{stamp}"
-    found = cache.get(key)
-    if found is None:
-        found = detect_languages(flags.values_list("expected_text", flat=True)[:LANGUAGE_SAMPLE])
-        cache.set(key, found, LANGUAGE_CACHE_SECONDS)
-    return found
+    return cached(
+        "bank-language-set",
+        (bank.pk, window_days, count, newest_id, stamp),
+        LANGUAGE_CACHE_SECONDS,
+        lambda: detect_languages(flags.values_list("expected_text", flat=True)[:LANGUAGE_SAMPLE]),
+    )
 
 
 def bank_language_wer(bank: Bank, window_days: int, transcriber_id: int | None = None) -> dict | None:
@@ -348,11 +351,12 @@ def bank_language_wer(bank: Bank, window_days: int, transcriber_id: int | None =
     if transcriber_id is None:
         leader = bank_results(bank, window_days).leader
         transcriber_id = leader.transcriber.pk if leader else None
-    key = f"bank-languages:{bank.pk}:{window_days}:{transcriber_id}:{bank.results_changed_at.isoformat()}"
-    found = cache.get(key)
-    if found is None:
-        found = {"figures": _language_wer(bank, window_days, transcriber_id)}
-        cache.set(key, found, LANGUAGE_CACHE_SECONDS)
+    found = cached(
+        "bank-languages",
+        (bank.pk, window_days, transcriber_id, bank.results_changed_at.isoformat()),
+        LANGUAGE_CACHE_SECONDS,
+        lambda: {"figures": _language_wer(bank, window_days, transcriber_id)},
+    )
     return found["figures"]
 
 
@@ -377,12 +381,9 @@ def _language_wer(bank: Bank, window_days: int, transcriber_id: int | None) -> d
 
 
 def _cached(kind: str, bank: Bank, window_days: int, compute):
-    key = f"bank-{kind}:{bank.pk}:{window_days}:{bank.results_changed_at.isoformat()}"
-    found = cache.get(key)
-    if found is None:
-        found = compute()
-        cache.set(key, found, RESULTS_CACHE_SECONDS)  # as the results cards
-    return found
+    """Kept as the results cards are."""
+    parts = (bank.pk, window_days, bank.results_changed_at.isoformat())
+    return cached(f"bank-{kind}", parts, RESULTS_CACHE_SECONDS, compute)
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,9 @@ from decimal import Decimal
 from django.db.models import F, IntegerField, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
 
-from .. import scoring
-from ..aggregates import MICROS
+from ..lib import scoring
 from ..models import FlagTotal, PairTotal, Score, ScoreTotal, TagTotal
+from ..models.totals import MICROS
 
 
 def _day(moment) -> date:

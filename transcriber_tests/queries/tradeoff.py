@@ -10,17 +10,17 @@ a few queries whatever the bank's size; cached with the results."""
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from django.core.cache import cache
 from django.db.models import Q, Sum
 
 from oncore.templatetags.oncore_tags import dollars
 from oncore.transcribers.models import Transcriber
 
-from .. import tradeoffs
-from ..aggregates import MICROS
-from ..charts import TradeoffChart, tradeoff_chart
+from ..lib import tradeoff as lib_tradeoff
+from ..lib.charts import TradeoffChart, tradeoff_chart
 from ..models import GroupTotal, Score, ScoreTotal
+from ..models.totals import MICROS
 from . import cost, latency, pacing
+from .cached import cached
 from .window import period_bounds
 
 CACHE_SECONDS = 60  # as the results cards (queries.results.RESULTS_CACHE_SECONDS), whose key it shares
@@ -46,11 +46,11 @@ class Choice:
 
     transcriber: object
     summary: object  # scoring.CandidateSummary of the results' card
-    latency: tradeoffs.Latency | None
+    latency: lib_tradeoff.Latency | None
     local: bool
     window_cost: Decimal  # its audio cost on the window's scored items
     cost_per_line: Decimal | None  # window_cost / scored lines; None with none scored
-    projection: tradeoffs.Projection
+    projection: lib_tradeoff.Projection
     on_front: bool
     is_leader: bool
     pacing: object | None = None  # queries.pacing.Pacing of a streaming candidate's replays; None for batch
@@ -123,8 +123,8 @@ class Tradeoff:
     choices: list  # Choice, in the candidates' order
     chart: TradeoffChart
     volume: cost.Volume
-    catalogue: list  # (transcriber, tradeoffs.Projection): priced entries not in the bank, cheapest first
-    resolution: str = tradeoffs.RESOLUTION_WORDS
+    catalogue: list  # (transcriber, lib_tradeoff.Projection): priced entries not in the bank, cheapest first
+    resolution: str = lib_tradeoff.RESOLUTION_WORDS
     latency_meaning: str = LATENCY_MEANING
 
     @property
@@ -176,28 +176,22 @@ def price_words(transcriber) -> str:
     return f"{dollars(Decimal(str(transcriber.price_per_minute)) * 1000)} per 1,000 min"
 
 
-def minutes_words(minutes: Decimal) -> str:
-    """ "12,000 minutes"; under ten, to a tenth ("0.3 minutes")."""
-    shown = minutes.quantize(Decimal("1") if minutes >= 10 else Decimal("0.1"))
-    return f"{shown:,} minute{'s' if shown != 1 else ''}"
-
-
-def switch_words(transcriber, p: tradeoffs.Projection) -> str:
+def switch_words(transcriber, p: lib_tradeoff.Projection) -> str:
     """ "Switching to X: about $Y a month at your last 30 days' volume (Z minutes), $W more than now." A local
     engine says it is free, with the hours it would run here at its real-time factor; a local streaming engine
     listens as long as the calls last."""
-    volume = f"your last {cost.VOLUME_DAYS} days' volume ({minutes_words(p.minutes)})"
+    volume = f"your last {cost.VOLUME_DAYS} days' volume ({lib_tradeoff.minutes_words(p.minutes)})"
     name = transcriber.display_name
     if p.local and transcriber.mode == Transcriber.STREAMING:
         hours = p.minutes / 60
         return (
             f"Switching to {name}: free (runs on this server), streaming: it listens for as long as the calls last, "
-            f"about {tradeoffs.hours_words(hours)} of sessions a month at {volume}."
+            f"about {lib_tradeoff.hours_words(hours)} of sessions a month at {volume}."
         )
     if p.local:
         hours = p.processing_hours
         run = (
-            f", real-time factor {p.real_time_factor:.2f}: about {tradeoffs.hours_words(hours)} of processing a month "
+            f", real-time factor {p.real_time_factor:.2f}: about {lib_tradeoff.hours_words(hours)} of processing a month "
             f"at {volume}"
             if hours is not None
             else f" at {volume}; its real-time factor is not measured yet"
@@ -207,7 +201,7 @@ def switch_words(transcriber, p: tradeoffs.Projection) -> str:
     sentence = f"Switching to {name}: {amount if amount.startswith('under') else 'about ' + amount} a month at {volume}"
     if p.difference is None:
         rest = (
-            f"{minutes_words(p.unpriced_minutes)} ran on a live transcriber that is not in the catalogue (named "
+            f"{lib_tradeoff.minutes_words(p.unpriced_minutes)} ran on a live transcriber that is not in the catalogue (named "
             "on the calls only)"
         )
         known = p.known_difference
@@ -218,7 +212,7 @@ def switch_words(transcriber, p: tradeoffs.Projection) -> str:
             if known == 0
             else f"{dollars(abs(known))} {'more' if known > 0 else 'less'} than now"
         )
-        return f"{sentence}: on the {minutes_words(p.priced_minutes)} whose cost now is known, {said}; the other {rest}."
+        return f"{sentence}: on the {lib_tradeoff.minutes_words(p.priced_minutes)} whose cost now is known, {said}; the other {rest}."
     if p.difference == 0:
         return f"{sentence}, the same as now."
     more = "more" if p.difference > 0 else "less"
@@ -243,23 +237,27 @@ def _window_costs(bank, results) -> dict:
 def _figures(bank, results) -> tuple[dict, dict, dict]:
     """(latencies, window costs, streaming pacing) of the results' candidates, cached as the results are."""
     group = results.group.key if results.group else ""
-    key = (
-        f"bank-tradeoff:v2:{bank.pk}:{results.window_days}:{results.date_from}:{results.date_to}:{group}:"
-        f"{bank.results_changed_at.isoformat()}"
+    parts = (
+        bank.pk,
+        results.window_days,
+        results.date_from,
+        results.date_to,
+        group,
+        bank.results_changed_at.isoformat(),
     )
-    found = cache.get(key)
-    if found is None:
-        since, until = period_bounds(
-            results.window_days, results.date_from, results.date_to, bank.organization.zone
-        )
-        ids = [card.transcriber.pk for card in results.cards]
-        found = (
-            latency.latencies(bank.pk, since, until, results.group),
-            _window_costs(bank, results),
-            pacing.pacing(bank, since, until, ids, results.group),
-        )
-        cache.set(key, found, CACHE_SECONDS)
-    return found
+    return cached("bank-tradeoff", parts, CACHE_SECONDS, lambda: _compute_figures(bank, results))
+
+
+def _compute_figures(bank, results) -> tuple[dict, dict, dict]:
+    since, until = period_bounds(
+        results.window_days, results.date_from, results.date_to, bank.organization.zone
+    )
+    ids = [card.transcriber.pk for card in results.cards]
+    return (
+        latency.latencies(bank.pk, since, until, results.group),
+        _window_costs(bank, results),
+        pacing.pacing(bank, since, until, ids, results.group),
+    )
 
 
 def bank_tradeoff(bank, results) -> Tradeoff:
@@ -280,14 +278,14 @@ def bank_tradeoff(bank, results) -> Tradeoff:
                 latency=found,
                 local=local,
                 window_cost=spent,
-                cost_per_line=(spent / s.scored).quantize(tradeoffs.MONEY_PLACES) if s.scored else None,
+                cost_per_line=(spent / s.scored).quantize(lib_tradeoff.MONEY_PLACES) if s.scored else None,
                 projection=cost.projection_of(t, volume, found.real_time_factor if found else None),
                 on_front=False,
                 is_leader=card.is_leader,
                 pacing=paced.get(t.pk),
             )
         )
-    front = tradeoffs.pareto_front([(c.key, c.accuracy, c.p95_s) for c in choices])
+    front = lib_tradeoff.pareto_front([(c.key, c.accuracy, c.p95_s) for c in choices])
     choices = [replace(c, on_front=c.key in front) for c in choices]
     chart = tradeoff_chart([c for c in choices if c.charted], front)
     catalogue = cost.catalogue_prices(volume, [c.key for c in choices])

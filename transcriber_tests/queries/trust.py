@@ -1,5 +1,5 @@
 """How far to trust a bank's lead over a window: each candidate's accuracy and the leader's lead over the
-runner-up with call-level bootstrap intervals (uncertainty.py: calls resampled whole, 10,000 times, seeded),
+runner-up with call-level bootstrap intervals (lib/trust.py: calls resampled whole, 10,000 times, seeded),
 beside the Wilson intervals and the exact McNemar test of the results cards; a sentence where the two disagree;
 and about how many more flags would make the lead clear. Read from the per-day call totals (aggregates.detail: a
 few rows per candidate, day and kind of call, whatever the bank's size) and cached with the results until the
@@ -9,12 +9,13 @@ API serves it on its own."""
 from collections import defaultdict
 from dataclasses import dataclass
 
-from django.core.cache import cache
 from django.db.models import Sum
 
-from .. import scoring, uncertainty
+from ..lib import scoring
+from ..lib import trust as lib_trust
 from ..models import Bank, CallPairTotal, CallTotal
 from . import totals
+from .cached import cached
 from .results import RESULTS_CACHE_SECONDS, BankResults, bank_results
 from .window import clamp_window, period_bounds
 
@@ -23,7 +24,7 @@ from .window import clamp_window, period_bounds
 class TrustRow:
     transcriber: object
     wilson: tuple[float, float] | None
-    calls: uncertainty.Bootstrap
+    calls: lib_trust.Bootstrap
     scored: int = 0  # its scored lines of the window
 
 
@@ -34,8 +35,8 @@ class Trust:
     leader: object | None  # transcriber
     runner_up: object | None
     lead: object | None  # scoring.LeadTest of the results
-    lead_calls: uncertainty.Bootstrap | None  # the leader's accuracy less the runner-up's, calls resampled
-    plan: uncertainty.FlagPlan | None
+    lead_calls: lib_trust.Bootstrap | None  # the leader's accuracy less the runner-up's, calls resampled
+    plan: lib_trust.FlagPlan | None
     sentence: str  # where the call-level and the line-level figures disagree, and why; "" when they agree
     items: int  # items (flags and controls) in the window
     controls_per_flag: int
@@ -47,8 +48,8 @@ class Trust:
     # the one verdict every page gives first.
     provisional: bool = False
     leader_scored: int = 0
-    resamples: int = uncertainty.RESAMPLES
-    seed: int = uncertainty.SEED
+    resamples: int = lib_trust.RESAMPLES
+    seed: int = lib_trust.SEED
     trust_rule: str = scoring.TRUST_RULE
 
     @property
@@ -100,7 +101,7 @@ def _compute(bank: Bank, r: BankResults) -> Trust:
         TrustRow(
             card.transcriber,
             card.interval,
-            uncertainty.accuracy_bootstrap(histograms.get(card.transcriber.pk, [])),
+            lib_trust.accuracy_bootstrap(histograms.get(card.transcriber.pk, [])),
             card.summary.scored,
         )
         for card in r.cards
@@ -111,16 +112,14 @@ def _compute(bank: Bank, r: BankResults) -> Trust:
     plan_lines = r.lead.both_scored if r.lead is not None else 0
     if r.lead is not None and r.leader is not None and r.runner_up is not None:
         leader_id, runner_up_id = r.leader.transcriber.pk, r.runner_up.transcriber.pk
-        lead_calls = uncertainty.lead_bootstrap(
-            _pair_histogram(bank.pk, since, until, leader_id, runner_up_id)
-        )
+        lead_calls = lib_trust.lead_bootstrap(_pair_histogram(bank.pk, since, until, leader_id, runner_up_id))
         # The rates over the lines both scored (those McNemar counts), not over every line of the window: a line
         # still waiting for one of them is neither's yet.
-        plan = uncertainty.flags_needed(
+        plan = lib_trust.flags_needed(
             r.lead.leader_only_right, r.lead.runner_up_only_right, plan_lines, bank.controls_per_flag
         )
     leader_row = by_id.get(r.leader.transcriber.pk) if r.leader else None
-    sentence = uncertainty.disagreement(
+    sentence = lib_trust.disagreement(
         r.lead,
         lead_calls,
         leader_row.wilson if leader_row else None,
@@ -148,9 +147,9 @@ def bank_trust(bank: Bank, window_days: int) -> Trust:
     """The trust figures of the bank's results over the window, cached as the results are (until the bank's
     results change, or a minute): the seeded bootstrap gives the same figures on every reload anyway."""
     window_days = clamp_window(window_days)
-    key = f"bank-trust:{bank.pk}:{window_days}:{bank.controls_per_flag}:{bank.results_changed_at.isoformat()}"
-    found = cache.get(key)
-    if found is None:
-        found = _compute(bank, bank_results(bank, window_days))
-        cache.set(key, found, RESULTS_CACHE_SECONDS)
-    return found
+    return cached(
+        "bank-trust",
+        (bank.pk, window_days, bank.controls_per_flag, bank.results_changed_at.isoformat()),
+        RESULTS_CACHE_SECONDS,
+        lambda: _compute(bank, bank_results(bank, window_days)),
+    )

@@ -11,10 +11,13 @@ from django.core.paginator import Paginator
 from django.db.models import Exists, F, OuterRef, Value
 from django.db.models.functions import Coalesce
 
+from oncore.transcribers.models import Transcriber
+
+from ..lib import cells
 from ..models import Bank, Flag, JudgePick, Score, Transcription
-from ..picks import picks_by_item
-from . import cells, totals
+from . import totals
 from .board import candidates_of
+from .picks import picks_by_item
 from .window import clamp_window, window_days_covered, window_start
 
 
@@ -92,10 +95,21 @@ def turn_items(
     return KnownCount(ordered, totals.item_count(bank.pk, since, kind=kind, disagree=disagree))
 
 
+def display_name(transcriber_id: int) -> str:
+    """A transcriber's display name (the turn-table CSV's live transcriber that is no candidate)."""
+    return Transcriber.objects.values_list("display_name", flat=True).get(pk=transcriber_id)
+
+
 class Tenant(NamedTuple):
+    """A row's tenant, read with the row (shapes.refs.tenant_ref names it as every payload does)."""
+
     id: int
     slug: str
     name: str
+
+    @property
+    def pk(self) -> int:
+        return self.id
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,14 +4,12 @@ results (each candidate's card, the leader, the lead test, the production rows a
 from datetime import date, datetime
 from typing import Literal
 
-from django.db.models import Prefetch
 from ninja import Field, Schema
 
 from oncore.api import Money
 from oncore.formats import money
 
 from .. import queries
-from ..models import Candidate
 from .refs import FiguresOut, TranscriberOut, TranscriberRef, figures_out, transcriber_out, transcriber_ref
 from .tradeoff import (
     CataloguePriceOut,
@@ -36,12 +34,6 @@ class BankOut(Schema):
     created_at: datetime
     flags: int = Field(description="Flags in the bank, any date.")
     candidates: list[TranscriberRef] = Field(description="The candidates, in their order.")
-
-
-def banks_of(organization):
-    """The organization's banks as the API shows them: with their counts and their candidates in order."""
-    ordered = Candidate.objects.select_related("transcriber").order_by("position")
-    return queries.banks_list(organization).prefetch_related(Prefetch("candidates", queryset=ordered))
 
 
 def bank_out(bank) -> dict:
@@ -248,9 +240,11 @@ def interval_out(interval):
     return None if interval is None else {"low": interval[0], "high": interval[1]}
 
 
-def summary_out(t, s, interval) -> dict:
+def summary_fields(s, interval) -> dict:
+    """A candidate's summary (lib.scoring.CandidateSummary) with its 95% Wilson interval, as every payload and the
+    results CSV give it: the cards, the live rows, the leaderboard's leader (shapes/screens.py), the CSV
+    (shapes/exports.py). The one place these fields are named."""
     return {
-        "transcriber": transcriber_ref(t),
         "scored": s.scored,
         "matches": s.matches,
         "failed": s.failed,
@@ -259,6 +253,10 @@ def summary_out(t, s, interval) -> dict:
         "interval": interval_out(interval),
         **lead_parts_out(s),
     }
+
+
+def summary_out(t, s, interval) -> dict:
+    return {"transcriber": transcriber_ref(t), **summary_fields(s, interval)}
 
 
 def results_out(r: queries.BankResults, entity: dict, tradeoff, figures) -> dict:

@@ -1,12 +1,12 @@
 """A full-call run's figures beside its counts, as GET /runs/{id} and GET /runs/{id}/lines show them: the fixes
-and breaks as shares with their 95% intervals and the net with its sign test (runs.queries.RunSummary.tally), and
+and breaks as shares with their 95% intervals and the net with its sign test (queries/runs.py RunSummary.tally), and
 a run line's words aligned against what was said or against the production transcript (alignment.align)."""
 
 from typing import Literal
 
 from ninja import Field, Schema
 
-from .. import alignment
+from ..lib import alignment
 from .turns import AlignedWord
 
 
@@ -36,7 +36,7 @@ def _interval(pair):
 
 
 def fixes_and_breaks(s) -> dict:
-    """From a runs.queries.RunSummary."""
+    """From a queries/runs.py RunSummary."""
     t = s.tally
     return {
         "lines": t.lines,

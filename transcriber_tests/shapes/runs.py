@@ -1,9 +1,7 @@
 """A full-call run as the API and the run.finished / run.judge_failed events show it: its estimate, its brief
 in lists, its detail (counts, calibration, review, judge, patterns, verdict) and its lines."""
 
-from dataclasses import asdict, dataclass, fields
 from datetime import datetime
-from decimal import Decimal
 from typing import Annotated, Literal
 
 from ninja import Field, Schema
@@ -12,9 +10,9 @@ from pydantic import BeforeValidator
 from oncore.api import Money, version
 from oncore.formats import money
 
+from ..lib.runs import estimate_dict
 from ..models import RunLine
-from ..runs import queries
-from ..runs.queries import LeftOutLine
+from ..queries import runs as queries
 from .refs import TranscriberRef, transcriber_ref
 from .run_figures import FixesAndBreaks, LineAlignment, fixes_and_breaks, line_alignment
 
@@ -59,109 +57,6 @@ LabelIn = Annotated[LABELS, BeforeValidator(new_word)]
 
 
 LEFT_OUT_REASONS = Literal["no_timing", "too_long", "past_recording_end"]
-
-
-@dataclass(frozen=True)
-class RunEstimate:
-    candidate_id: int
-    calls: int
-    lines: int  # lines the candidate would transcribe, and be paid for
-    already_transcribed: int  # lines it already has: replayed for free, not counted in `lines`
-    audio_seconds: float
-    price_per_minute: Decimal
-    audio_cost: Decimal
-    calibration_lines: int
-    calibration_audio_seconds: float
-    calibration_cost: Decimal
-    judge_configured: bool
-    flagged_lines: int
-    # Calls whose live transcriber is the candidate: on them the run replays the transcriber they ran on, so it
-    # measures only the recording path (calibration), not what a switch would change.
-    calls_already_on_candidate: int
-    differ_rate: float | None  # share of the bank's control lines where the candidate differed; None: unknown
-    rule_share: float | None  # share of those differing lines the rule labels (free); None: unknown
-    expected_rule_lines: int  # lines expected to be labelled by rule: no judge tokens
-    expected_judged_lines: int
-    judge_requests: int  # label requests expected (several lines of one call each)
-    judge_input_tokens: int
-    judge_output_tokens: int
-    judge_cost: Decimal
-    max_judge_input_tokens: int
-    max_judge_output_tokens: int
-    max_judge_cost: Decimal
-    left_out: tuple[LeftOutLine, ...] = ()  # caller lines of the calls the run does not replay, and why
-
-    @property
-    def run_lines(self) -> int:
-        """Every line the run replays: those to transcribe and those already transcribed."""
-        return self.lines + self.already_transcribed
-
-    @property
-    def left_out_lines(self) -> int:
-        return len(self.left_out)
-
-    @property
-    def audio_minutes(self) -> float:
-        return self.audio_seconds / 60
-
-    @property
-    def calibration_minutes(self) -> float:
-        return self.calibration_audio_seconds / 60
-
-    @property
-    def total_cost(self) -> Decimal:
-        return self.audio_cost + self.calibration_cost + self.judge_cost
-
-    @property
-    def max_total_cost(self) -> Decimal:
-        return self.audio_cost + self.calibration_cost + self.max_judge_cost
-
-    def as_dict(self) -> dict:
-        """The estimate as the API shows it: the estimate endpoint, estimate_not_confirmed's detail and the
-        run's stored estimate (see estimate_dict)."""
-        return estimate_dict(
-            {
-                **asdict(self),
-                "left_out": [asdict(line) for line in self.left_out],
-                "left_out_lines": self.left_out_lines,
-                "audio_minutes": self.audio_minutes,
-                "total_cost": self.total_cost,
-                "max_total_cost": self.max_total_cost,
-            }
-        )
-
-
-_ZERO = {int: 0, float: 0.0, Decimal: Decimal(0), bool: False}
-
-
-MONEY_FIELDS = {f.name for f in fields(RunEstimate) if f.type is Decimal} | {"total_cost", "max_total_cost"}
-
-
-ROUNDED_FIELDS = {
-    "audio_seconds": 3,
-    "audio_minutes": 3,
-    "calibration_audio_seconds": 3,
-    "differ_rate": 4,
-    "rule_share": 4,
-}
-
-
-def estimate_dict(values: dict) -> dict:
-    """A run estimate in one shape and rounding wherever it is shown: money as six-place decimal strings,
-    seconds and minutes to 3 places, rates to 4. Also reads an estimate stored by an older version (a field it
-    lacks counts as zero, or unknown): one stored before runs said what they left out has no `left_out` (null:
-    not recorded), and its `lines` counted the lines already transcribed too, which are taken out of it here."""
-    data = {f.name: _ZERO.get(f.type) for f in fields(RunEstimate)}
-    data.update(left_out_lines=None, audio_minutes=0.0, total_cost=Decimal(0), max_total_cost=Decimal(0))
-    data.update((key, value) for key, value in values.items() if key in data)
-    if "left_out" not in values:  # stored before December 2026: `lines` were every line the run replayed
-        data["lines"] = max(0, (data["lines"] or 0) - (data["already_transcribed"] or 0))
-    for key in MONEY_FIELDS:
-        data[key] = money(data[key] or 0)
-    for key, places in ROUNDED_FIELDS.items():
-        if data[key] is not None:
-            data[key] = round(float(data[key]), places)
-    return data
 
 
 class LeftOutLineOut(Schema):
@@ -527,7 +422,7 @@ def run_line_out(rl) -> dict:
 
 
 def run_brief(run, counts: dict) -> dict:
-    """A run in a list, with its counts from runs.queries.counts_for_runs."""
+    """A run in a list, with its counts from queries/runs.py counts_for_runs."""
     labels = counts.get("labels")
     return {
         "id": run.pk,

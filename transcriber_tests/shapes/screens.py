@@ -7,10 +7,10 @@ from typing import Literal
 
 from ninja import Field, Schema
 
-from .. import scoring
-from ..queries.cells import ScoreCell
+from ..lib import scoring
+from ..lib.cells import ScoreCell
 from ..queries.tradeoff import switch_words
-from .banks import Interval, LeadParts, LeadTestOut, interval_out, lead_parts_out
+from .banks import Interval, LeadParts, LeadTestOut, interval_out, summary_fields
 from .refs import TranscriberRef, transcriber_ref
 from .tradeoff import LatencyOut, ProjectionOut, latency_fields, projection_out
 from .turns import Cell, PickOut, cell_out, pick_out
@@ -103,14 +103,8 @@ def leaderboard_out(board, window_days: int, days, zone: str) -> dict:
                 "window_flags": row.bank.n_window,
                 "leader": transcriber_ref(row.leader),
                 "leader_summary": {
-                    "scored": s.scored,
-                    "matches": s.matches,
-                    "failed": s.failed,
-                    "accuracy": s.accuracy,
-                    "mean_wer": s.mean_wer,
-                    "interval": interval_out(row.interval),
+                    **summary_fields(s, row.interval),
                     "provisional": row.provisional,
-                    **lead_parts_out(s),
                     "lead_from": row.lead_from or None,
                     "production_model": row.live_model,
                 }

@@ -12,13 +12,13 @@ from ninja import Field, Schema
 from oncore.api import Money
 from oncore.formats import money
 
-from .. import tradeoffs
+from ..lib import tradeoff as lib_tradeoff
 from ..queries.latency import LATENCY, TIME_TO_FINAL
 from ..queries.tradeoff import switch_words
 from .refs import TranscriberRef, transcriber_ref
 
 RESOLUTION = (
-    f"p50 and p95 are read from log-spaced buckets (16 per doubling): {tradeoffs.RESOLUTION_WORDS} of the exact "
+    f"p50 and p95 are read from log-spaced buckets (16 per doubling): {lib_tradeoff.RESOLUTION_WORDS} of the exact "
     "nearest-rank percentile."
 )
 Mode = Literal["batch", "streaming"]
@@ -201,7 +201,7 @@ class GroupTableOut(Schema):
     more: int = Field(description="Tenants or assistants left out past the 20.")
 
 
-def projection_out(p: tradeoffs.Projection, summary: str) -> dict:
+def projection_out(p: lib_tradeoff.Projection, summary: str) -> dict:
     return {
         "minutes": float(p.minutes),
         "cost": money(p.cost),

@@ -9,11 +9,11 @@ from ninja import Field, Schema
 from oncore.csv import csv_line, safe_cell
 from oncore.formats import iso_time
 
-from .. import alignment
+from ..lib import alignment
+from ..lib.cells import ScoreCell
 from ..models import Score
-from ..queries.cells import ScoreCell
 from ..queries.turns import TurnRow
-from .refs import TenantRef
+from .refs import TenantRef, tenant_ref
 
 
 class AlignedWord(Schema):
@@ -146,7 +146,7 @@ def turn_out(row: TurnRow) -> dict:
         "kind": "control" if row.is_control else "flag",
         "line_id": row.line_id,
         "call_id": row.call_id,
-        "tenant": row.tenant._asdict(),  # id, slug, name: a TenantRef
+        "tenant": tenant_ref(row.tenant),
         "call_started_at": row.call_started_at,
         "flagged_at": row.flagged_at,
         "joined_at": row.joined_at,

@@ -1,4 +1,4 @@
-"""{% score_cell c expected %}: one score as the turn table and a flag's results show it (a queries.cells.ScoreCell,
+"""{% score_cell c expected %}: one score as the turn table and a flag's results show it (a lib/cells.py ScoreCell,
 or None while it is waiting), its words marked against the expected text where it did not match. A tag rather than
 an included template: the turn table draws hundreds of cells a page."""
 
@@ -10,7 +10,9 @@ from django import template
 from django.utils.safestring import mark_safe
 from markupsafe import Markup
 
-from .. import alignment, tradeoffs, uncertainty
+from ..lib import alignment
+from ..lib import tradeoff as lib_tradeoff
+from ..lib import trust as lib_trust
 
 register = template.Library()
 
@@ -82,7 +84,7 @@ def latency_words(c, transcriber) -> str:
     if c is None or c.latency_s is None:
         return ""
     what = "time to final" if transcriber is not None and transcriber.mode == "streaming" else "took"
-    return f' <small class="cell-latency">{what} {tradeoffs.seconds_words(c.latency_s)}</small>'
+    return f' <small class="cell-latency">{what} {lib_tradeoff.seconds_words(c.latency_s)}</small>'
 
 
 def cell_html(c, expected=None, transcriber=None) -> str:
@@ -161,8 +163,8 @@ def aligned(expected, text, against="said"):
 
 @register.filter
 def about(n):
-    """A count as "about N" says it (uncertainty.about)."""
-    return "" if n is None else f"{uncertainty.about(int(n)):,}"
+    """A count as "about N" says it (lib_trust.about)."""
+    return "" if n is None else f"{lib_trust.about(int(n)):,}"
 
 
 @register.filter

@@ -6,8 +6,7 @@ from django import template
 
 from oncore.templatetags.oncore_tags import dollars
 
-from .. import tradeoffs
-from ..queries.tradeoff import minutes_words
+from ..lib import tradeoff as lib_tradeoff
 
 register = template.Library()
 
@@ -15,7 +14,7 @@ register = template.Library()
 @register.filter
 def seconds(value):
     """A latency in seconds as people read it ("180 ms", "1.24 s"); "n/a" for none."""
-    return tradeoffs.seconds_words(value)
+    return lib_tradeoff.seconds_words(value)
 
 
 @register.filter
@@ -30,7 +29,7 @@ def per_thousand(amount):
 @register.filter
 def hours(value):
     """Hours of work a month, as people read them ("12.5 hours", "2.7 minutes")."""
-    return "n/a" if value is None else tradeoffs.hours_words(value)
+    return "n/a" if value is None else lib_tradeoff.hours_words(value)
 
 
 @register.filter
@@ -44,7 +43,7 @@ def whole_minutes(minutes):
     """Minutes to the whole minute, with thousands separated ("1,234 minutes"); under ten, to a tenth."""
     if minutes is None:
         return "n/a"
-    return minutes_words(Decimal(str(minutes)))
+    return lib_tradeoff.minutes_words(Decimal(str(minutes)))
 
 
 @register.filter
@@ -62,6 +61,6 @@ def against_now(projection):
         else f"{dollars(abs(known))} {'more' if known > 0 else 'less'} than now"
     )
     if projection.difference is None:
-        share = tradeoffs.share_words(projection.priced_minutes, projection.minutes)
+        share = lib_tradeoff.share_words(projection.priced_minutes, projection.minutes)
         return f"{said} on the {share} of minutes priced now"
     return said

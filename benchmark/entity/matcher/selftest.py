@@ -89,7 +89,7 @@ SELF_TEST_CASES = (
 )
 
 # (name, text, text, expected): same_text on whole lines, one or more cases for each rule the full-call run's
-# rule labeller relies on (transcriber_tests/rule_labels.py), and the lines it must leave to the judge.
+# rule labeller relies on (transcriber_tests/judge/rule_labels.py), and the lines it must leave to the judge.
 SAME_TEXT_CASES = (
     ("times", "Tuesday at ten forty five works for me.", "Tuesday at 10:45 works for me", True),
     ("times_dotted", "Yes, eight fifteen is fine.", "Yes, 8.15 is fine.", True),

@@ -23,7 +23,7 @@ from benchmark.codeswitch.metrics import (
     switch_points,
     word_errors,
 )
-from transcriber_tests.scoring import score_line
+from transcriber_tests.lib.scoring import score_line
 
 HAND_LABELLED = Path(__file__).resolve().parents[3] / "fixtures" / "codeswitch" / "hand_labelled.jsonl"
 

@@ -13,7 +13,7 @@ from benchmark.codeswitch import runs as cs_runs
 from benchmark.codeswitch.importer import import_codeswitch
 from benchmark.models import CsJudgement, CsQuestion, CsResult, CsRun
 from tests.llm_server import forced_tool, prompt_text
-from transcriber_tests.scoring import normalize
+from transcriber_tests.lib.scoring import normalize
 
 FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "codeswitch" / "fixture.jsonl"
 HEARD = "Hola necesito ayuda porque my laptop keeps crashing y no puedo abrir el email del cliente"

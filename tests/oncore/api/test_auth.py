@@ -74,7 +74,7 @@ def test_it_answers_a_body_that_is_not_json_with_invalid_request(api, client):
 
 
 def test_it_answers_an_unexpected_exception_with_a_json_500(api, monkeypatch):
-    from transcriber_tests import jobs
+    from transcriber_tests.queries import jobs
 
     def boom(org_id):
         raise RuntimeError("database on fire")

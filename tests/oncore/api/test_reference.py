@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.transcriber_tests.runs.support import read
+from tests.transcriber_tests.support import read
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 
 from oncore import llm
 from tests.llm_server import prompt_text, text_reply
-from tests.transcriber_tests.runs.support import shown_lines
+from tests.transcriber_tests.support import shown_lines
 from transcriber_tests import judge
 
 INSTRUCTIONS = "You take bookings for Bistro Verde. Record the guest's full name, party size and time."

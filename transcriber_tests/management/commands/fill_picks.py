@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from oncore import llm
-from transcriber_tests import picks
 from transcriber_tests.models import Bank
+from transcriber_tests.work import picks
 
 
 class Command(BaseCommand):

@@ -17,8 +17,8 @@ from oncore.calls.models import Line
 from oncore.transcribers.engines import get_engine
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, aggregates, errors
-from transcriber_tests.lines import live_transcriber_of
-from transcriber_tests.runs import actions as run_actions
+from transcriber_tests.actions import runs as run_actions
+from transcriber_tests.queries.lines import live_transcriber_of
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 DEMO_FILE = FIXTURES / "demo" / "calls.json"

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
-from transcriber_tests import jobs, tasks
 from transcriber_tests.models import Transcription
+from transcriber_tests.work import tasks
 
 
 class Command(BaseCommand):
@@ -12,5 +12,5 @@ class Command(BaseCommand):
 
     def handle(self, max_seconds, **options):
         ran = tasks.drain(max_seconds)
-        left = Transcription.objects.filter(status__in=jobs.ACTIVE).count()
+        left = Transcription.objects.filter(status__in=Transcription.ACTIVE).count()
         self.stdout.write(f"Ran {ran} transcriptions; {left} still waiting (retries wait for their backoff).")

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
 from transcriber_tests.models import Run
-from transcriber_tests.runs import tasks as run_tasks
+from transcriber_tests.work import tasks as run_tasks
 
 
 class Command(BaseCommand):

@@ -1,0 +1,47 @@
+"""Each turn-table cell says how long its transcriber took on that line: the API's cells and the turn-table CSV
+carry the transcription's latency (a streaming candidate's time to final), and the page shows it in the cell."""
+
+import csv
+import io
+
+import pytest
+from django.urls import reverse
+
+from transcriber_tests.models import Score
+
+pytestmark = pytest.mark.django_db
+
+
+def test_every_candidate_cell_carries_its_latency_and_the_production_cell_none(api, admin_client, flag):
+    scores = {
+        s.transcriber_id: s.latency_s
+        for s in Score.objects.filter(flag=flag, control__isnull=True, source=Score.CANDIDATE)
+    }
+    assert scores and all(s is not None and s >= 0 for s in scores.values())
+
+    body = api.get(f"/banks/{flag.bank_id}/turns").json()
+    item = next(i for i in body["items"] if i["kind"] == "flag")
+    assert {c["transcriber_id"]: c["latency_s"] for c in item["cells"]} == scores
+    assert item["production"]["latency_s"] is None  # scored as stored: no replay
+
+    response = admin_client.get(reverse("tt:export_turns", args=[flag.bank_id]))
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode("utf-8-sig"))))
+    mine = [r for r in rows if r["flag_id"] == str(flag.pk) and not r["control_id"]]
+    assert {r["latency_s"] for r in mine if r["source"] == "candidate"} == {
+        str(round(s, 3)) for s in scores.values()
+    }
+    assert [r["latency_s"] for r in mine if r["source"] == "live"] == [""]
+
+
+def test_the_turn_table_and_the_call_page_show_how_long_each_candidate_took(admin_client, flag):
+    from tests.transcriber_tests.support import read
+    from transcriber_tests.lib.tradeoff import seconds_words
+
+    took = [
+        f"took {seconds_words(s.latency_s)}"
+        for s in Score.objects.filter(flag=flag, control__isnull=True, source=Score.CANDIDATE)
+    ]
+    turns = read(admin_client.get(reverse("tt:turn_table", args=[flag.bank_id])).content)
+    call = read(admin_client.get(reverse("tt:call", args=[flag.line.call_id])).content)
+    for page in (turns, call):
+        assert all(t in page for t in took), (took, page[:2000])

@@ -1,0 +1,269 @@
+"""The scores of transcriber testing, written here: one transcriber's text on one item (a flagged line or one of its
+control lines) scored against the expected text (write_score), the live transcript scored as stored when an item
+enters a bank, every item on a line scored when its transcription is final, and the lines queued for a bank's
+candidates. The per-day totals follow in the transaction of each write (aggregates, which also keeps the item's
+"candidates disagree" mark on its live score); a write marks its bank's results changed (`results_changed`: the
+Bank's version moves and its snapshots are wanted again, so the figures are computed anew). After candidate scores
+are written, the judge's picks and the flag.scored event are asked for (`ask_picks`, `scores_written`). The only
+other writer of scores is the benches' synthetic banks (synthetic.py, for measuring only)."""
+
+from django.db import transaction
+from django.db.models import Q, Value
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from oncore import llm
+from oncore.webhooks import actions as webhooks
+
+from .. import aggregates, handles
+from ..lib import alignment, cells, scoring
+from ..models import Bank, ControlLine, Flag, Score, Transcription
+from ..queries import snapshots
+from ..queries.lines import live_transcriber_of
+from ..shapes import events, turns
+
+
+def _items_on_line(line_id):
+    """Flags and control lines whose audio is this line: (flag, control or None, expected text)."""
+    items = [(f, None, f.expected_text) for f in Flag.objects.filter(line_id=line_id)]
+    items += [
+        (c.flag, c, c.expected_text)
+        for c in ControlLine.objects.filter(line_id=line_id).select_related("flag")
+    ]
+    return items
+
+
+def score_values(expected: str, hypothesis: str | None) -> dict:
+    """The Score fields of one transcriber's text on one item: scored against the expected text, or failed
+    ("error" when no text came back, hypothesis None; "no text" when it has no words after normalization)."""
+    failure = scoring.failure_of(hypothesis)
+    values = {"normalizer_version": scoring.NORMALIZER_VERSION, "failure": failure, "failed": bool(failure)}
+    if failure:
+        values.update(
+            hypothesis=hypothesis or "",
+            match=False,
+            wer=None,
+            wer_units=None,
+            case_or_punctuation_only=False,
+            substitutions=0,
+            deletions=0,
+            insertions=0,
+            reference_words=0,
+            confusions="",
+            text_key=None,
+            alignment="",
+        )
+        return values
+    s = scoring.score_line(expected, hypothesis)
+    values.update(
+        hypothesis=hypothesis,
+        match=s.match,
+        wer=s.wer,
+        wer_units=s.wer_units,
+        case_or_punctuation_only=s.case_or_punctuation_only,
+        substitutions=s.substitutions,
+        deletions=s.deletions,
+        insertions=s.insertions,
+        reference_words=s.reference_words,
+        confusions="" if s.match else alignment.encode_confusions(alignment.confusions(expected, hypothesis)),
+        text_key=alignment.text_key(hypothesis),
+        alignment=alignment.encode_steps(alignment.align(expected, hypothesis)),
+    )
+    return values
+
+
+def write_score(
+    flag,
+    control,
+    transcriber_id,
+    source,
+    hypothesis: str | None,
+    expected: str,
+    cost=None,
+    latency_s=None,
+    audio_s=None,
+) -> Score:
+    """Score one item for one transcriber; `hypothesis=None` means it produced no text (failed). `cost`,
+    `latency_s` and `audio_s` are the audio cost, latency and audio seconds of the transcription scored. The
+    bank's totals (aggregates) follow in the same transaction."""
+    values = {**score_values(expected, hypothesis), "cost": cost, "latency_s": latency_s, "audio_s": audio_s}
+    values["csv_cells"] = csv_cells(transcriber_id, source, values)
+    with transaction.atomic(), aggregates.item_change(flag.pk, control.pk if control else None):
+        score, created = Score.objects.select_for_update().get_or_create(
+            flag=flag, control=control, transcriber_id=transcriber_id, source=source, defaults=values
+        )
+        if not created:
+            for field, value in values.items():
+                setattr(score, field, value)
+            score.save(update_fields=[*values, "scored_at"])
+    results_changed(flag.bank_id)
+    return score
+
+
+def csv_cells(transcriber_id: int, source: str, values: dict) -> str:
+    """The score's turn-table CSV cells (shapes.turns.score_csv) from its field values."""
+    return turns.score_csv(source, cells.cell(transcriber_id, *(values.get(c) for c in cells.COLUMNS)))
+
+
+def results_changed(*bank_ids) -> None:
+    """Mark banks' results as changed: their version moves, and their figures' snapshots are wanted again, to be
+    rebuilt by the queue once this transaction commits (queries/snapshots.py)."""
+    ids = [pk for pk in bank_ids if pk is not None]
+    if ids:
+        now = timezone.now()
+        Bank.objects.filter(pk__in=ids).update(
+            results_changed_at=now, snapshots_wanted_at=Coalesce("snapshots_wanted_at", Value(now))
+        )
+        snapshots.dispatch_later(ids)
+
+
+def score_transcription(transcription: Transcription) -> int:
+    """Write the candidate score of every item on the transcription's line. Returns how many."""
+    items = _items_on_line(transcription.line_id)
+    done = transcription.status == Transcription.DONE
+    text, cost = (transcription.text, transcription.cost) if done else (None, None)
+    # The time to its final text, and the audio it was given: known once it came back (done).
+    timing = (transcription.latency_s, transcription.audio_seconds) if done else (None, None)
+    # Every flag involved is locked up front, in id order, so two lines scored at once never wait on each other.
+    list(
+        Flag.objects.select_for_update()
+        .filter(pk__in={f.pk for f, _, _ in items})
+        .order_by("pk")
+        .values_list("pk")
+    )
+    for flag, control, expected in items:
+        write_score(
+            flag, control, transcription.transcriber_id, Score.CANDIDATE, text, expected, cost, *timing
+        )
+    return len(items)
+
+
+def score_live(flag: Flag) -> None:
+    """The live transcript of a flag entering a bank, on its line and its control lines, is scored as stored,
+    straight away, never transcribed again. Called while the flag is out of its bank's totals, before
+    aggregates.flag_entered counts it with these scores (one count for the flag, not one per score)."""
+    live = live_transcriber_of(flag.line.call)
+    controls = list(flag.controls.select_related("line"))
+    _write_live(flag, [(None, flag.line.text, flag.expected_text)], live.pk)
+    _write_live(flag, [(c, c.line.text, c.expected_text) for c in controls], live.pk)
+
+
+def score_live_controls(flag: Flag, controls) -> None:
+    """The live transcript of some of a flag's control lines (new ones), scored as stored; as score_live, while
+    the flag is out of its bank's totals."""
+    live = live_transcriber_of(flag.line.call)
+    _write_live(flag, [(c, c.line.text, c.expected_text) for c in controls], live.pk)
+
+
+def _write_live(flag: Flag, items, live_id: int) -> None:
+    """The live scores of (control or None, live text, expected text) items, written in one statement (each
+    replacing the item's live score if it had one), with no totals: the caller counts the flag afterwards."""
+    if not items:
+        return
+    controls = [control for control, _, _ in items]
+    old = Score.objects.filter(flag=flag, source=Score.LIVE)
+    if None in controls:
+        old.filter(control__isnull=True).delete()
+    old.filter(control__in=[c for c in controls if c is not None]).delete()
+    rows = []
+    for control, text, expected in items:
+        values = score_values(expected, text)
+        values["csv_cells"] = csv_cells(live_id, Score.LIVE, values)
+        rows.append(Score(flag=flag, control=control, transcriber_id=live_id, source=Score.LIVE, **values))
+    Score.objects.bulk_create(rows)
+    results_changed(flag.bank_id)
+
+
+def queue_lines(organization_id: int, lines, transcriber_ids) -> int:
+    """Make sure each (line, transcriber) has a transcription; score items at once where one already exists.
+    Returns how many transcriptions were newly queued."""
+    lines = list(lines)
+    existing = {
+        (t.line_id, t.transcriber_id): t
+        for t in Transcription.objects.filter(line__in=lines, transcriber_id__in=transcriber_ids)
+    }
+    new, reused = [], set()
+    for line in lines:
+        for tid in transcriber_ids:
+            found = existing.get((line.pk, tid))
+            if found is None:
+                new.append(Transcription(organization_id=organization_id, line=line, transcriber_id=tid))
+            elif found.status in Transcription.FINISHED:
+                score_transcription(found)
+                reused.add(line.pk)
+    Transcription.objects.bulk_create(new, ignore_conflicts=True)
+    if new:
+        transaction.on_commit(lambda: handles.pump(organization_id))
+    # Scores from reused transcriptions may complete an item: the judge is asked as when a transcription ends.
+    ask_picks(reused)
+    scores_written(organization_id, reused)
+    return len(new)
+
+
+def ask_picks(line_ids) -> None:
+    """Candidate scores were written on these lines: once that commits, ask for the judge's picks of every item on
+    them (a queue task per line, work/picks.py). Nothing without a judge."""
+    ids = sorted(set(line_ids))
+    if ids and llm.judge_configured():
+        for line_id in ids:
+            handles.PICK_LINE.later(line_id)
+
+
+def scores_written(organization_id: int, line_ids) -> None:
+    """Candidate scores were written on these lines: once that commits, a task announces the flags they finished
+    (work/events.py; nothing when no endpoint wants flag.scored)."""
+    ids = sorted(set(line_ids))
+    if ids and webhooks.wants(organization_id, events.FLAG_SCORED):
+        handles.ANNOUNCE_SCORES.later(ids)
+
+
+BACKFILL_CHUNK = 2000
+
+
+def backfill_alignment() -> int:
+    """Give every score stored before scores kept their alignment and CSV cells what it lacks of them: a scored
+    one its confusion pairs, text key and word alignment, from its text and its item's expected text; every one
+    its turn-table CSV cells (the recount migration runs this before the totals are rebuilt). Returns how many
+    were filled."""
+    columns = [
+        "pk",
+        "flag__expected_text",
+        "control__expected_text",
+        "transcriber_id",
+        "source",
+        "confusions",
+        "text_key",
+        *cells.COLUMNS,
+    ]
+    done, last = 0, 0
+    while True:
+        rows = list(
+            Score.objects.filter(
+                Q(text_key__isnull=True, failed=False) | Q(alignment="", failed=False) | Q(csv_cells=""),
+                pk__gt=last,
+            )
+            .order_by("pk")
+            .values(*columns)[:BACKFILL_CHUNK]
+        )
+        if not rows:
+            return done
+        filled = []
+        for row in rows:
+            expected = row["control__expected_text"]
+            if expected is None:
+                expected = row["flag__expected_text"]
+            if not row["failed"] and (not row["alignment"] or row["text_key"] is None):
+                pairs = [] if row["match"] else alignment.confusions(expected, row["hypothesis"])
+                row["confusions"] = alignment.encode_confusions(pairs)
+                row["text_key"] = alignment.text_key(row["hypothesis"])
+                row["alignment"] = alignment.encode_steps(alignment.align(expected, row["hypothesis"]))
+            row["csv_cells"] = csv_cells(row["transcriber_id"], row["source"], row)
+            filled.append(
+                Score(
+                    pk=row["pk"],
+                    **{f: row[f] for f in ("confusions", "text_key", "alignment", "csv_cells")},
+                )
+            )
+        Score.objects.bulk_update(filled, ["confusions", "text_key", "alignment", "csv_cells"])
+        done += len(filled)
+        last = rows[-1]["pk"]
