@@ -24,7 +24,6 @@ PURE = (
     "oncore/logs.py",
     "oncore/api/compat.py",
     "oncore/api/version.py",
-    "oncore/transcribers/options.py",
     "benchmark/caution.py",
     "benchmark/plural.py",
     "benchmark/entity/matcher/__init__.py",

@@ -65,11 +65,16 @@ def streaming(model="tiny.en", **options):
 @pytest.mark.slow
 def test_it_streams_a_spoken_sentence_through_whisper_tiny_en_offline(spoken, monkeypatch):  # noqa: F811
     monkeypatch.setattr(session, "SPEED", 4.0)  # four times real time: the passes still overlap the audio
-    result = streaming(min_chunk_s=1.0).transcribe(spoken, speech_end_s=2.8)
+    result = streaming(min_chunk_s=1.0).transcribe(spoken, speech_start_s=0.25, speech_end_s=2.8)
     assert wer(SENTENCE, result.text) <= 0.3, result.text
     figures = result.stream
     assert result.raw["passes"] >= 2 and figures.partials >= 1
     assert figures.first_partial_s is not None and 0 < figures.first_partial_s
+    # Its head latency: from the caller's first word (0.25 s into the clip, 0.0625 s at four times real time) to
+    # the first text, which no pass gives before a whole chunk (1 s of audio) is in.
+    assert figures.speech_start_s == 0.25
+    assert figures.time_to_first_partial_s == pytest.approx(figures.first_partial_s - 0.0625, abs=1e-3)
+    assert figures.time_to_first_partial_s >= (1.0 - 0.25) / 4
     assert figures.time_to_final_s > 0 and result.latency_s == figures.time_to_final_s
     assert figures.frames == -(-int(result.audio_seconds * 16000) // 320)
     assert result.cost == Decimal("0") and result.raw["engine"] == "faster-whisper streaming"

@@ -44,9 +44,9 @@ def server(request, monkeypatch):
         yield fake
 
 
-def stream(server, wav=None, language=None, speech_end_s=0.5, **options) -> EngineResult:
+def stream(server, wav=None, language=None, speech_end_s=0.5, speech_start_s=None, **options) -> EngineResult:
     return get_engine(stream_entry(server, **options)).transcribe(
-        wav or clip(), language=language, speech_end_s=speech_end_s
+        wav or clip(), language=language, speech_end_s=speech_end_s, speech_start_s=speech_start_s
     )
 
 
@@ -82,6 +82,19 @@ def test_it_streams_the_clip_and_returns_the_final_text_with_the_streams_figures
     assert figures.speech_end_s == 0.5 and result.audio_seconds == pytest.approx(0.6)
     assert figures.frames == len(audio_frames(server, server.sessions[0]))
     assert result.raw["finals"] == [TRANSCRIPT] and TEST_KEY not in str(result.raw)
+
+
+def test_time_to_first_partial_counts_from_the_callers_start_to_the_first_text_after_it(server):
+    # The fake shows one more word per 50 ms of audio it has received, from the first 50 ms.
+    from_start = stream(server).stream
+    assert from_start.speech_start_s == 0 and from_start.time_to_first_partial_s == from_start.first_partial_s
+    later = stream(server, speech_start_s=0.3).stream
+    assert later.speech_start_s == 0.3
+    # At 20 times real time the caller's start is heard 15 ms after the first frame; the first text after it is
+    # the partial of the audio that follows, within a frame or two (the vendor's frame: 20 or 50 ms of audio).
+    assert 0 <= later.time_to_first_partial_s <= (0.05 + 0.05) / 20 + 0.05
+    # The first text of all (the clip's first 50 ms) came before the caller's start: not the head.
+    assert later.first_partial_s < 0.3 / 20
 
 
 def test_it_streams_from_a_thread_that_already_runs_an_event_loop(server):

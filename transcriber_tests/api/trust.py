@@ -108,7 +108,9 @@ def bank_uncertainty(request, bank_id: int, q: Query[WindowIn]):
     interval (calls resampled whole, with their flags and controls: 10,000 resamples, seeded, so the same figures
     come back every time), the leader's lead over the runner-up bootstrapped the same way beside the exact McNemar
     test, a sentence where the two disagree, and about how many more flags would make the lead clear at p < 0.05
-    with an 80% chance if the current rates hold (the McNemar test's power, computed exactly)."""
+    with an 80% chance if the current rates hold (the McNemar test's power, computed exactly); and, for each model
+    the bank holds in both modes, its streaming candidate's accuracy less its batch candidate's on the lines both
+    scored, lines and calls resampled."""
     bank = lookups.bank(request.org, bank_id)
     figures = snapshots.trust_of(bank, q.window)
     if figures.computing:

@@ -11,7 +11,8 @@ read from the buckets is within RESOLUTION of the exact one (the nearest-rank pe
 latencies), since both fall in the same bucket. Latencies under 1 ms read as 1 ms, over 1,000 s as 1,000 s.
 
 Percentiles are nearest-rank: the p-th percentile of n latencies is the k-th smallest, k = ceil(p * n / 100),
-computed in integers.
+computed in integers. The p99 is given only from P99_MIN_LINES lines (below that it is the largest latency, or
+next to it, and reads as a tail it is not).
 
 Real-time factor: processing seconds per audio second, the sum of the lines' latencies over the sum of their
 audio seconds, in integers of microseconds (for a local engine the latency is its processing time).
@@ -32,6 +33,7 @@ FLOOR_US = 1_000  # 1 ms
 TOP = 319  # BOUNDS[TOP] is about 1,000 s
 BOUNDS = tuple(round(FLOOR_US * 2 ** (k / BUCKETS_PER_DOUBLING)) for k in range(TOP + 1))
 MICROS = 1_000_000
+P99_MIN_LINES = 100
 
 
 def _middle(bucket: int) -> int:
@@ -103,15 +105,16 @@ def percentile_us(counts: Mapping[int, int], percent: int) -> int | None:
 
 @dataclass(frozen=True)
 class Latency:
-    """A candidate's latencies over a window: `lines` with a measured latency (its n), the p50 and p95 in seconds
-    (from the buckets, within RESOLUTION of the exact ones), the exact mean, and the real-time factor (processing
-    seconds per audio second over the same lines)."""
+    """A candidate's latencies over a window: `lines` with a measured latency (its n), the p50, p95 and (from
+    P99_MIN_LINES lines) p99 in seconds (from the buckets, within RESOLUTION of the exact ones), the exact mean, and
+    the real-time factor (processing seconds per audio second over the same lines)."""
 
     lines: int
     p50_s: float
     p95_s: float
     mean_s: float
     real_time_factor: float | None
+    p99_s: float | None = None
 
 
 def latency(rows: Iterable[tuple[int, int, int, int]]) -> Latency | None:
@@ -134,6 +137,24 @@ def latency(rows: Iterable[tuple[int, int, int, int]]) -> Latency | None:
         p95_s=percentile_us(counts, 95) / MICROS,
         mean_s=latency_us / lines / MICROS,
         real_time_factor=latency_us / audio_us if audio_us else None,
+        p99_s=percentile_us(counts, 99) / MICROS if lines >= P99_MIN_LINES else None,
+    )
+
+
+def exact_latency(seconds: Sequence[float]) -> Latency | None:
+    """A Latency of the values themselves (exact nearest-rank percentiles, p99 from P99_MIN_LINES values; no
+    real-time factor): for a figure read from the lines' own rows, such as a streaming time to first partial.
+    None for no values."""
+    values = [v for v in (micros(s) for s in seconds) if v is not None]
+    if not values:
+        return None
+    return Latency(
+        lines=len(values),
+        p50_s=exact_percentile(values, 50) / MICROS,
+        p95_s=exact_percentile(values, 95) / MICROS,
+        mean_s=sum(values) / len(values) / MICROS,
+        real_time_factor=None,
+        p99_s=exact_percentile(values, 99) / MICROS if len(values) >= P99_MIN_LINES else None,
     )
 
 

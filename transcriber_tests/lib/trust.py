@@ -9,7 +9,9 @@ controls together, `RESAMPLES` times with a fixed seed (a page shows the same fi
 reads the 95% percentile interval of the statistic:
 
 - a candidate's accuracy: its matches over its scored items, summed over the resampled calls;
-- the lead: the leader's accuracy less the runner-up's on the items both scored, summed likewise.
+- the lead: the leader's accuracy less the runner-up's on the items both scored, summed likewise;
+- a paired difference (one candidate less another on the items both scored: a model streamed less the same model
+  in batch), resampling calls as the lead does, and resampling lines (each line a call of its own).
 
 A call enters as its numbers only (items scored and matched, or both scored and only-one-right), so calls are
 given as a histogram {numbers: how many calls}: resampling N calls with replacement draws how many times each
@@ -109,6 +111,40 @@ def lead_bootstrap(histogram, **kwargs) -> Bootstrap:
     """The leader's accuracy less the runner-up's on the items both scored, over calls: `histogram` holds
     (items both scored, only the leader right, only the runner-up right, calls)."""
     return ratio_bootstrap(((lo - ro, both, n) for both, lo, ro, n in histogram), **kwargs)
+
+
+@dataclass(frozen=True, slots=True)
+class PairedDifference:
+    """One candidate's accuracy less another's on the lines both scored (the first's less the second's: `both`
+    lines, `first_only` right for the first alone, `second_only` for the second alone), with its 95% interval
+    resampling lines (`lines`) and resampling calls (`calls`), and the exact McNemar p-value of the two."""
+
+    both: int
+    first_only: int
+    second_only: int
+    lines: Bootstrap
+    calls: Bootstrap
+    p_value: float
+
+    @property
+    def estimate(self) -> float | None:
+        return (self.first_only - self.second_only) / self.both if self.both else None
+
+
+def paired_difference(
+    both: int, first_only: int, second_only: int, call_histogram, **kwargs
+) -> PairedDifference:
+    """A PairedDifference from the lines' counts and the calls' histogram (items both scored, only the first
+    right, only the second right, calls), as lead_bootstrap takes it; lines are resampled as calls of one line."""
+    line_kinds = [(1, 1, 0, first_only), (1, 0, 1, second_only), (1, 0, 0, both - first_only - second_only)]
+    return PairedDifference(
+        both,
+        first_only,
+        second_only,
+        lead_bootstrap(line_kinds, **kwargs),
+        lead_bootstrap(call_histogram, **kwargs),
+        scoring.mcnemar_exact(first_only, second_only),
+    )
 
 
 def _points(x: float) -> str:

@@ -195,6 +195,11 @@ class Transcription(models.Model):
     first_partial_s = models.FloatField(
         null=True, blank=True, help_text="From the first frame to the first text."
     )
+    time_to_first_partial_s = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="From the start of the caller's speech to the first text after it (the head latency).",
+    )
     partials = models.PositiveIntegerField(
         null=True, blank=True, help_text="Partial results that carried text."
     )
@@ -202,6 +207,14 @@ class Transcription(models.Model):
         null=True,
         blank=True,
         help_text="Partials and finals that changed a word an earlier partial had shown.",
+    )
+    final_segments = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Final segments that carried text."
+    )
+    finals_revised = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Final segments that differ from the last partial shown for them.",
     )
     frames_sent = models.PositiveIntegerField(null=True, blank=True)
     frames_off_schedule = models.PositiveIntegerField(

@@ -88,6 +88,26 @@ class Choice:
         return self.transcriber.mode == Transcriber.STREAMING
 
     @property
+    def first_partial(self) -> lib_tradeoff.Latency | None:
+        """A streaming candidate's time to first partial; None for a batch one or before one is measured."""
+        return self.pacing.first_partial if self.streaming and self.pacing else None
+
+    @property
+    def stability_words(self) -> str:
+        """A streaming candidate's partial stability as a person reads it ("0.4 revisions per line; 3 of 40 finals
+        (7.5%) differ from the last partial shown"); "" before a replay recorded it."""
+        paced = self.pacing if self.streaming else None
+        if not paced or not paced.stable_lines:
+            return ""
+        said = f"{paced.revisions_per_line:.1f} revisions per line"
+        if paced.final_segments:
+            said += (
+                f"; {paced.finals_revised:,} of {paced.final_segments:,} finals "
+                f"({paced.finals_revised_share:.1%}) differ from the last partial shown"
+            )
+        return said
+
+    @property
     def measure(self) -> str:
         """ "time to final" (a streaming candidate) or "latency" (a batch one)."""
         return measure_of(self.transcriber)

@@ -1,15 +1,18 @@
 """How far to trust a bank's lead over a window: each candidate's accuracy and the leader's lead over the
 runner-up with call-level bootstrap intervals (lib/trust.py: calls resampled whole, 10,000 times, seeded),
 beside the Wilson intervals and the exact McNemar test of the results cards; a sentence where the two disagree;
-and about how many more flags would make the lead clear. Read from the per-day call totals (aggregates.detail: a
-few rows per candidate, day and kind of call, whatever the bank's size) and cached with the results until the
-bank's results change. The results page loads it after the page (the bootstrap takes tens of milliseconds), the
+about how many more flags would make the lead clear; and, for a model the bank holds in both modes, the
+streaming candidate's accuracy less the batch one's on the lines both scored, lines and calls resampled. Read
+from the per-day totals (aggregates.detail: a few rows per candidate, day and kind of call, whatever the bank's
+size) and cached with the results until the bank's results change. The results page loads it after the page (the bootstrap takes tens of milliseconds), the
 API serves it on its own."""
 
 from collections import defaultdict
 from dataclasses import dataclass
 
 from django.db.models import Sum
+
+from oncore.transcribers.models import Transcriber
 
 from ..lib import scoring
 from ..lib import trust as lib_trust
@@ -26,6 +29,16 @@ class TrustRow:
     wilson: tuple[float, float] | None
     calls: lib_trust.Bootstrap
     scored: int = 0  # its scored lines of the window
+
+
+@dataclass(frozen=True)
+class ModePair:
+    """A model the bank holds in both modes: its streaming candidate's accuracy less its batch candidate's on the
+    lines both scored (lib_trust.PairedDifference)."""
+
+    streaming: object  # transcriber
+    batch: object
+    difference: lib_trust.PairedDifference
 
 
 @dataclass(frozen=True)
@@ -51,6 +64,7 @@ class Trust:
     resamples: int = lib_trust.RESAMPLES
     seed: int = lib_trust.SEED
     trust_rule: str = scoring.TRUST_RULE
+    modes: tuple = ()  # ModePair per model the bank holds in both modes
 
     @property
     def scored(self) -> dict:
@@ -91,6 +105,25 @@ def _pair_histogram(bank_id: int, since, until, leader_id: int, runner_up_id: in
             lo, ro = (low_only, high_only) if leader_id == low else (high_only, low_only)
             out.append((both, lo, ro, int(calls)))
     return out
+
+
+def mode_pairs(transcribers) -> list[tuple]:
+    """(streaming, batch) candidates that run the same provider and model in the two modes, in the bank's
+    order."""
+    batch = [t for t in transcribers if t.mode == Transcriber.BATCH]
+    return [
+        (s, b)
+        for s in transcribers
+        if s.mode == Transcriber.STREAMING
+        for b in batch
+        if (b.provider, b.model) == (s.provider, s.model)
+    ]
+
+
+def _mode_pair(bank_id: int, since, until, streaming, batch) -> ModePair:
+    both, s_only, b_only = totals.pair_counts(bank_id, since, until, streaming.pk, batch.pk)
+    calls = _pair_histogram(bank_id, since, until, streaming.pk, batch.pk)
+    return ModePair(streaming, batch, lib_trust.paired_difference(both, s_only, b_only, calls))
 
 
 def _compute(bank: Bank, r: BankResults) -> Trust:
@@ -140,6 +173,10 @@ def _compute(bank: Bank, r: BankResults) -> Trust:
         r.pending,
         r.provisional,
         r.leader.summary.scored if r.leader else 0,
+        modes=tuple(
+            _mode_pair(bank.pk, since, until, s, b)
+            for s, b in mode_pairs([card.transcriber for card in r.cards])
+        ),
     )
 
 

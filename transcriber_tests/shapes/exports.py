@@ -52,6 +52,7 @@ RESULTS_COLUMNS = [
     "controls_scored",
     "controls_kept",
     "live_model",
+    *tradeoff.STREAM_CSV_COLUMNS,  # a streaming candidate's time to first partial and stability; p99s from 100 lines
 ]
 
 
@@ -109,6 +110,7 @@ def results_rows(bank, window_days, group=None):
             money(card.cost),
             *tradeoff.choice_cells(by_id[card.transcriber.pk], group),
             *_lead_cells(card.summary, card.live_model),
+            *tradeoff.stream_cells(by_id[card.transcriber.pk]),
         ]
     for t, s, interval in r.live_rows:
         yield [
@@ -122,6 +124,7 @@ def results_rows(bank, window_days, group=None):
             "",
             *tradeoff.blank_cells(group),
             *_lead_cells(s),
+            *tradeoff.stream_cells(),
         ]
     for entry, p in choices.catalogue:
         measured = [""] * 7 + ["", "", threshold, ""]  # scored ... mean_wer, leader, clears, threshold, cost
@@ -135,6 +138,7 @@ def results_rows(bank, window_days, group=None):
             *measured,
             *tradeoff.catalogue_cells(entry, p),
             *_lead_cells(None),
+            *tradeoff.stream_cells(),
         ]
     transcribers = [card.transcriber for card in r.cards]
     order = {card.transcriber.pk: card.position + 1 for card in r.cards}
@@ -155,6 +159,7 @@ def results_rows(bank, window_days, group=None):
                     "",
                     *tradeoff.group_cells(row, cell),
                     *_lead_cells(cell),
+                    *tradeoff.stream_cells(),
                 ]
 
 

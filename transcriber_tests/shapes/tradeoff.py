@@ -17,8 +17,9 @@ from ..queries.latency import LATENCY, TIME_TO_FINAL
 from ..queries.tradeoff import switch_words
 from .refs import TranscriberRef, transcriber_ref
 
+P99_MIN = f"{lib_tradeoff.P99_MIN_LINES:,}"
 RESOLUTION = (
-    f"p50 and p95 are read from log-spaced buckets (16 per doubling): {lib_tradeoff.RESOLUTION_WORDS} of the exact "
+    f"p50, p95 and p99 are read from log-spaced buckets (16 per doubling): {lib_tradeoff.RESOLUTION_WORDS} of the exact "
     "nearest-rank percentile."
 )
 Mode = Literal["batch", "streaming"]
@@ -32,6 +33,31 @@ MEASURE = (
 )
 
 
+class HeadLatencyOut(Schema):
+    lines: int = Field(description="Streaming replays with a first text after the caller started: the n.")
+    p50_s: float = Field(description="Median time to first partial, seconds (exact, nearest rank).")
+    p95_s: float = Field(description="95th percentile time to first partial, seconds (exact, nearest rank).")
+    p99_s: float | None = Field(
+        description=f"99th percentile time to first partial, seconds, from {P99_MIN} lines; null below that."
+    )
+    mean_s: float = Field(description="Mean time to first partial, seconds.")
+
+
+class StabilityOut(Schema):
+    lines: int = Field(
+        description="Streaming replays that recorded their revisions and final segments: the n."
+    )
+    revisions: int = Field(
+        description="Partials and finals that changed a word an earlier partial of the same segment had shown."
+    )
+    revisions_per_line: float | None = Field(description="revisions / lines; null with no lines.")
+    final_segments: int = Field(description="Final segments that carried text.")
+    finals_revised: int = Field(
+        description="Of those, the ones that differ from the last partial shown for them."
+    )
+    finals_revised_share: float | None = Field(description="finals_revised / final_segments; null with none.")
+
+
 class LatencyOut(Schema):
     mode: Mode = Field(description=MODE)
     measure: Literal["latency", "time to final"] = Field(description=MEASURE)
@@ -39,6 +65,11 @@ class LatencyOut(Schema):
     p50_s: float = Field(description=f"Median latency (time to final for streaming), seconds. {RESOLUTION}")
     p95_s: float = Field(
         description=f"95th percentile latency (time to final for streaming), seconds. {RESOLUTION}"
+    )
+    p99_s: float | None = Field(
+        None,
+        description=f"99th percentile latency (time to final for streaming), seconds, from {P99_MIN} lines in the "
+        f"window; null below that. {RESOLUTION}",
     )
     mean_s: float = Field(description="Mean latency (time to final for streaming), seconds (exact).")
     real_time_factor: float | None = Field(
@@ -55,6 +86,15 @@ class LatencyOut(Schema):
         "",
         description="Over 5% of frames off schedule: the sentence the page shows beside the figure (this server "
         'was busy, so the time to final is longer than a live call would see); "" otherwise.',
+    )
+    time_to_first_partial: HeadLatencyOut | None = Field(
+        None,
+        description="A streaming candidate's head latency: from the start of the caller's speech within the clip "
+        "to the first text it sent after it; null for a batch candidate or before one is measured.",
+    )
+    stability: StabilityOut | None = Field(
+        None,
+        description="How often a streaming candidate's partial text changed; null for a batch candidate.",
     )
 
 
@@ -224,7 +264,7 @@ def price_out(t, local: bool) -> dict:
 
 def latency_fields(found, local: bool, pacing=None) -> dict | None:
     """A queries.latency.Latency as LatencyOut (the real-time factor a local batch engine's only), with how its
-    streaming replays were paced (queries.pacing.Pacing) where known."""
+    streaming replays were paced, their time to first partial and stability (queries.pacing.Pacing) where known."""
     if found is None:
         return None
     streaming = getattr(found, "streaming", False)
@@ -233,6 +273,8 @@ def latency_fields(found, local: bool, pacing=None) -> dict | None:
         paced = {
             "frames_off_schedule_share": round(pacing.share, 4),
             "off_schedule": pacing.words if pacing.off else "",
+            "time_to_first_partial": head_fields(pacing.first_partial),
+            "stability": stability_fields(pacing),
         }
     return paced | {
         "mode": "streaming" if streaming else "batch",
@@ -240,8 +282,35 @@ def latency_fields(found, local: bool, pacing=None) -> dict | None:
         "lines": found.lines,
         "p50_s": found.p50_s,
         "p95_s": found.p95_s,
+        "p99_s": found.p99_s,
         "mean_s": found.mean_s,
         "real_time_factor": found.real_time_factor if local and not streaming else None,
+    }
+
+
+def head_fields(head) -> dict | None:
+    """A time to first partial (lib_tradeoff.Latency) as HeadLatencyOut."""
+    if head is None:
+        return None
+    return {
+        "lines": head.lines,
+        "p50_s": head.p50_s,
+        "p95_s": head.p95_s,
+        "p99_s": head.p99_s,
+        "mean_s": round(head.mean_s, 6),
+    }
+
+
+def stability_fields(pacing) -> dict:
+    """A queries.pacing.Pacing's revisions and revised finals as StabilityOut."""
+    per_line, share = pacing.revisions_per_line, pacing.finals_revised_share
+    return {
+        "lines": pacing.stable_lines,
+        "revisions": pacing.revisions,
+        "revisions_per_line": None if per_line is None else round(per_line, 4),
+        "final_segments": pacing.final_segments,
+        "finals_revised": pacing.finals_revised,
+        "finals_revised_share": None if share is None else round(share, 4),
     }
 
 
@@ -386,6 +455,37 @@ CSV_COLUMNS = [
     "group_lines",
     "best_in_group",
 ]
+
+
+# A streaming candidate's head latency and stability, and the p99 of either latency (from 100 lines): the results
+# CSV's last columns (shapes/exports.py RESULTS_COLUMNS).
+STREAM_CSV_COLUMNS = [
+    "latency_p99_s",
+    "first_partial_lines",
+    "first_partial_p50_s",
+    "first_partial_p95_s",
+    "first_partial_p99_s",
+    "partial_revisions_per_line",
+    "final_segments",
+    "finals_revised",
+]
+
+
+def stream_cells(choice=None) -> list:
+    """STREAM_CSV_COLUMNS of a candidate row (a queries.tradeoff.Choice); blank for any other row."""
+    found = choice.latency if choice else None
+    paced = choice.pacing if choice and choice.streaming else None
+    head = paced.first_partial if paced else None
+    return [
+        _places(found.p99_s if found else None),
+        head.lines if head else "",
+        _places(head.p50_s if head else None),
+        _places(head.p95_s if head else None),
+        _places(head.p99_s if head else None),
+        _places(paced.revisions_per_line if paced else None),
+        paced.final_segments if paced and paced.stable_lines else "",
+        paced.finals_revised if paced and paced.stable_lines else "",
+    ]
 
 
 def _places(x, places=4):

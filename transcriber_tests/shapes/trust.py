@@ -177,6 +177,22 @@ class PlanOut(Schema):
     )
 
 
+class ModeDifferenceOut(Schema):
+    streaming: TranscriberRef = Field(description="The model's streaming candidate.")
+    batch: TranscriberRef = Field(description="The same provider and model, replayed in batch.")
+    lines_both_scored: int
+    streaming_only_right: int
+    batch_only_right: int
+    difference: float | None = Field(
+        description="The streaming candidate's accuracy less the batch one's on the lines both scored; null with "
+        "none."
+    )
+    lines_low: float | None = Field(description="95% percentile interval of the difference, lines resampled.")
+    lines_high: float | None
+    calls: BootstrapOut = Field(description="The difference, calls resampled whole.")
+    mcnemar_p: float = Field(description="Exact McNemar test of the two modes on the lines both scored.")
+
+
 class TrustOut(Schema):
     bank_id: int
     window_days: int
@@ -209,6 +225,11 @@ class TrustOut(Schema):
         description="The leader rests on too few lines to trust, whatever the tests say (the results' rule): the "
         "verdict every screen gives first."
     )
+    modes: list[ModeDifferenceOut] = Field(
+        [],
+        description="Each model the bank holds in both modes (same provider and model, streaming and batch): the "
+        "paired difference in accuracy between the two.",
+    )
 
 
 def _bootstrap(b) -> dict | None:
@@ -235,6 +256,21 @@ def trust_out(bank, t: Trust, about, figures) -> dict:
                 "calls": _bootstrap(row.calls),
             }
             for row in t.rows
+        ],
+        "modes": [
+            {
+                "streaming": transcriber_ref(m.streaming),
+                "batch": transcriber_ref(m.batch),
+                "lines_both_scored": m.difference.both,
+                "streaming_only_right": m.difference.first_only,
+                "batch_only_right": m.difference.second_only,
+                "difference": m.difference.estimate,
+                "lines_low": m.difference.lines.low,
+                "lines_high": m.difference.lines.high,
+                "calls": _bootstrap(m.difference.calls),
+                "mcnemar_p": m.difference.p_value,
+            }
+            for m in t.modes
         ],
         "leader_id": t.leader.pk if t.leader else None,
         "runner_up_id": t.runner_up.pk if t.runner_up else None,

@@ -18,6 +18,13 @@ def seconds(value):
 
 
 @register.filter
+def percentiles(found):
+    """A lib_tradeoff.Latency's p50 / p95, and p99 where it has one ("180 ms / 420 ms / 1.10 s")."""
+    shown = [found.p50_s, found.p95_s] + ([found.p99_s] if found.p99_s is not None else [])
+    return " / ".join(lib_tradeoff.seconds_words(v) for v in shown)
+
+
+@register.filter
 def per_thousand(amount):
     """A cost per line as a person compares them, in cents: per 1,000 lines ("$0.16" for $0.000157 a line, as the
     catalogue's prices are per 1,000 minutes); "n/a" for none."""

@@ -73,11 +73,16 @@ def transcribe_claimed(t: Transcription) -> str:
 
 def _replay(t: Transcription, line, clips):
     """The clip through the transcriber's engine: in one request (batch), or as a live call (streaming), told
-    where the caller's speech ends within the clip, from which its time to final counts."""
+    where the caller's speech starts within the clip (its time to first partial counts from there) and where it
+    ends (its time to final counts from there)."""
     engine = get_engine(t.transcriber)
     if t.transcriber.mode != Transcriber.STREAMING:
         return engine.transcribe(clips.candidate_wav)
-    return engine.transcribe(clips.candidate_wav, speech_end_s=max(0.0, line.end_s - clips.start_s))
+    return engine.transcribe(
+        clips.candidate_wav,
+        speech_start_s=max(0.0, line.start_s - clips.start_s),
+        speech_end_s=max(0.0, line.end_s - clips.start_s),
+    )
 
 
 # What an engine's retryable error says of the retry to come ("...: it will be tried again."), left out once no
@@ -108,8 +113,11 @@ def _stream_fields(figures) -> dict:
     return {
         "mode": Transcription.STREAMING,
         "first_partial_s": figures.first_partial_s,
+        "time_to_first_partial_s": figures.time_to_first_partial_s,
         "partials": figures.partials,
         "partial_revisions": figures.revisions,
+        "final_segments": figures.final_segments,
+        "finals_revised": figures.finals_revised,
         "frames_sent": figures.frames,
         "frames_off_schedule": figures.frames_off_schedule,
     }

@@ -2,7 +2,8 @@
 
 An engine is built from a catalogue entry (duck-typed: `.provider`, `.model`, `.options`, `.api_key_env`,
 `.price_per_minute`, `.display_name`, and `.mode` for streaming entries) and has `transcribe(wav, language=None)
--> EngineResult` (a streaming engine's also takes `speech_end_s`).
+-> EngineResult` (a streaming engine's also takes `speech_end_s` and
+`speech_start_s`).
 Keys are read from the environment variable the entry names, at call time, and never leave the engine:
 not in messages, not in `raw`, not in logs.
 """

@@ -83,7 +83,8 @@ def test_the_results_page_says_time_to_final_for_the_streaming_candidate_and_lat
     assert f'<dt>Time to final p50 / p95</dt><dd>{ttf} <span class="muted">n=4</span>' in page
     assert f'<dt>Latency p50 / p95</dt><dd>{lat} <span class="muted">n=4</span>' in page
     assert (
-        'a live call <span class="muted">(streaming: time to final counts from the end of the caller' in page
+        'a live call <span class="muted">(streaming: time to first partial counts from the start of the caller'
+        in page
     )
     assert (
         "Switching to Test streaming: free (runs on this server), streaming: it listens for as long" in page

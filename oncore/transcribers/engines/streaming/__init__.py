@@ -8,7 +8,7 @@
     elevenlabs.py  ElevenLabs Scribe v2 Realtime (input_audio_chunk, partial and committed transcripts)
     local.py       faster-whisper over a growing buffer with the local-agreement policy (offline)
 
-Each engine has `transcribe(wav, language=None, *, speech_end_s=None) -> EngineResult` whose `stream` holds the
+Each engine has `transcribe(wav, language=None, *, speech_end_s=None, speech_start_s=None) -> EngineResult` whose `stream` holds the
 StreamFigures and whose latency_s is the time to final. docs/streaming.md explains what is measured. A provider's
 streaming engine is named in its registration (engines/<provider>.py), not here.
 """

@@ -94,7 +94,9 @@ class WhisperStreamingEngine:
         self.beam_size = int(options.get("beam_size", 5))
         self.cpu_threads = int(options.get("cpu_threads", 0))
 
-    def transcribe(self, wav: bytes, language: str | None = None, *, speech_end_s=None, speed=None):
+    def transcribe(
+        self, wav: bytes, language: str | None = None, *, speech_end_s=None, speech_start_s=None, speed=None
+    ):
         try:
             audio = decode_wav_mono(wav, target_rate=SAMPLE_RATE)
         except AudioError as exc:
@@ -111,6 +113,7 @@ class WhisperStreamingEngine:
             heard,
             pacer,
             speech_end_s=session.speech_end_within(speech_end_s, seconds),
+            speech_start_s=session.speech_start_within(speech_start_s, seconds),
             sample_rate=SAMPLE_RATE,
             opened_at=opened_at,
             ended_at=time.perf_counter(),

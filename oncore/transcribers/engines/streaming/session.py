@@ -4,11 +4,13 @@ would, the record of what the transcriber said and when, and the figures a strea
 Clock: every time is time.perf_counter() seconds. The session's start (t0) is the moment the transcriber is ready
 for audio (after its handshake and greeting): frame i carries the audio from i × frame to (i + 1) × frame and is
 sent once that audio has been spoken, at t0 + (i + 1) × frame / speed. So the audio at clip position p is heard
-by the transcriber at t0 + p / speed, as on a live call, and the end of the caller's speech (the line's end
-within its clip, `speech_end_s`) at t0 + speech_end_s / speed.
+by the transcriber at t0 + p / speed, as on a live call; the start of the caller's speech (the line's start within
+its clip, `speech_start_s`) at t0 + speech_start_s / speed, and its end (`speech_end_s`) at t0 + speech_end_s / speed.
 
 Figures (StreamFigures), each measured, never estimated:
 - first_partial_s: from t0 to the first text the transcriber sent (a partial, or a final if it sent no partial);
+- time_to_first_partial_s: the head latency, from the start of the caller's speech to the first text sent after
+  it (text sent earlier came from the clip's margin before the line); None when no text came after it;
 - time_to_final_s: from the end of the caller's speech to the final text: the last final segment that carried
   text, or, when the whole line gave no text, the transcriber's word that the session is done;
 - partials, revisions: the partial results that carried text, and how many of them (and of the finals) changed
@@ -88,6 +90,8 @@ class StreamFigures:
     final_segments: int = 0  # final segments that carried text
     finals_revised: int = 0  # of those, the ones that differ from the last partial shown for their segment
     speed: float = 1.0  # the pacing's speed: clip seconds per second (1 for every replay; tests go faster)
+    speech_start_s: float = 0.0  # where the caller's speech starts in the clip
+    time_to_first_partial_s: float | None = None  # from that start to the first text sent after it
 
     def as_dict(self) -> dict:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
@@ -137,6 +141,7 @@ class Heard:
         self.revisions = 0
         self.finals_revised = 0
         self.first_text_at: float | None = None
+        self.text_at: list[float] = []  # when each partial or final that carried text came
         self.final_at: float | None = None
         self.done_at: float | None = None
         self._shown: list[str] = []  # the words the current segment's last partial showed
@@ -153,8 +158,7 @@ class Heard:
             self.revisions += 1
         self._shown = new
         self.partials += 1
-        if self.first_text_at is None:
-            self.first_text_at = now
+        self._text_came(now)
 
     def final(self, text: str) -> None:
         now = time.perf_counter()
@@ -168,8 +172,16 @@ class Heard:
         if text:
             self.finals.append(text)
             self.final_at = now
-            if self.first_text_at is None:
-                self.first_text_at = now
+            self._text_came(now)
+
+    def _text_came(self, now: float) -> None:
+        self.text_at.append(now)
+        if self.first_text_at is None:
+            self.first_text_at = now
+
+    def first_text_from(self, moment: float) -> float | None:
+        """When the first text at or after `moment` came; None if none did."""
+        return next((at for at in self.text_at if at >= moment), None)
 
     def done(self) -> None:
         """The transcriber said the session is over (or the local engine finished)."""
@@ -225,8 +237,12 @@ def figures(
     sample_rate: int,
     opened_at: float,
     ended_at: float,
+    speech_start_s: float = 0.0,
 ) -> StreamFigures:
+    speech_start_s = min(speech_start_s, speech_end_s)
+    speech_start_at = pacer.t0 + speech_start_s / pacer.speed
     speech_end_at = pacer.t0 + speech_end_s / pacer.speed
+    head_at = heard.first_text_from(speech_start_at)
     final_at = heard.final_at if heard.final_at is not None else heard.done_at
     if final_at is None:  # the engines end a session only once it is done: a bug if this is reached
         raise TranscriptionError("The session ended without a final transcript or an end.", retryable=True)
@@ -254,6 +270,8 @@ def figures(
         final_segments=len(heard.finals),
         finals_revised=heard.finals_revised,
         speed=pacer.speed,
+        speech_start_s=round(speech_start_s, 4),
+        time_to_first_partial_s=None if head_at is None else round(head_at - speech_start_at, 4),
     )
 
 
@@ -263,3 +281,11 @@ def speech_end_within(speech_end_s: float | None, audio_seconds: float) -> float
     if speech_end_s is None or not math.isfinite(speech_end_s):
         return audio_seconds
     return min(max(float(speech_end_s), 0.0), audio_seconds)
+
+
+def speech_start_within(speech_start_s: float | None, audio_seconds: float) -> float:
+    """Where the caller starts speaking in the clip: the line's start within it (the margin before it is silence or
+    the other party), held inside the clip; the clip's start when not given."""
+    if speech_start_s is None or not math.isfinite(speech_start_s):
+        return 0.0
+    return min(max(float(speech_start_s), 0.0), audio_seconds)

@@ -102,7 +102,9 @@ class WebSocketEngine:
 
     # ---- the session
 
-    def transcribe(self, wav: bytes, language: str | None = None, *, speech_end_s=None, speed=None):
+    def transcribe(
+        self, wav: bytes, language: str | None = None, *, speech_end_s=None, speech_start_s=None, speed=None
+    ):
         seconds = audio_seconds_of(wav)
         self.ended = False  # set once the audio is out and the end-of-audio messages go
         self.key = read_key(self.transcriber, self.vendor) if needs_key(self.transcriber) else None
@@ -113,6 +115,7 @@ class WebSocketEngine:
         frames = session.split_frames(pcm, rate, self.frame_ms)
         speed = float(speed or session.SPEED)
         end = session.speech_end_within(speech_end_s, seconds)
+        start = session.speech_start_within(speech_start_s, seconds)
         url = self.url(ws_scheme(call.base_url), rate, language)
         try:
             heard, pacer, opened_at, ended_at = session.run_session(
@@ -123,7 +126,13 @@ class WebSocketEngine:
                 scrub(exc.message, self.key), retryable=exc.retryable, retry_after=exc.retry_after
             ) from exc
         figures = session.figures(
-            heard, pacer, speech_end_s=end, sample_rate=rate, opened_at=opened_at, ended_at=ended_at
+            heard,
+            pacer,
+            speech_end_s=end,
+            speech_start_s=start,
+            sample_rate=rate,
+            opened_at=opened_at,
+            ended_at=ended_at,
         )
         return EngineResult(
             text=heard.text,
