@@ -119,7 +119,15 @@ def test_the_demos_streaming_candidate_replays_its_lines_offline_and_its_card_sh
     for t in streamed:
         assert (t.status, t.mode) == (Transcription.DONE, Transcription.STREAMING), t.error
         assert t.latency_s is not None and t.frames_sent and t.frames_off_schedule is not None
+        assert t.final_segments is not None and t.finals_revised is not None
     client.login(username="demo-admin", password="demo-admin-pass")
     page = client.get(reverse("tt:bank", args=[bank.pk]), {"window": 90}).content.decode()
     assert "<dt>Time to final p50 / p95</dt>" in page and '<span class="muted">n=2</span>' in page
+    assert "<dt>Time to first partial p50 / p95</dt>" in page and "<dt>Partial stability</dt>" in page
     assert "<dt>Latency p50 / p95</dt>" in page  # the batch candidates beside it
+    # Whisper tiny.en is in the bank in both modes: the trust section compares them on the lines both scored.
+    url = reverse("tt:bank_trust", args=[bank.pk])
+    client.get(url, {"window": 90}, headers={"HX-Request": "true"})
+    tasks.drain()
+    trust = client.get(url, {"window": 90}, headers={"HX-Request": "true"}).content.decode()
+    assert "tiny.en streamed against the same model in batch" in trust
