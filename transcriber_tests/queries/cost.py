@@ -16,6 +16,7 @@ from decimal import Decimal
 from django.db.models import Count, F, Max, Sum
 
 from oncore.calls.models import Call, Line
+from oncore.transcribers import providers
 from oncore.transcribers.models import Transcriber
 
 from ..lib import tradeoff as lib_tradeoff
@@ -25,12 +26,17 @@ from .window import today, window_start
 
 VOLUME_DAYS = 30
 VOLUME_CACHE_SECONDS = 600
-LOCAL_PROVIDERS = frozenset({Transcriber.FASTER_WHISPER, Transcriber.POCKETSPHINX})
 
 
 def is_local(transcriber) -> bool:
     """A local engine runs on this server: no charge, and its latency is its processing time."""
-    return transcriber.provider in LOCAL_PROVIDERS
+    return _local(transcriber.provider)
+
+
+def _local(provider: str) -> bool:
+    """The provider's registration says it runs on this server (oncore.transcribers.providers)."""
+    found = providers.get(provider)
+    return bool(found and found.local)
 
 
 @dataclass(frozen=True)
@@ -157,7 +163,7 @@ def _volume(organization, calls, per_live, since, group) -> Volume:
     shares = []
     for tid, r in by_live.items():
         minutes = lib_tradeoff.minutes_of(r["seconds"])
-        local = r["provider"] in LOCAL_PROVIDERS
+        local = _local(r["provider"])
         cost = Decimal(0) if local else lib_tradeoff.cost_of(minutes, r["price"])
         shares.append(LiveShare(r["name"], tid, r["n"], minutes, cost, local))
     for r in unknown.values():

@@ -9,7 +9,6 @@ each claimed row goes through is replay.py."""
 import logging
 import time
 
-from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, transaction
 
 from oncore.config import config
@@ -27,7 +26,7 @@ def recover_abandoned() -> int:
     """Rows left running by a worker that died are queued again: a claim older than the lease (its task was killed
     at the timeout, and a row a task went on to by itself is never delivered again), or a dispatch whose broker
     message has not been taken for twice the broker's retry."""
-    return TRANSCRIPTIONS.reclaim_stale(lost_dispatch_s=2 * int(settings.Q_CLUSTER["retry"]))
+    return TRANSCRIPTIONS.reclaim_stale(lost_dispatch_s=2 * config().queue_retry_s)
 
 
 def pump_all() -> int:

@@ -42,12 +42,12 @@ import logging
 import random
 import time
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, F
 from django.utils import timezone
 
 from oncore import llm, queue
+from oncore.config import config
 
 from .. import handles, judge
 from ..actions import runs as run_actions
@@ -74,7 +74,7 @@ VERDICT_EXAMPLES_EACH = 3  # fixes and breaks each shown to the verdict
 
 def judge_budget_s() -> float:
     """Seconds one judge task labels before it hands the rest to the next task: half the queue's timeout."""
-    return int(settings.Q_CLUSTER["timeout"]) / 2
+    return config().queue_timeout_s / 2
 
 
 # ---------------------------------------------------------------- the steps
