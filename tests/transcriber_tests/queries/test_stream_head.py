@@ -51,12 +51,7 @@ def modes(org, tenant, live_transcriber):
         actions.do_add_candidate(bank, t, confirmed=True)
     rng = random.Random(37)
     for c in range(8):
-        call = make_call(
-            tenant,
-            live_transcriber,
-            caller_texts=[f"call {c} {w} please" for w in WORDS],
-            seconds_per_line=1.0,
-        )
+        call = make_call(tenant, live_transcriber, caller_texts=[f"call {c} {w} please" for w in WORDS])
         for line in call.lines.filter(speaker="caller").order_by("position")[: 1 + c % 2]:
             actions.do_flag_line(line, line.text, bank=bank, rng=rng, confirm_matches_live=True)
     k = Counter()
@@ -261,7 +256,7 @@ def test_the_trust_section_and_the_api_give_the_difference_between_the_modes(mod
     assert (
         f"M1 streaming (streaming) less M1 batch (batch) on the {d.both} lines both scored: "
         f"{points(d.estimate)} points; 95% interval {points(d.lines.low)} to {points(d.lines.high)} points "
-        f"resampling lines, {points(d.calls.low)} to {points(d.calls.high)} resampling its 8 calls."
+        f"resampling lines, {points(d.calls.low)} to {points(d.calls.high)} resampling the 8 calls."
     ) in text
     body = api.get(f"/banks/{bank.pk}/uncertainty").json()
     assert body["modes"] == [
