@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 from types import SimpleNamespace
 
 import pytest
+from django.db import transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
 
@@ -77,7 +78,8 @@ def modes(org, tenant, live_transcriber):
             }
         Transcription.objects.filter(pk=t.pk).update(**fields)
         t.refresh_from_db()
-        scores.score_transcription(t)
+        with transaction.atomic():  # as the queue's finish does: scoring locks the flags
+            scores.score_transcription(t)
     bank.refresh_from_db()
     return SimpleNamespace(bank=bank, streaming=streaming, batch=batch, other=other, replays=k[streaming.pk])
 
