@@ -134,7 +134,10 @@ def print_figures(bank):
     t = screen.tradeoff
     v = t.volume
     print(f"figures (last {screen.results.window_days} days; p50/p95 from the buckets, {t.resolution}):")
-    print(f"  volume: {v.calls:,} calls, {v.minutes:,.0f} caller minutes in the last 30 days; now {v.now}")
+    print(
+        f"  volume: {v.calls:,} calls, {v.minutes:,.0f} caller minutes in the last 30 days; on the live transcribers "
+        + ("some unpriced" if v.now is None else f"${v.now:,.2f}")
+    )
     for c in t.choices:
         lat = c.latency
         print(
@@ -163,7 +166,7 @@ def print_figures(bank):
             f"95% {lc.low * 100:+.2f} to {lc.high * 100:+.2f} by calls; McNemar p = {tr.lead.p_value:.3g}"
         )
     if tr.plan is not None:
-        print(f"  planner: {tr.plan.state}, {tr.plan.flags} more flags (power {tr.plan.power})")
+        print(f"  planner: {tr.plan.state}, {tr.plan.flags} more flags (power {tr.plan.power:.3g})")
     if tr.sentence:
         print(f"  note: {tr.sentence}")
     pairs = confusion.confusion_pairs(bank, screen.results.window_days)[0]
