@@ -60,7 +60,7 @@ class EntityAccuracy:
     right: int = 0
     n: int = 0
     categories: tuple = ()  # CategoryCount
-    lines: int = 0  # the scored lines counted (with or without entities)
+    lines: int = 0  # the scored lines whose expected text had entities
 
     @property
     def accuracy(self) -> float | None:

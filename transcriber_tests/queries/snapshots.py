@@ -152,6 +152,7 @@ def _compute_results(bank: Bank, key: str) -> tuple[ResultsFigures, dict]:
         "bank": bank,
         "r": screen.results,
         "entity": screen.entity,
+        "own_entities": screen.own_entities or {},
         "language_wer": screen.language_wer,
         "trends": screen.trends,
         "tags": screen.tags,
