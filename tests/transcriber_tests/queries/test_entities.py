@@ -214,3 +214,18 @@ def test_the_backfill_gives_scores_kept_before_their_entities(callers):
 
 def test_the_product_lists_the_matchers_categories():
     assert lib_entities.CATEGORIES == CATEGORIES
+
+
+def test_the_leaderboard_gives_the_leaders_entities_right_once_its_bank_figures_are_computed(
+    callers, admin_client, api
+):
+    bank = callers.bank
+    board = admin_client.get(reverse("tt:banks")).content.decode()
+    assert "entities right" not in read(board)  # the bank's results for the window were never computed yet
+    snapshots.results_of(bank, 30)  # its results page, read once, computes them
+    own = bank_entities(bank, [callers.careful.pk], 30)[callers.careful.pk]
+    row = read(admin_client.get(reverse("tt:banks")).content)
+    assert "★ Careful" in row and f"entities right {100 * own.accuracy:.1f}% n={own.n}" in row
+    item = api.get("/leaderboard").json()["items"][0]
+    assert item["leader"]["id"] == callers.careful.pk
+    assert (item["leader_entities"]["n"], item["leader_entities"]["right"]) == (own.n, own.right)
