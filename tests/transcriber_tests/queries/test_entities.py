@@ -10,6 +10,7 @@ from collections import Counter
 from types import SimpleNamespace
 
 import pytest
+from django.db import transaction
 from django.urls import reverse
 
 from benchmark.entity.matcher import CATEGORIES, entities, entity_found
@@ -61,9 +62,19 @@ def sloppy(text: str) -> str:
 
 @pytest.fixture
 def callers(org, tenant, live_transcriber):
+    return build_callers(org, tenant, live_transcriber)
+
+
+def build_callers(org, tenant, live_transcriber):
     """Three calls of three caller lines, the first two of each flagged with what was said (its entities typed),
     each flag with one control line (the call's other lines, whose expected text is their live text): "Careful"
-    writes what was said, "Sloppy" mishears MISHEARS, and fails (a text with no words) on one line."""
+    writes what was said, "Sloppy" mishears MISHEARS, and fails (a text with no words) on one line. In one
+    transaction (scoring locks the flags: on PostgreSQL a test outside one cannot)."""
+    with transaction.atomic():
+        return _build_callers(org, tenant, live_transcriber)
+
+
+def _build_callers(org, tenant, live_transcriber):
     careful, sloppy_one = (
         Transcriber.objects.create(slug=slug, provider=Transcriber.GENERIC, model=slug, display_name=name)
         for slug, name in (("careful", "Careful"), ("sloppy", "Sloppy"))
