@@ -1,19 +1,7 @@
 """Each score keeps the entities of its item's expected text, each marked kept or lost in its text (Score.entities,
-issue 37 item 2): the field, then the scores stored before it filled with the app's own code (scores.backfill_entities;
-this is the latest migration, so the code and the tables agree), and every bank's results marked changed, so their
-snapshots are computed again with the entity figures."""
+issue 37 item 2); 0023 fills those of the scores stored before."""
 
 from django.db import migrations, models
-from django.utils import timezone
-
-
-def fill(apps, schema_editor):
-    if not apps.get_model("transcriber_tests", "Score").objects.exists():
-        return  # nothing to fill on a new database
-    from transcriber_tests.actions import scores
-
-    scores.backfill_entities()
-    apps.get_model("transcriber_tests", "Bank").objects.update(results_changed_at=timezone.now())
 
 
 class Migration(migrations.Migration):
@@ -27,5 +15,4 @@ class Migration(migrations.Migration):
             name="entities",
             field=models.TextField(blank=True, default=""),
         ),
-        migrations.RunPython(fill, migrations.RunPython.noop),
     ]
