@@ -15,6 +15,7 @@ from django.urls import reverse
 
 from benchmark.entity.matcher import CATEGORIES, entities, entity_found
 from oncore.transcribers.models import Transcriber
+from tests.benchmark.entity.test_views import BETA, make_dataset, make_run, scored
 from tests.fixtures import make_call
 from tests.transcriber_tests.support import read
 from transcriber_tests import actions
@@ -151,6 +152,7 @@ def test_entities_right_per_candidate_and_category_equal_a_direct_count(callers)
 
 def test_the_card_the_csv_and_the_api_give_entities_right(callers, admin_client, api):
     bank = callers.bank
+    scored(make_run(make_dataset(), "sloppy", BETA, transcriber=callers.sloppy))  # its public benchmark run
     own = bank_entities(bank, [callers.careful.pk, callers.sloppy.pk], 30)[callers.sloppy.pk]
     page = admin_client.get(reverse("tt:bank", args=[bank.pk])).content
     card = read(page, "Sloppy")
@@ -160,6 +162,8 @@ def test_the_card_the_csv_and_the_api_give_entities_right(callers, admin_client,
     ) in card
     for c in own.categories:
         assert f"{lib_entities.LABELS[c.category]} {100 * c.accuracy:.1f}% {c.right} of {c.n}" in card
+    # Beside it, the public benchmark's tier-A figure, so the two read together.
+    assert "on your callers" in card.split("Entity benchmark: 66.7% (MLCommons subset, tier A, n=3)")[0]
 
     response = admin_client.get(reverse("tt:export_results", args=[bank.pk]))
     body = b"".join(response.streaming_content).decode("utf-8-sig")
