@@ -107,8 +107,8 @@ def _number_words(word: _Word) -> list[str]:
 
 def _spoken_end(words: list[_Word], i: int, reader) -> int | None:
     """Where a spoken number or time read by `reader` (numbers._read_number / _read_clock) starting at words[i]
-    ends (the index after its last word), or None. Only single-piece words are read ("twenty-one" splits into
-    two pieces: read piece by piece)."""
+    ends (the index after its last word), or None. A word the matcher reads in pieces ("twenty-one") counts whole;
+    a reading that ends inside a word is none."""
     pieces, owner = [], []
     for j in range(i, min(len(words), i + 12)):
         for piece in _number_words(words[j]):
@@ -271,7 +271,9 @@ def _name_word(w: _Word) -> bool:
     return w.capital and w.key not in NOT_A_NAME and bool(_HAS_LETTER.search(w.key))
 
 
-FINDERS = ((TIME, _time_at), (DATE, None), (ID, _id_at), (NUMBER, _number_at), (NAME, _name_at))
+# In the order they take words: a word belongs to the first span found on it. A date is found around its month
+# (_date_at gives where it starts and ends); the others start at the word they are asked about.
+FINDERS = ((TIME, _time_at), (DATE, _date_at), (ID, _id_at), (NUMBER, _number_at), (NAME, _name_at))
 
 
 def entities(text: str) -> tuple[Entity, ...]:
