@@ -15,19 +15,23 @@ from dataclasses import dataclass
 from .codeswitch.langtag import detect_languages, language_wer
 from .demo import load_packaged_fixtures
 from .entity import reports, scoring
-from .entity.matcher import MATCHER_VERSION, differences, same_text
+from .entity.matcher import CATEGORIES as ENTITY_CATEGORIES
+from .entity.matcher import MATCHER_VERSION, differences, entity_marks, same_text
 from .packaged import LABEL as FIXTURE_LABEL
 from .packaged import is_entity_fixture
 
-# The code-switching tagger and per-language WER a bank's results read, and the entity matcher a full-call
-# run's rule labels use (transcriber_tests/judge/rule_labels.py), named here so the product imports
-# the benchmark from this one module.
+# The code-switching tagger and per-language WER a bank's results read, the entity matcher a full-call
+# run's rule labels use (transcriber_tests/judge/rule_labels.py), and the entities of a caller's line each
+# score keeps (entity_marks, in ENTITY_CATEGORIES), named here so the product imports the benchmark from this
+# one module.
 __all__ = [
+    "ENTITY_CATEGORIES",
     "MATCHER_VERSION",
     "EntityHeadline",
     "detect_languages",
     "differences",
     "entity_headlines",
+    "entity_marks",
     "language_wer",
     "load_packaged_fixtures",
     "same_text",

@@ -31,6 +31,7 @@ PURE = (
     "benchmark/entity/matcher/numbers.py",
     "benchmark/entity/matcher/match.py",
     "benchmark/entity/matcher/selftest.py",
+    "benchmark/entity/matcher/extract.py",
     "benchmark/codeswitch/metrics.py",
     "benchmark/codeswitch/langtag.py",
     "benchmark/codeswitch/stats.py",

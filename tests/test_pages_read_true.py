@@ -178,13 +178,15 @@ def test_the_turn_table_cells_read_as_a_person_expects(pages, admin_client):
     html = admin_client.get(reverse("tt:turn_table", args=[bank.pk]) + "?kind=flags").content
     text = assert_reads_true(html, "turn table")
     siobhan = 1  # newest flag first: the call_a flag is the older of the two
-    assert cells(html, "Test exact")[siobhan] == f"{TRUTH} ✓ match"
+    # Under each scored text, the expected text's entities, each kept or lost, said in words.
+    entities = "✓ kept: four number ✓ kept: 830 number"
+    assert cells(html, "Test exact")[siobhan] == f"{TRUTH} ✓ match {entities}"
     assert cells(html, "Test lower")[siobhan] == (
-        "siobhan table for four at 830 ✓ match differs only in capitals or punctuation"
+        f"siobhan table for four at 830 ✓ match differs only in capitals or punctuation {entities}"
     )
     # The word it got wrong is marked against the expected text: struck and underlined, and said in words.
     assert cells(html, "Test wrong")[siobhan] == (
-        "said Siobhan,→, heard Shivon table for four at 830 1 substitution WER 0.17"
+        f"said Siobhan,→, heard Shivon table for four at 830 1 substitution WER 0.17 {entities}"
     )
     assert cells(html, "Test broken")[siobhan] == "✗ error"
     assert cells(html, "Test blank")[siobhan] == "✗ no text ..."

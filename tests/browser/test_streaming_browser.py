@@ -19,7 +19,7 @@ def test_the_streaming_figures_read_right_at_both_widths(
     screenshots,
     settings,
     admin_user,
-    modes,
+    modes,  # noqa: F811
     axe,  # noqa: F811
 ):
     settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False  # the live server speaks plain HTTP

@@ -12,11 +12,12 @@ from django.db.models import Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from benchmark import selectors as benchmark
 from oncore import llm
 from oncore.webhooks import actions as webhooks
 
 from .. import aggregates, handles
-from ..lib import alignment, cells, scoring
+from ..lib import alignment, cells, entities, scoring
 from ..models import Bank, ControlLine, Flag, Score, Transcription
 from ..queries import snapshots
 from ..queries.lines import live_transcriber_of
@@ -52,6 +53,7 @@ def score_values(expected: str, hypothesis: str | None) -> dict:
             confusions="",
             text_key=None,
             alignment="",
+            entities="",
         )
         return values
     s = scoring.score_line(expected, hypothesis)
@@ -68,8 +70,14 @@ def score_values(expected: str, hypothesis: str | None) -> dict:
         confusions="" if s.match else alignment.encode_confusions(alignment.confusions(expected, hypothesis)),
         text_key=alignment.text_key(hypothesis),
         alignment=alignment.encode_steps(alignment.align(expected, hypothesis)),
+        entities=entity_marks(expected, hypothesis),
     )
     return values
+
+
+def entity_marks(expected: str, hypothesis: str) -> str:
+    """The expected text's entities, each marked kept or lost in the hypothesis, as Score.entities keeps them."""
+    return entities.encode((m.text, m.category, m.kept) for m in benchmark.entity_marks(expected, hypothesis))
 
 
 def write_score(
@@ -267,3 +275,27 @@ def backfill_alignment() -> int:
         Score.objects.bulk_update(filled, ["confusions", "text_key", "alignment", "csv_cells"])
         done += len(filled)
         last = rows[-1]["pk"]
+
+
+def backfill_entities() -> int:
+    """Give every scored score stored before scores kept their entities (migration 0022) the entities of its item's
+    expected text, each marked kept or lost in its text. Returns how many were filled."""
+    done, last = 0, 0
+    while True:
+        rows = list(
+            Score.objects.filter(failed=False, entities="", pk__gt=last)
+            .order_by("pk")
+            .values_list("pk", "flag__expected_text", "control__expected_text", "hypothesis")[:BACKFILL_CHUNK]
+        )
+        if not rows:
+            return done
+        filled = [
+            Score(
+                pk=pk,
+                entities=entity_marks(flag_expected if control_expected is None else control_expected, text),
+            )
+            for pk, flag_expected, control_expected, text in rows
+        ]
+        Score.objects.bulk_update([s for s in filled if s.entities], ["entities"])
+        done += sum(1 for s in filled if s.entities)
+        last = rows[-1][0]

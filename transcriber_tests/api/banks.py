@@ -363,7 +363,7 @@ def bank_results(request, bank_id: int, q: Query[ResultsFilters]):
         screen.results,
         pending=queries.pending_for_bank(bank, [c.transcriber.pk for c in screen.results.cards]),
     )
-    return results_out(r, screen.entity, screen.tradeoff, figures)
+    return results_out(r, screen.entity, screen.tradeoff, figures, screen.own_entities)
 
 
 @results.get(

@@ -53,7 +53,8 @@ def leaderboard(request, q: Query[WindowIn]):
     flags. A fixed number of queries, whatever the number of banks."""
     org = request.org
     days = queries.window_days_covered(q.window, org.zone)
-    return leaderboard_out(queries.leaderboard(org, q.window), q.window, days, org.timezone)
+    board = snapshots.with_entities(queries.leaderboard(org, q.window), q.window)
+    return leaderboard_out(board, q.window, days, org.timezone)
 
 
 @router.get(

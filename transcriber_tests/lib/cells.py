@@ -23,6 +23,7 @@ COLUMNS = (
     "insertions",
     "latency_s",
     "alignment",
+    "entities",
 )
 
 
@@ -50,6 +51,9 @@ class ScoreCell(NamedTuple):
     latency_s: float | None = None
     # Its words aligned against the expected text, as the score keeps it (alignment.encode_steps; "" when failed).
     alignment: str = ""
+    # The expected text's entities, each kept or lost in `text`, as the score keeps them (lib.entities.encode; ""
+    # when failed or when what was said has none).
+    entities: str = ""
 
     @property
     def waiting(self) -> bool:
@@ -82,6 +86,7 @@ def cell(
     insertions=0,
     latency_s=None,
     alignment="",
+    entities="",
 ) -> ScoreCell:
     """The cell of one Score row's COLUMNS."""
     if failed:
@@ -110,6 +115,7 @@ def cell(
         insertions,
         latency_s,
         alignment,
+        entities or "",
     )
 
 

@@ -13,24 +13,13 @@ is the one place that runs the app's code: an earlier one would run today's code
   candidates' latency buckets (0012), the confusion pairs, the call totals and the expected-text checks (0013;
   control lines' too, 0018), the control part of each candidate's scores (0018) included.
 
-A later migration that changes what these compute moves this step after itself."""
+A later migration that changes what these compute moves this step after itself: 0023 did (scores keep their
+entities), so this one runs nothing."""
 
 from django.db import migrations
-
-
-def recount(apps, schema_editor):
-    if not apps.get_model("transcriber_tests", "Flag").objects.exists():
-        return  # nothing to recount on a new database
-    from transcriber_tests import aggregates
-    from transcriber_tests.actions import controls, scores
-
-    controls.retire_flagged_controls()
-    controls.retire_degenerate_controls()
-    scores.backfill_alignment()
-    aggregates.rebuild()
 
 
 class Migration(migrations.Migration):
     dependencies = [("transcriber_tests", "0018_lead_parts")]
 
-    operations = [migrations.RunPython(recount, migrations.RunPython.noop)]
+    operations = []

@@ -293,6 +293,10 @@ class Score(models.Model):
     alignment = models.TextField(blank=True, default="")
     # Its turn-table CSV cells (shapes.turns.score_csv), encoded when it is written: the CSV joins them as they are.
     csv_cells = models.TextField(blank=True, default="")
+    # The entities of its item's expected text (names, times, dates, numbers, ids), each marked kept or lost in its
+    # text (lib.entities.encode of benchmark.selectors.entity_marks), worked out when it is written; "" for a failed
+    # score. A bank's entity accuracy counts them (queries/entities.py); the turn table marks them.
+    entities = models.TextField(blank=True, default="")
     # On a live score (one per item): whether the bank's candidates disagree on the item, some matching and some
     # not among their scored texts. Kept by every score write and candidate change (aggregates.py).
     disagree = models.BooleanField(default=False)

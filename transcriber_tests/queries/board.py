@@ -59,6 +59,9 @@ class BoardRow:
     live_model: bool = (
         False  # the leader runs the provider and model of a live transcriber of the bank's calls
     )
+    # The leader's entities right on the bank's own lines (lib.entities.EntityAccuracy), as the bank's results
+    # snapshot of the window holds them (snapshots.with_entities); None where none was computed yet.
+    entities: object | None = None
 
     @property
     def lead_from(self) -> str:

@@ -20,7 +20,7 @@ from oncore.transcribers.models import Transcriber
 from ..lib import scoring
 from ..lib.charts import Chart, chart
 from ..models import STANDARD_TAGS, Bank, ControlLine, Flag, Score, ScoreTotal, Transcription
-from . import groups, jobs, totals
+from . import entities, groups, jobs, totals
 from .board import candidates_of
 from .cached import cached
 from .tradeoff import Tradeoff, bank_tradeoff
@@ -485,6 +485,9 @@ class ResultsScreen:
     tradeoff: Tradeoff | None = None
     by_tenant: groups.GroupTable | None = None  # each candidate's accuracy per tenant, and per assistant
     by_assistant: groups.GroupTable | None = None
+    # Each candidate's entities right on the bank's own lines (queries.entities): transcriber id ->
+    # lib.entities.EntityAccuracy; None in a snapshot kept before it had them.
+    own_entities: dict | None = None
 
 
 def bank_groups(bank: Bank, window_days: int, candidates, by: str) -> groups.GroupTable:
@@ -504,16 +507,27 @@ def results_screen(
 ) -> ResultsScreen:
     """A bank's results (on one tenant's or assistant's calls, with `group`) with the public benchmark beside
     each candidate, their latency and cost and the trade-off chart, the leader's per-language WER, each
-    candidate's weekly trend, per-tag, per-tenant and per-assistant accuracy, and the organization's queue (left
+    candidate's weekly trend, per-tag, per-tenant and per-assistant accuracy, each candidate's entities right on
+    the bank's own lines (queries.entities), and the organization's queue (left
     out with `queue=False`: a snapshot keeps the figures, a read adds the waiting work). Over a fixed period
-    (`date_from`, `date_to`: the API's), the cards, their trade-off and the public benchmark only."""
+    (`date_from`, `date_to`: the API's), the cards, their trade-off, the entities and the public benchmark only."""
     results = bank_results(bank, window_days, date_from=date_from, date_to=date_to, group=group)
     transcribers = [card.transcriber for card in results.cards]
     entity = benchmark.entity_headlines([t.pk for t in transcribers])
     tradeoff = bank_tradeoff(bank, results)
     status = jobs.queue_status(bank.organization_id) if queue else {}
+    own = entities.bank_entities(
+        bank,
+        [t.pk for t in transcribers],
+        results.window_days,
+        date_from=date_from,
+        date_to=date_to,
+        group=group,
+    )
     if date_from or date_to:
-        return ResultsScreen(results, entity, None, [], TagTable(transcribers, []), status, tradeoff)
+        return ResultsScreen(
+            results, entity, None, [], TagTable(transcribers, []), status, tradeoff, own_entities=own
+        )
     leader = results.leader
     return ResultsScreen(
         results=results,
@@ -525,4 +539,5 @@ def results_screen(
         tradeoff=tradeoff,
         by_tenant=bank_groups(bank, results.window_days, transcribers, groups.TENANT),
         by_assistant=bank_groups(bank, results.window_days, transcribers, groups.ASSISTANT),
+        own_entities=own,
     )

@@ -29,7 +29,7 @@ work/tasks.py (rebuild_snapshots), handed over by the work handle REBUILD_SNAPSH
 import logging
 import pickle
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 
 from django.db import IntegrityError, transaction
@@ -152,6 +152,7 @@ def _compute_results(bank: Bank, key: str) -> tuple[ResultsFigures, dict]:
         "bank": bank,
         "r": screen.results,
         "entity": screen.entity,
+        "own_entities": screen.own_entities or {},
         "language_wer": screen.language_wer,
         "trends": screen.trends,
         "tags": screen.tags,
@@ -284,6 +285,24 @@ def results_of(bank: Bank, window_days: int, *, date_from=None, date_to=None, gr
 
 def trust_of(bank: Bank, window_days: int, *, data=True) -> Read:
     return read(bank, TRUST, trust_key(window_days), data=data)
+
+
+def with_entities(board, window_days: int) -> list:
+    """The leaderboard's rows (queries.leaderboard) with each leader's entities right on its bank's own lines, as
+    the bank's results snapshot of the window (every call) holds them: one query, nothing computed. A bank whose
+    snapshot of the window was never computed (its page not read in that window) keeps None."""
+    leaders = {row.bank.pk: row.leader.pk for row in board if row.leader is not None}
+    if not leaders:
+        return board
+    found = {}
+    kept = Snapshot.objects.filter(bank_id__in=leaders, kind=RESULTS, key=results_key(window_days)).exclude(
+        version__isnull=True
+    )
+    for bank_id, data in kept.values_list("bank_id", "data"):
+        own = pickle.loads(data).screen.own_entities if data else None
+        if own and leaders[bank_id] in own:
+            found[bank_id] = own[leaders[bank_id]]
+    return [replace(row, entities=found.get(row.bank.pk)) for row in board]
 
 
 # ---------------------------------------------------------------- rebuilding, coalesced

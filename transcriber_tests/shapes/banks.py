@@ -150,6 +150,28 @@ class EntityBenchmark(Schema):
     )
 
 
+class EntityCategoryOut(Schema):
+    category: Literal["name", "time", "date", "number", "id"]
+    n: int = Field(description="Entities of this category said on its scored lines.")
+    right: int = Field(description="Of those, the ones its text kept.")
+    accuracy: float | None = Field(description="right / n, a fraction.")
+
+
+class OwnEntitiesOut(Schema):
+    n: int = Field(
+        description="Entities said on its scored lines (names, times, dates, numbers and ids found in each line's "
+        "expected text by the entity benchmark's matcher package); failed lines are left out, as from accuracy."
+    )
+    right: int = Field(
+        description="Of those, the ones its text kept (the benchmark matcher finds them in it)."
+    )
+    accuracy: float | None = Field(description="right / n, a fraction; null when its lines had no entities.")
+    lines: int = Field(description="Its scored lines whose expected text had entities.")
+    categories: list[EntityCategoryOut] = Field(
+        description="The same per category (name, time, date, number, id), those said at least once."
+    )
+
+
 class FailureOut(Schema):
     reason: str
     lines: int
@@ -161,6 +183,11 @@ class CardOut(Summary, TradeoffFields):
     is_leader: bool
     entity_benchmark: EntityBenchmark | None = Field(
         description="Its latest scored run on the public entity benchmark, beside your own callers; null if none."
+    )
+    entities: OwnEntitiesOut | None = Field(
+        description="Entities right on your own callers' lines (the bank's, over the same window, period and "
+        "filter as its accuracy), beside the public benchmark's figure; null while the figures are being computed "
+        "again. Added in 2.1.0.",
     )
     production_model: bool = Field(
         description="It runs the same provider and model as a production transcriber of these calls: on control "
@@ -259,10 +286,28 @@ def summary_out(t, s, interval) -> dict:
     return {"transcriber": transcriber_ref(t), **summary_fields(s, interval)}
 
 
-def results_out(r: queries.BankResults, entity: dict, tradeoff, figures) -> dict:
+def own_entities_out(own) -> dict | None:
+    """A candidate's entities right on the bank's own lines (lib.entities.EntityAccuracy), or None."""
+    if own is None:
+        return None
+    return {
+        "n": own.n,
+        "right": own.right,
+        "accuracy": own.accuracy,
+        "lines": own.lines,
+        "categories": [
+            {"category": c.category, "n": c.n, "right": c.right, "accuracy": c.accuracy}
+            for c in own.categories
+        ],
+    }
+
+
+def results_out(r: queries.BankResults, entity: dict, tradeoff, figures, own_entities=None) -> dict:
     """A bank's results (queries.bank_results) with each candidate's public entity benchmark figure (`entity`:
-    benchmark.selectors.entity_headlines of its candidates) and its latency and cost (`tradeoff`:
+    benchmark.selectors.entity_headlines of its candidates) and its entities right on the bank's own lines
+    (`own_entities`: queries.entities.bank_entities), and its latency and cost (`tradeoff`:
     queries.tradeoff.bank_tradeoff of these results), from a snapshot (`figures`: snapshots.Read)."""
+    own_entities = own_entities or {}
     period = r.date_from is not None or r.date_to is not None
     choices = {c.key: c for c in tradeoff.choices}
     cards = []
@@ -287,6 +332,7 @@ def results_out(r: queries.BankResults, entity: dict, tradeoff, figures) -> dict
                 }
                 if e
                 else None,
+                "entities": own_entities_out(own_entities.get(c.transcriber.pk)),
             }
         )
     leader = None

@@ -16,7 +16,7 @@ from oncore.formats import money
 from oncore.transcribers.models import Transcriber
 
 from .. import queries
-from ..lib import scoring
+from ..lib import entities, scoring
 from ..models import ControlLine, Flag, JudgePick, Score
 from ..queries import confusion, snapshots
 from ..queries.turns import display_name
@@ -53,7 +53,25 @@ RESULTS_COLUMNS = [
     "controls_kept",
     "live_model",
     *tradeoff.STREAM_CSV_COLUMNS,  # a streaming candidate's time to first partial and stability; p99s from 100 lines
+    # A candidate's entities right on the bank's own lines (queries.entities): in all, then per category.
+    "entities_n",
+    "entities_right",
+    "entity_accuracy",
+    *(f"{entities.LABELS[c]}_{part}" for c in entities.CATEGORIES for part in ("n", "right")),
 ]
+ENTITY_BLANK = [""] * (3 + 2 * len(entities.CATEGORIES))
+
+
+def _entity_cells(own) -> list:
+    """A candidate's entity columns (lib.entities.EntityAccuracy; blank for the other rows, or a snapshot kept
+    before it had them)."""
+    if own is None:
+        return ENTITY_BLANK
+    cells = [own.n, own.right, _fmt(own.accuracy)]
+    for category in entities.CATEGORIES:
+        count = own.of(category)
+        cells += [count.n, count.right]
+    return cells
 
 
 def _lead_cells(summary, live_model=None) -> list:
@@ -111,6 +129,7 @@ def results_rows(bank, window_days, group=None):
             *tradeoff.choice_cells(by_id[card.transcriber.pk], group),
             *_lead_cells(card.summary, card.live_model),
             *tradeoff.stream_cells(by_id[card.transcriber.pk]),
+            *_entity_cells((screen.own_entities or {}).get(card.transcriber.pk)),
         ]
     for t, s, interval in r.live_rows:
         yield [
@@ -125,6 +144,7 @@ def results_rows(bank, window_days, group=None):
             *tradeoff.blank_cells(group),
             *_lead_cells(s),
             *tradeoff.stream_cells(),
+            *ENTITY_BLANK,
         ]
     for entry, p in choices.catalogue:
         measured = [""] * 7 + ["", "", threshold, ""]  # scored ... mean_wer, leader, clears, threshold, cost
@@ -139,6 +159,7 @@ def results_rows(bank, window_days, group=None):
             *tradeoff.catalogue_cells(entry, p),
             *_lead_cells(None),
             *tradeoff.stream_cells(),
+            *ENTITY_BLANK,
         ]
     transcribers = [card.transcriber for card in r.cards]
     order = {card.transcriber.pk: card.position + 1 for card in r.cards}
@@ -160,6 +181,7 @@ def results_rows(bank, window_days, group=None):
                     *tradeoff.group_cells(row, cell),
                     *_lead_cells(cell),
                     *tradeoff.stream_cells(),
+                    *ENTITY_BLANK,
                 ]
 
 

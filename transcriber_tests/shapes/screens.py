@@ -10,7 +10,15 @@ from ninja import Field, Schema
 from ..lib import scoring
 from ..lib.cells import ScoreCell
 from ..queries.tradeoff import switch_words
-from .banks import Interval, LeadParts, LeadTestOut, interval_out, summary_fields
+from .banks import (
+    Interval,
+    LeadParts,
+    LeadTestOut,
+    OwnEntitiesOut,
+    interval_out,
+    own_entities_out,
+    summary_fields,
+)
 from .refs import TranscriberRef, transcriber_ref
 from .tradeoff import LatencyOut, ProjectionOut, latency_fields, projection_out
 from .turns import Cell, PickOut, cell_out, pick_out
@@ -50,6 +58,11 @@ class BoardRowOut(Schema):
         description="The leader over the window; null when nothing is scored."
     )
     leader_summary: LeaderSummary | None
+    leader_entities: OwnEntitiesOut | None = Field(
+        description="The leader's entities right on the bank's own lines over the window, as the bank's results "
+        "were last computed for it (GET /banks/{bank_id}/results computes them); null without a leader, or before "
+        "they were computed for this window. Added in 2.1.0."
+    )
     clears_threshold: bool
     runner_up: TranscriberRef | None
     lead_test: LeadTestOut | None = Field(description="Exact McNemar of the leader against the runner-up.")
@@ -110,6 +123,7 @@ def leaderboard_out(board, window_days: int, days, zone: str) -> dict:
                 }
                 if row.leader is not None and s is not None
                 else None,
+                "leader_entities": own_entities_out(row.entities),
                 "clears_threshold": row.clears_threshold,
                 "runner_up": transcriber_ref(row.runner_up),
                 "lead_test": _lead(row.lead, row.runner_up.pk if row.runner_up else None),

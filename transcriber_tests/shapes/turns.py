@@ -9,7 +9,7 @@ from ninja import Field, Schema
 from oncore.csv import csv_line, safe_cell
 from oncore.formats import iso_time
 
-from ..lib import alignment
+from ..lib import alignment, entities
 from ..lib.cells import ScoreCell
 from ..models import Score
 from ..queries.turns import TurnRow
@@ -20,6 +20,14 @@ class AlignedWord(Schema):
     op: Literal["equal", "substitution", "deletion", "insertion"]
     expected: str | None = Field(description="The expected text's word as written; null for an insertion.")
     heard: str | None = Field(description="The transcriber's word as written; null for a deletion.")
+
+
+class EntityMark(Schema):
+    text: str = Field(description="The entity as the expected text writes it.")
+    category: Literal["name", "time", "date", "number", "id"]
+    kept: bool = Field(
+        description="Its text has it (the entity benchmark's matcher finds it there), or lost it."
+    )
 
 
 class Cell(Schema):
@@ -49,6 +57,10 @@ class Cell(Schema):
     alignment: list[AlignedWord] | None = Field(
         description="Its words against the expected text, in order, from the alignment WER counts (its "
         "substitutions, deletions and insertions are the counts above); null unless scored."
+    )
+    entities: list[EntityMark] | None = Field(
+        description="The entities of the expected text (names, times, dates, numbers, ids), in the order said, each "
+        "kept or lost in its text; null unless scored. Added in 2.1.0."
     )
 
 
@@ -109,6 +121,7 @@ def cell_out(transcriber_id: int, cell: ScoreCell | None, expected: str | None =
             "insertions": None,
             "latency_s": None,
             "alignment": None,
+            "entities": None,
         }
     scored = not cell.failed
     return {
@@ -125,6 +138,7 @@ def cell_out(transcriber_id: int, cell: ScoreCell | None, expected: str | None =
         "insertions": cell.insertions if scored else None,
         "latency_s": cell.latency_s,
         "alignment": alignment_out(cell.alignment) if scored and expected else None,
+        "entities": [m._asdict() for m in entities.decode(cell.entities)] if scored else None,
     }
 
 

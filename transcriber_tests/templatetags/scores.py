@@ -10,7 +10,7 @@ from django import template
 from django.utils.safestring import mark_safe
 from markupsafe import Markup
 
-from ..lib import alignment
+from ..lib import alignment, entities
 from ..lib import tradeoff as lib_tradeoff
 from ..lib import trust as lib_trust
 
@@ -28,6 +28,30 @@ LEGEND = (
     "Words marked against the expected text: struck through, a word that was said but missed or misheard; "
     "underlined, a word heard in its place or added."
 )
+
+
+# How each entity of what was said (names, times, dates, numbers, ids: lib.entities) reads under a scored cell.
+ENTITY_LEGEND = (
+    "Entities said (names, times, dates, numbers, ids) under each text: ✓ kept, the text has it; "
+    "✗ lost, it does not."
+)
+ENTITY_WORDS = {True: ("✓", "kept"), False: ("✗", "lost")}
+
+
+def entity_marks_html(stored: str) -> str:
+    """The expected text's entities under a scored cell, each kept or lost (lib.entities.decode of the score's
+    Score.entities): escaped HTML, "" when what was said had none. The sign and a word say it, not colour alone."""
+    marks = entities.decode(stored)
+    if not marks:
+        return ""
+    items = "".join(
+        f'<li class="entity-mark {ENTITY_WORDS[m.kept][1]}"><span aria-hidden="true">{ENTITY_WORDS[m.kept][0]} </span>'
+        f'<span class="visually-hidden">{ENTITY_WORDS[m.kept][1]}: </span>{escape(m.text)} '
+        f'<span class="kind">{escape(m.category)}</span></li>'
+        for m in marks
+    )
+    kept = sum(m.kept for m in marks)
+    return f'\n<ul class="entity-marks" aria-label="Entities said: {kept} of {len(marks)} kept">{items}</ul>'
 
 
 # What a screen reader hears for each mark: against what was said, or against the live transcript.
@@ -109,7 +133,7 @@ def cell_html(c, expected=None, transcriber=None) -> str:
         cell += f'<span class="wer">WER {c.wer:.2f}</span>'
     else:
         cell += MATCHED + NOTED if c.case_or_punctuation_only else MATCHED
-    return cell + latency_words(c, transcriber)
+    return cell + entity_marks_html(c.entities) + latency_words(c, transcriber)
 
 
 class _Transcriber(NamedTuple):
@@ -147,6 +171,11 @@ def score_cell(c, expected=None, transcriber=None):
 @register.simple_tag
 def marks_legend():
     return LEGEND
+
+
+@register.simple_tag
+def entity_legend():
+    return ENTITY_LEGEND
 
 
 @register.simple_tag

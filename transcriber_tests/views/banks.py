@@ -12,7 +12,7 @@ from ..actions import controls
 from ..errors import ActionError, EstimateNotConfirmed
 from ..forms import AddCandidateForm, BankForm
 from ..lib import scoring
-from ..queries import lookups
+from ..queries import lookups, snapshots
 from ..queries.lines import bank_lines
 from .results import WINDOWS, window_of
 
@@ -27,7 +27,7 @@ def banks(request):
         request,
         "transcriber_tests/banks.html",
         {
-            "board": queries.leaderboard(request.org, window),
+            "board": snapshots.with_entities(queries.leaderboard(request.org, window), window),
             "window": window,
             "days": queries.window_days_covered(window, request.org.zone),
             "windows": WINDOWS,

@@ -55,21 +55,29 @@ Its modules:
     numbers.py    spoken numbers, years, ordinals, decimals and clock times read as digits
     match.py      entity_found, same_text, differences and MATCHER_VERSION
     selftest.py   the named cases of both checks and self_test()
+    extract.py    the entities of a line nobody annotated (a caller's line: names, times, dates, numbers, ids)
+                  and entity_marks, each marked kept or lost in a transcriber's text
 """
 
 from .canon import ABBREVIATIONS, NOT_IN_WHOLE_TEXT
+from .extract import CATEGORIES, Entity, Mark, entities, entity_marks
 from .match import MATCHER_VERSION, differences, entity_found, same_text
 from .selftest import SAME_TEXT_CASES, SELF_TEST_CASES, SelfTestFailure, self_test
 
 __all__ = [
     "ABBREVIATIONS",
+    "CATEGORIES",
+    "Entity",
+    "Mark",
     "MATCHER_VERSION",
     "NOT_IN_WHOLE_TEXT",
     "SAME_TEXT_CASES",
     "SELF_TEST_CASES",
     "SelfTestFailure",
     "differences",
+    "entities",
     "entity_found",
+    "entity_marks",
     "same_text",
     "self_test",
 ]

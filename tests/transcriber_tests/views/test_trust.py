@@ -30,9 +30,10 @@ def test_the_turn_table_marks_each_word_against_the_expected_text(checked, admin
     assert "&lt;del" not in html and "&lt;ins" not in html
     cells = [read(c) for c in re.findall(r'<td data-label="Trust 2">(.*?)</td>', html, re.S)]
     # Newest flag first: the scattered line, then the right one, then the mistyped one.
-    assert cells[0] == "see you on said tuesday→, heard thursday 1 substitution WER 0.25"
+    # Under the marks, the expected text's entities, kept or lost (issue 37, item 2).
+    assert cells[0] == "see you on said tuesday→, heard thursday 1 substitution WER 0.25 ✗ lost: tuesday date"
     trust_0 = [read(c) for c in re.findall(r'<td data-label="Trust 0">(.*?)</td>', html, re.S)]
-    assert trust_0[0] == "see you missed on tuesday 1 deletion WER 0.25"
+    assert trust_0[0] == "see you missed on tuesday 1 deletion WER 0.25 ✓ kept: tuesday date"
     assert "struck through, a word that was said but missed or misheard" in read(html)
     # Each mark is <del> or <ins>, struck or underlined without any colour, and says in words what it is.
     assert '<del class="missed"><span class="visually-hidden">missed </span>on</del>' in html
