@@ -62,6 +62,13 @@ LIMITS = {
         models=("nova-3",),
         source="developers.deepgram.com/docs/keyterm",
     ),
+    ("deepgram", providers.STREAMING): Limits(
+        "keyterm prompting (keyterm)",
+        max_terms=100,
+        max_tokens=500,
+        models=("nova-3",),
+        source="developers.deepgram.com/docs/keyterm",
+    ),
     ("assemblyai", providers.BATCH): Limits(
         "keyterms prompt (keyterms_prompt)",
         max_terms=1000,

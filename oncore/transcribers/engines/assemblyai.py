@@ -57,6 +57,9 @@ class AssemblyAIEngine:
     def transcribe(self, wav: bytes, language: str | None = None):
         seconds = audio_seconds_of(wav)
         key = read_key(self.transcriber, VENDOR)
+        terms = vocabulary_terms(
+            self.transcriber, BATCH
+        )  # checked before the upload: a list refused sends nothing
         options = self.transcriber.options or {}
         poll_interval = option_float(options, "poll_interval_s", 3.0)
         poll_max_interval = option_float(options, "poll_max_interval_s", 15.0)
@@ -83,7 +86,6 @@ class AssemblyAIEngine:
             body["speech_models"] = [self.transcriber.model]
         if assemblyai_language(language):
             body["language_code"] = assemblyai_language(language)
-        terms = vocabulary_terms(self.transcriber, BATCH)
         if terms:  # the SDK's TranscriptionConfig(keyterms_prompt=[...]): a JSON list in the request body
             body["keyterms_prompt"] = terms
         job = call.request("POST", call.url("/v2/transcript"), step="submit", json=body, headers=auth)
