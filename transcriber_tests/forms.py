@@ -138,8 +138,8 @@ class AddCandidateForm(forms.Form):
 
     def __init__(self, *args, bank, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["transcriber"].queryset = Transcriber.objects.filter(enabled=True).exclude(
-            candidacies__bank=bank
+        self.fields["transcriber"].queryset = (
+            Transcriber.catalogue().filter(enabled=True).exclude(candidacies__bank=bank)
         )
 
 

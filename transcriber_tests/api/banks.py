@@ -210,8 +210,8 @@ class OrderIn(BodyIn):
     )
 
 
-def _transcriber(pk) -> Transcriber:
-    return lookups.transcriber(pk)
+def _transcriber(request, pk) -> Transcriber:
+    return lookups.transcriber(pk, request.org)
 
 
 @candidates.get(
@@ -235,7 +235,7 @@ def estimate_candidate(
     ),
 ):
     """The backfill a new candidate needs: every line of the bank it has no text for yet, billed as audio."""
-    return actions.estimate_backfill(_bank(request, bank_id), _transcriber(transcriber_id)).as_dict()
+    return actions.estimate_backfill(_bank(request, bank_id), _transcriber(request, transcriber_id)).as_dict()
 
 
 @candidates.post(
@@ -258,7 +258,9 @@ def add_candidate(request, bank_id: int, body: CandidateIn):
     """Add a candidate and transcribe every flag and control line of the bank with it. Without
     `"confirm": true` nothing is added: the answer is 409 `estimate_not_confirmed` with the estimate."""
     bank = _bank(request, bank_id)
-    candidate = actions.do_add_candidate(bank, _transcriber(body.transcriber_id), confirmed=body.confirm)
+    candidate = actions.do_add_candidate(
+        bank, _transcriber(request, body.transcriber_id), confirmed=body.confirm
+    )
     location = reverse("api:get_candidate", args=[bank.pk, candidate.transcriber_id])
     return created(request, location, candidate_out(candidate))
 
