@@ -117,6 +117,28 @@ class Transcriber(models.Model):
     def is_streaming(self) -> bool:
         return self.mode == self.STREAMING
 
+    @property
+    def vocabulary_label(self) -> str:
+        """A vocabulary candidate's vocabulary as the pages name it ("" for a catalogue entry)."""
+        if self.base_id is None:
+            return ""
+        return self.vocabulary.name if self.vocabulary_id else "a deleted vocabulary"
+
+    @property
+    def vocabulary_option(self) -> str:
+        """The vendor's own option the terms travel in, e.g. "hotwords" or "keyterm prompting (keyterm)"."""
+        from .vocabulary import limits_of
+
+        limits = limits_of(self.provider, self.mode)
+        return limits.option if limits else ""
+
+    @property
+    def vocabulary_surcharge(self) -> Decimal:
+        """What the vocabulary adds to the catalogue entry's price per audio minute (0 for a catalogue entry)."""
+        if self.base_id is None:
+            return Decimal(0)
+        return max(Decimal(0), Decimal(self.price_per_minute) - Decimal(self.base.price_per_minute))
+
     @classmethod
     def catalogue(cls):
         """The catalogue: the entries an admin adds, not the vocabulary candidates derived from them."""
