@@ -12,7 +12,7 @@ whatever the answer (oncore.middleware.api_version writes them)."""
 from contextvars import ContextVar
 from datetime import UTC, date, datetime
 
-API_VERSION = "2.0.0"
+API_VERSION = "2.1.0"
 VERSION_HEADER = "OnCore-API-Version"
 
 # What a request may still send although the API deprecated it: (deprecated on, read at least until: six months at

@@ -20,7 +20,7 @@ SUNSET = "Tue, 01 Jun 2027 00:00:00 GMT"  # RFC 8594: read at least until then
 
 def test_the_schema_carries_a_semantic_version(client):
     served = client.get("/api/v1/openapi.json").json()
-    assert served["info"]["version"] == API_VERSION == "2.0.0"
+    assert served["info"]["version"] == API_VERSION == "2.1.0"
     assert SEMVER.fullmatch(API_VERSION)
 
 
@@ -42,7 +42,7 @@ def test_every_api_answer_names_the_version(api, client, bank, settings):
             "/api/v1/flags", "x" * (2 * 2**20), content_type="application/json", headers=api.headers
         )
     for what, response in answers.items():
-        assert response["OnCore-API-Version"] == "2.0.0", what
+        assert response["OnCore-API-Version"] == "2.1.0", what
         assert "Deprecation" not in response, what
     assert answers["too large"].status_code == 413 and answers["a wrong method"].status_code == 405
     assert "OnCore-API-Version" not in client.get("/login/")  # the dashboard is not the API

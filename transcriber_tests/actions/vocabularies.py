@@ -21,26 +21,12 @@ from . import banks, scores
 KEEP = object()
 
 
-class VocabularyInvalid(errors.ActionError):
-    code = "vocabulary_invalid"
-    status = 400
-
-
-class VocabularyNameTaken(errors.ActionError):
-    code = "vocabulary_name_taken"
-    status = 409
-
-
-class VocabularyInUse(errors.ActionError):
-    code = "vocabulary_in_use"
-    status = 409
-
-
-class VocabularyNotAccepted(errors.ActionError):
-    """The transcriber's vendor would refuse the vocabulary (its limits), or takes none."""
-
-    code = "vocabulary_not_accepted"
-    status = 409
+VocabularyInvalid, VocabularyNameTaken, VocabularyInUse, VocabularyNotAccepted = (
+    errors.VocabularyInvalid,
+    errors.VocabularyNameTaken,
+    errors.VocabularyInUse,
+    errors.VocabularyNotAccepted,
+)
 
 
 def _checked(name: str, terms) -> tuple[str, list[str]]:

@@ -47,3 +47,8 @@ def editor_name(vocabulary) -> str:
     from ..models.history import name_of
 
     return name_of(vocabulary.updated_by, vocabulary.updated_by_key)
+
+
+def changes_of(organization):
+    """Every change of the organization's vocabularies, newest first."""
+    return VocabularyEdit.objects.filter(organization=organization).order_by("-at", "-id")
