@@ -173,6 +173,7 @@ def create_vocabulary(request, body: VocabularyIn):
 
 @router.get("/vocabularies/{int:vocabulary_id}", **doc(200, VocabularyOut, "The vocabulary.", "not_found"))
 def get_vocabulary(request, vocabulary_id: int):
+    """One vocabulary: its terms, its assistant, who changed it last and the candidates that send it."""
     return vocabulary_out(_vocabulary(request, vocabulary_id))
 
 
