@@ -7,6 +7,7 @@ from django.db.models import Q
 from django.utils.functional import classproperty
 
 from . import providers
+from . import vocabulary as vocabulary_rules
 
 
 class Transcriber(models.Model):
@@ -127,9 +128,7 @@ class Transcriber(models.Model):
     @property
     def vocabulary_option(self) -> str:
         """The vendor's own option the terms travel in, e.g. "hotwords" or "keyterm prompting (keyterm)"."""
-        from .vocabulary import limits_of
-
-        limits = limits_of(self.provider, self.mode)
+        limits = vocabulary_rules.limits_of(self.provider, self.mode)
         return limits.option if limits else ""
 
     @property

@@ -5,6 +5,7 @@ from oncore.errors import find
 from oncore.transcribers.models import Vocabulary, VocabularyEdit
 
 from ..models import Candidate
+from ..models.history import name_of
 
 
 def vocabularies_of(organization):
@@ -44,8 +45,6 @@ def recent_edits(organization, limit: int = 20) -> list:
 
 def editor_name(vocabulary) -> str:
     """Who changed the vocabulary last, as the pages and the API name them."""
-    from ..models.history import name_of
-
     return name_of(vocabulary.updated_by, vocabulary.updated_by_key)
 
 
