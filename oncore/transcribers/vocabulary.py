@@ -66,7 +66,7 @@ LIMITS = {
         "keyterm prompting (keyterm)",
         max_terms=100,
         max_tokens=500,
-        models=("nova-3",),
+        models=("nova-3", "flux"),  # live keyterms: Nova-3 and Flux (the keyterm page's "Streaming:Flux")
         source="developers.deepgram.com/docs/keyterm",
     ),
     ("assemblyai", providers.BATCH): Limits(

@@ -260,3 +260,10 @@ def test_it_runs_whisper_tiny_en_with_hotwords_offline_batch_and_streaming(tmp_p
     live = get_engine(local_entry(mode="streaming")).transcribe(clip, speech_end_s=2.5)
     assert plain.text and hinted.text and live.text
     assert "bistro" in hinted.text.lower(), (plain.text, hinted.text)
+
+
+def test_it_bills_elevenlabs_at_least_20_seconds_past_100_keyterms(monkeypatch):
+    with FakeElevenLabs() as fake:
+        few = batch(fake, monkeypatch, terms=TERMS)
+        many = batch(fake, monkeypatch, terms=[f"t{i}" for i in range(101)])
+    assert few.cost < many.cost == Decimal("0.002000")  # 20 s at $0.006 a minute

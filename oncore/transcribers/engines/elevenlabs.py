@@ -13,13 +13,17 @@ A vocabulary candidate's terms (vocabulary.py) go in the form field `keyterms`, 
 """
 
 import json
+from dataclasses import replace
 
 from ..options import HTTP_OPTIONS, STREAM_OPTIONS, Option
 from ..providers import BATCH, STREAMING, Mode, Provider, register
-from .base import audio_seconds_of, base_language, read_key, vocabulary_terms
+from .base import audio_seconds_of, base_language, cost_for, read_key, vocabulary_terms
 from .vendor_http import VendorCall
 
 VENDOR = "ElevenLabs"
+# "When more than 100 keyterms are provided, a minimum billable duration of 20 seconds applies per request" (the SDK's
+# speech_to_text.convert docstring).
+MANY_KEYTERMS, MIN_BILLED_S = 100, 20.0
 BASE_URL = "https://api.elevenlabs.io"
 
 
@@ -45,7 +49,12 @@ class ElevenLabsEngine:
             files={"file": ("audio.wav", wav, "audio/wav")},
             headers={"xi-api-key": key},
         )
-        return call.result(call.transcript(data, "text"), seconds, data)
+        result = call.result(call.transcript(data, "text"), seconds, data)
+        if len(terms) > MANY_KEYTERMS:  # the SDK's docstring: then at least 20 s is billed per request
+            result = replace(
+                result, cost=cost_for(max(seconds, MIN_BILLED_S), self.transcriber.price_per_minute)
+            )
+        return result
 
 
 register(
