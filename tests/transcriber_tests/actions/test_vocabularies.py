@@ -168,3 +168,22 @@ def test_it_keeps_vocabulary_candidates_out_of_the_catalogue_and_other_organizat
     bank = actions.do_create_bank(other_org, name="Theirs")
     with pytest.raises(actions.errors.NotFound):
         va.do_add_vocabulary_candidate(bank, plain, menu)
+
+
+@pytest.mark.slow
+def test_it_replays_a_bank_with_whisper_tiny_en_plain_and_with_hotwords_through_the_queue(
+    org, menu, recorded_call
+):
+    """The packaged tiny.en model, offline, through the queue: the plain entry and the one with the vocabulary each
+    transcribe the bank's lines, and the second's rows carry its hotwords (no refusal, no error)."""
+    tiny = Transcriber.catalogue().get(slug="whisper-tiny-en")
+    bank = actions.do_create_bank(org, name="Local")
+    actions.do_add_candidate(bank, tiny, confirmed=True)
+    derived = va.do_add_vocabulary_candidate(bank, tiny, menu, confirmed=True).transcriber
+    actions.do_flag_line(recorded_call.lines.get(position=0), "Siobhan at Bistro Verde", bank=bank)
+    tasks.drain()
+    for transcriber in (tiny, derived):
+        rows = Transcription.objects.filter(transcriber=transcriber)
+        assert rows.exists() and not rows.exclude(status__in=Transcription.FINISHED).exists()
+        assert not rows.exclude(error="").exists(), list(rows.values_list("error", flat=True))
+    assert derived.keyterms == MENU and derived.vocabulary_option == "hotwords"
