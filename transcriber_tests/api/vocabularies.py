@@ -1,10 +1,8 @@
 """The organization's vocabularies: list, make, read, change and delete them, and who changed what. A bank's
 candidate sends one in its vendor's own option (POST /banks/{id}/candidates with `vocabulary_id`)."""
 
-from datetime import datetime
-
 from django.urls import reverse
-from ninja import Field, Query, Router, Schema
+from ninja import Field, Query, Router
 from ninja.responses import Status
 
 from oncore.api import created
@@ -13,33 +11,11 @@ from oncore.errors import find
 from transcriber_tests.actions import vocabularies as actions
 from transcriber_tests.queries import vocabularies as queries
 
+from ..shapes.vocabularies import ChangeOut, VocabularyOut, change_out, vocabulary_out
 from .errors import doc
 from .schemas import BodyIn, Id, Page, PageIn, page
 
 router = Router(tags=["Vocabularies"])
-
-
-class AssistantRef(Schema):
-    id: int
-    name: str
-
-
-class VocabularyCandidateRef(Schema):
-    bank_id: int
-    transcriber_id: int = Field(
-        description="The vocabulary candidate's own transcriber (the catalogue entry + it)."
-    )
-    display_name: str
-
-
-class VocabularyOut(Schema):
-    id: int
-    name: str
-    assistant: AssistantRef | None = Field(description="The assistant it is for; null: every assistant.")
-    terms: list[str] = Field(description="Its terms, in order.")
-    updated_at: datetime
-    updated_by: str = Field(description="Who changed it last: a user name or an API key; empty when unknown.")
-    candidates: list[VocabularyCandidateRef] = Field(description="The bank candidates that send it.")
 
 
 class VocabularyIn(BodyIn):
@@ -73,52 +49,8 @@ class VocabularyPage(Page):
     items: list[VocabularyOut]
 
 
-class ChangeOut(Schema):
-    at: datetime
-    vocabulary_id: int | None = Field(description="Null once the vocabulary was deleted.")
-    vocabulary_name: str
-    kind: str = Field(description="created, changed or deleted.")
-    by: str = Field(description="A user name or an API key, as named when the change was made.")
-    added: list[str]
-    removed: list[str]
-    note: str = Field(description="Other changes: a new name or assistant.")
-
-
 class ChangePage(Page):
     items: list[ChangeOut]
-
-
-def vocabulary_out(v, candidates=None) -> dict:
-    held = candidates if candidates is not None else queries.candidates_with(v)
-    return {
-        "id": v.pk,
-        "name": v.name,
-        "assistant": {"id": v.assistant.pk, "name": v.assistant.name} if v.assistant_id else None,
-        "terms": v.terms,
-        "updated_at": v.updated_at,
-        "updated_by": queries.editor_name(v),
-        "candidates": [
-            {
-                "bank_id": c.bank_id,
-                "transcriber_id": c.transcriber_id,
-                "display_name": c.transcriber.display_name,
-            }
-            for c in held
-        ],
-    }
-
-
-def change_out(e) -> dict:
-    return {
-        "at": e.at,
-        "vocabulary_id": e.vocabulary_id,
-        "vocabulary_name": e.vocabulary_name,
-        "kind": e.kind,
-        "by": e.by_name,
-        "added": e.added,
-        "removed": e.removed,
-        "note": e.note,
-    }
 
 
 def _assistant(request, pk):
@@ -133,11 +65,15 @@ def _vocabulary(request, pk):
     return queries.vocabulary(request.org, pk)
 
 
+def _out(v, held=None) -> dict:
+    return vocabulary_out(v, queries.candidates_with(v) if held is None else held, queries.editor_name(v))
+
+
 @router.get("/vocabularies", **doc(200, VocabularyPage, "Vocabularies, by name."))
 def list_vocabularies(request, q: Query[PageIn]):
     """The organization's vocabularies, by name, each with its terms and the candidates that send it."""
     rows = dict(queries.vocabulary_rows(request.org))
-    return page(queries.vocabularies_of(request.org), q, lambda v: vocabulary_out(v, rows.get(v, [])))
+    return page(queries.vocabularies_of(request.org), q, lambda v: _out(v, rows.get(v, [])))
 
 
 @router.get("/vocabularies/changes", **doc(200, ChangePage, "Who changed what, newest first."))
@@ -168,13 +104,13 @@ def create_vocabulary(request, body: VocabularyIn):
         key=request.api_key,
     )
     made = _vocabulary(request, made.pk)
-    return created(request, reverse("api:get_vocabulary", args=[made.pk]), vocabulary_out(made))
+    return created(request, reverse("api:get_vocabulary", args=[made.pk]), _out(made))
 
 
 @router.get("/vocabularies/{int:vocabulary_id}", **doc(200, VocabularyOut, "The vocabulary.", "not_found"))
 def get_vocabulary(request, vocabulary_id: int):
     """One vocabulary: its terms, its assistant, who changed it last and the candidates that send it."""
-    return vocabulary_out(_vocabulary(request, vocabulary_id))
+    return _out(_vocabulary(request, vocabulary_id))
 
 
 @router.patch(
@@ -199,7 +135,7 @@ def edit_vocabulary(request, vocabulary_id: int, body: VocabularyEdit):
     if "assistant_id" in given:
         changes["assistant"] = _assistant(request, given["assistant_id"])
     actions.do_update_vocabulary(vocabulary, **changes, key=request.api_key)
-    return vocabulary_out(_vocabulary(request, vocabulary_id))
+    return _out(_vocabulary(request, vocabulary_id))
 
 
 @router.delete(
