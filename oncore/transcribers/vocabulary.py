@@ -115,15 +115,17 @@ LIMITS = {
 # What a vocabulary adds to the price per audio minute: (a fixed amount in USD, a share of the model's price, where
 # it is documented). Providers and modes not named here document no difference.
 SURCHARGES = {
+    # deepgram.com/pricing's speech-to-text add-ons table, pay as you go, as quoted in September to November 2026:
+    # keyterm prompting $0.0013 a minute streaming, $0.0012 pre-recorded (some quotes give $0.0013 for both).
     ("deepgram", providers.BATCH): (
-        Decimal("0.0013"),
+        Decimal("0.0012"),
         Decimal(0),
-        "deepgram.com/pricing add-ons: keyterm prompting $0.0013 per minute, pay as you go",
+        "deepgram.com/pricing add-ons: keyterm prompting $0.0012 per minute pre-recorded, pay as you go",
     ),
     ("deepgram", providers.STREAMING): (
         Decimal("0.0013"),
         Decimal(0),
-        "deepgram.com/pricing add-ons: keyterm prompting $0.0013 per minute, pay as you go",
+        "deepgram.com/pricing add-ons: keyterm prompting $0.0013 per minute streaming, pay as you go",
     ),
     ("assemblyai", providers.STREAMING): (
         Decimal("0.04") / 60,

@@ -72,7 +72,7 @@ def test_it_adds_a_candidate_with_a_vocabulary_priced_with_the_surcharge(api, or
     estimate = api.get(
         f"/banks/{bank}/candidates/estimate", {"transcriber_id": nova3.pk, "vocabulary_id": menu}
     ).json()
-    assert estimate["price_per_minute"] == "0.005600"
+    assert estimate["price_per_minute"] == "0.005500"
     api.post(f"/banks/{bank}/candidates", {"transcriber_id": nova3.pk, "confirm": True})
     added = api.post(
         f"/banks/{bank}/candidates", {"transcriber_id": nova3.pk, "vocabulary_id": menu, "confirm": True}
@@ -85,7 +85,7 @@ def test_it_adds_a_candidate_with_a_vocabulary_priced_with_the_surcharge(api, or
         "name": "Menu",
         "terms": 2,
         "option": "keyterm prompting (keyterm)",
-        "surcharge_per_minute": "0.001300",
+        "surcharge_per_minute": "0.001200",
     }
     listed = api.get(f"/banks/{bank}/candidates").json()["items"]
     assert [c["transcriber"]["vocabulary"] is None for c in listed] == [True, False]

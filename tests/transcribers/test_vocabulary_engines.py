@@ -191,7 +191,7 @@ def test_it_names_each_limit_in_the_problems_of_a_list():
 
 def test_it_prices_the_vendors_documented_surcharges():
     assert vocabulary.surcharge("deepgram", "batch", Decimal("0.0043")) == (
-        Decimal("0.00130"),
+        Decimal("0.00120"),
         vocabulary.SURCHARGES[("deepgram", "batch")][2],
     )
     assert vocabulary.surcharge("elevenlabs", "batch", Decimal("0.00367"))[0] == Decimal("0.00073")

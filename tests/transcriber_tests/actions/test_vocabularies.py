@@ -95,9 +95,9 @@ def test_it_prices_a_deepgram_vocabulary_candidate_with_the_keyterm_add_on(org, 
         plain = vendor_entry(fake, "dg")
     bank = actions.do_create_bank(org, name="Cost")
     derived = va.vocabulary_transcriber(plain, menu)
-    assert derived.price_per_minute == Decimal("0.0056")
-    assert "keyterm prompting $0.0013" in derived.price_source
-    assert va.vocabulary_estimate(bank, plain, menu).price_per_minute == Decimal("0.0056")
+    assert derived.price_per_minute == Decimal("0.0055")
+    assert "keyterm prompting $0.0012" in derived.price_source
+    assert va.vocabulary_estimate(bank, plain, menu).price_per_minute == Decimal("0.0055")
     assert va.vocabulary_transcriber(plain, menu).pk == derived.pk  # one row per transcriber and vocabulary
 
 
