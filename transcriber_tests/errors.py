@@ -128,3 +128,30 @@ class JudgeNotFailed(ActionError):
 class NotInReviewSample(ActionError):
     code = "not_in_review_sample"
     status = 409
+
+
+# ---------------------------------------------------------------- vocabularies
+
+
+class VocabularyInvalid(ActionError):
+    """No name, no terms, too many terms or a term too long for any vendor."""
+
+    code = "vocabulary_invalid"
+    status = 400
+
+
+class VocabularyNameTaken(ActionError):
+    code = "vocabulary_name_taken"
+    status = 409
+
+
+class VocabularyInUse(ActionError):
+    code = "vocabulary_in_use"
+    status = 409
+
+
+class VocabularyNotAccepted(ActionError):
+    """The transcriber's vendor would refuse the vocabulary (its limits, named), or takes none."""
+
+    code = "vocabulary_not_accepted"
+    status = 409

@@ -6,7 +6,7 @@ from oncore.calls.models import Assistant
 from oncore.formats import DAY_RANGE, FIRST_DAY, LAST_DAY, check_day
 from oncore.http import MAX_ID, ids_in
 from oncore.names import validate_name
-from oncore.transcribers.models import Transcriber
+from oncore.transcribers.models import Transcriber, Vocabulary
 
 from . import errors, queries
 from .models import STANDARD_TAGS, Bank
@@ -134,13 +134,51 @@ class BankForm(forms.Form):
 
 class AddCandidateForm(forms.Form):
     transcriber = forms.ModelChoiceField(queryset=Transcriber.objects.none())
+    vocabulary = forms.ModelChoiceField(
+        queryset=Vocabulary.objects.none(),
+        required=False,
+        empty_label="No vocabulary",
+        help_text="Send one of the organization's vocabularies in the vendor's own option: a candidate of its own, "
+        "beside the plain transcriber.",
+    )
     confirmed = forms.BooleanField(required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args, bank, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["transcriber"].queryset = Transcriber.objects.filter(enabled=True).exclude(
-            candidacies__bank=bank
-        )
+        # A catalogue entry already in the bank stays on offer while the organization has a vocabulary: with one
+        # it is another candidate.
+        self.fields["vocabulary"].queryset = Vocabulary.objects.filter(organization_id=bank.organization_id)
+        entries = Transcriber.catalogue().filter(enabled=True)
+        if not self.fields["vocabulary"].queryset.exists():
+            entries = entries.exclude(candidacies__bank=bank)
+        self.fields["transcriber"].queryset = entries
+
+
+class VocabularyForm(forms.Form):
+    name = forms.CharField(max_length=60)
+    assistant = forms.ModelChoiceField(
+        queryset=Assistant.objects.none(), required=False, empty_label="All assistants"
+    )
+    terms = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 12}),
+        help_text="One term per line: names, menu items, street names, product codes. Blank lines and repeats are "
+        "left out.",
+    )
+
+    def __init__(self, *args, organization, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["assistant"].queryset = Assistant.objects.filter(
+            tenant__organization=organization
+        ).select_related("tenant")
+        self.fields["assistant"].label_from_instance = lambda a: f"{a.name} ({a.tenant.name})"
+
+    @staticmethod
+    def initial_for(vocabulary) -> dict:
+        return {
+            "name": vocabulary.name,
+            "assistant": vocabulary.assistant_id,
+            "terms": "\n".join(vocabulary.terms),
+        }
 
 
 def day_in_range(value) -> None:

@@ -3,7 +3,7 @@ one module per screen)."""
 
 from django.urls import include, path
 
-from .views import banks, calls, flags, results, runs, trust, turns
+from .views import banks, calls, flags, results, runs, trust, turns, vocabularies
 
 tt_patterns = [
     path("", calls.home, name="home"),
@@ -35,6 +35,10 @@ tt_patterns = [
     path("banks/<int:pk>/turns.csv", turns.export_turns, name="export_turns"),
     path("banks/<int:pk>/trust/", trust.bank_trust, name="bank_trust"),
     path("banks/<int:pk>/confusions.csv", trust.export_confusions, name="export_confusions"),
+    path("vocabularies/", vocabularies.vocabularies, name="vocabularies"),
+    path("vocabularies/new/", vocabularies.vocabulary_form, name="vocabulary_new"),
+    path("vocabularies/<int:pk>/", vocabularies.vocabulary_form, name="vocabulary_edit"),
+    path("vocabularies/<int:pk>/delete/", vocabularies.vocabulary_delete, name="vocabulary_delete"),
 ]
 
 run_patterns = [

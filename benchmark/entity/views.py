@@ -62,7 +62,7 @@ class ScoreRunForm(forms.Form):
 class StartRunForm(forms.Form):
     dataset = forms.ModelChoiceField(queryset=Dataset.objects.order_by("name", "-imported_at", "-id"))
     transcriber = forms.ModelChoiceField(
-        queryset=Transcriber.objects.filter(enabled=True).order_by("display_name"),
+        queryset=Transcriber.catalogue().filter(enabled=True).order_by("display_name"),
         help_text="Every clip is sent to it; a paid vendor bills every clip.",
     )
     concurrency = forms.IntegerField(

@@ -282,6 +282,7 @@ PATH_PARAMETERS = {
     "run_line_id": "The run line's id (GET /runs/{run_id}/lines or /review).",
     "webhook_id": "The webhook endpoint's id (GET /webhooks).",
     "delivery_id": "The delivery's id (GET /webhooks/{webhook_id}/deliveries).",
+    "vocabulary_id": "The vocabulary's id (GET /vocabularies).",
 }
 
 

@@ -7,7 +7,7 @@ are. The routers keep their request bodies, filters, list envelopes and error de
 
 from ninja import NinjaAPI
 
-from . import banks, calls, flags, runs, screens, trust
+from . import banks, calls, flags, runs, screens, trust, vocabularies
 
 TAGS = {
     "Catalogue and organization": "The transcribers a bank can compare (read-only: operators add them with "
@@ -16,7 +16,10 @@ TAGS = {
     "Flags": "Caller lines flagged with what was actually said: create, list, edit, move between banks, delete, "
     "and a flag's results per candidate.",
     "Banks": "Banks of flags that candidates are compared on, and the banks' leaderboard.",
-    "Candidates": "A bank's candidate transcribers: the cost estimate, adding after confirming it, order, removal.",
+    "Candidates": "A bank's candidate transcribers: the cost estimate, adding after confirming it (a catalogue "
+    "transcriber, or one with a vocabulary), order, removal.",
+    "Vocabularies": "The organization's vocabularies (names, menu items, street names, product codes), each for an "
+    "assistant or every one, with who changed what: a bank's candidate can send one in its vendor's own option.",
     "Results": "A bank's results: the candidates' cards, the weekly trend, accuracy per error tag and per language, "
     "the turn-by-turn table and the CSV downloads.",
     "Full-call runs": "Replaying whole calls with a candidate: estimate, start, progress, labelled lines, the "
@@ -32,6 +35,7 @@ ROUTERS = [
     ("", banks.banks),
     ("", screens.board),
     ("", banks.candidates),
+    ("", vocabularies.router),
     ("", banks.results),
     ("", screens.router),
     ("", trust.router),

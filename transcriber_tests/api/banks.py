@@ -16,9 +16,11 @@ from oncore.ratelimit import rate_limited
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, queries
 from transcriber_tests.actions import controls
+from transcriber_tests.actions import vocabularies as vocabulary_actions
 from transcriber_tests.lib import alignment
 from transcriber_tests.models import Bank, Candidate
 from transcriber_tests.queries import jobs, lookups, people, snapshots
+from transcriber_tests.queries import vocabularies as vocabulary_queries
 from transcriber_tests.queries.board import banks_of
 from transcriber_tests.shapes import exports
 
@@ -201,6 +203,12 @@ def _candidate_list(bank) -> dict:
 
 class CandidateIn(BodyIn):
     transcriber_id: Id
+    vocabulary_id: Id | None = Field(
+        None,
+        description="One of the organization's vocabularies (GET /vocabularies): the transcriber sends it in its "
+        "vendor's own option, as a candidate of its own beside the plain transcriber. Refused (409 "
+        "vocabulary_not_accepted) where the vendor would refuse the list, with its limit.",
+    )
     confirm: bool = Field(False, description="Must be true: send the request once the estimate was accepted.")
 
 
@@ -210,8 +218,13 @@ class OrderIn(BodyIn):
     )
 
 
-def _transcriber(pk) -> Transcriber:
-    return lookups.transcriber(pk)
+def _transcriber(request, pk, vocabulary_id=None) -> Transcriber:
+    """The transcriber named, or with a vocabulary its row with that vocabulary (made on first use)."""
+    transcriber = lookups.transcriber(pk, request.org)
+    if vocabulary_id is None:
+        return transcriber
+    vocabulary = vocabulary_queries.vocabulary(request.org, vocabulary_id)
+    return vocabulary_actions.vocabulary_transcriber(transcriber, vocabulary)
 
 
 @candidates.get(
@@ -225,7 +238,9 @@ def list_candidates(request, bank_id: int):
 
 @candidates.get(
     "/banks/{int:bank_id}/candidates/estimate",
-    **doc(200, EstimateOut, "What adding the transcriber would cost.", "not_found"),
+    **doc(
+        200, EstimateOut, "What adding the transcriber would cost.", "not_found", "vocabulary_not_accepted"
+    ),
 )
 def estimate_candidate(
     request,
@@ -233,9 +248,16 @@ def estimate_candidate(
     transcriber_id: int = Query(
         ..., description="The catalogue transcriber to estimate (GET /transcribers)."
     ),
+    vocabulary_id: int | None = Query(
+        None,
+        description="With one of the organization's vocabularies: priced with the vendor's surcharge for it.",
+    ),
 ):
-    """The backfill a new candidate needs: every line of the bank it has no text for yet, billed as audio."""
-    return actions.estimate_backfill(_bank(request, bank_id), _transcriber(transcriber_id)).as_dict()
+    """The backfill a new candidate needs: every line of the bank it has no text for yet, billed as audio (with a
+    vocabulary, at the price with what the vendor adds for it)."""
+    return actions.estimate_backfill(
+        _bank(request, bank_id), _transcriber(request, transcriber_id, vocabulary_id)
+    ).as_dict()
 
 
 @candidates.post(
@@ -251,6 +273,7 @@ def estimate_candidate(
         "candidate_exists",
         "bank_full",
         "queue_full",
+        "vocabulary_not_accepted",
         details={"estimate_not_confirmed": EstimateOut},
     ),
 )
@@ -258,7 +281,9 @@ def add_candidate(request, bank_id: int, body: CandidateIn):
     """Add a candidate and transcribe every flag and control line of the bank with it. Without
     `"confirm": true` nothing is added: the answer is 409 `estimate_not_confirmed` with the estimate."""
     bank = _bank(request, bank_id)
-    candidate = actions.do_add_candidate(bank, _transcriber(body.transcriber_id), confirmed=body.confirm)
+    candidate = actions.do_add_candidate(
+        bank, _transcriber(request, body.transcriber_id, body.vocabulary_id), confirmed=body.confirm
+    )
     location = reverse("api:get_candidate", args=[bank.pk, candidate.transcriber_id])
     return created(request, location, candidate_out(candidate))
 

@@ -99,6 +99,19 @@ class RunNotActiveDetail(Detail):
     status: STATUSES
 
 
+class VocabularyProblemsDetail(Detail):
+    problems: list[str] | None = Field(
+        None, description="Each problem, with the limit it passes and what to do."
+    )
+    transcriber_id: int | None = Field(
+        None, description="The vocabulary candidate whose vendor would refuse the new list, when one would."
+    )
+
+
+class VocabularyInUseDetail(Detail):
+    banks: list[int] = Field(description="The banks holding a candidate with the vocabulary.")
+
+
 class OrderDetail(Detail):
     current: list[int] | None = Field(None, description="The current candidates' transcriber ids.")
     given: list[int] | None = Field(None, description="The ids the request listed.")
@@ -223,6 +236,39 @@ PRODUCT_ERROR_CODES = [
         "The bank has eight candidates",
         "A bank compares at most eight transcribers. Remove a candidate first, or create another bank.",
         "candidates",
+    ),
+    ErrorCode(
+        "vocabulary_invalid",
+        400,
+        "The vocabulary cannot be saved",
+        "Give it a name and at least one term (one per line in the dashboard), at most 1,000 terms of at most 100 "
+        "characters; `detail.problems` lists what to fix.",
+        "vocabularies",
+        detail=VocabularyProblemsDetail,
+    ),
+    ErrorCode(
+        "vocabulary_name_taken",
+        409,
+        "A vocabulary with this name exists",
+        "Vocabulary names are unique in an organization: choose another name, or edit that vocabulary.",
+        "vocabularies",
+    ),
+    ErrorCode(
+        "vocabulary_in_use",
+        409,
+        "A bank holds a candidate with this vocabulary",
+        "Remove those candidates first (`detail.banks` are the banks' ids); their scores are kept.",
+        "vocabularies",
+        detail=VocabularyInUseDetail,
+    ),
+    ErrorCode(
+        "vocabulary_not_accepted",
+        409,
+        "The transcriber's vendor would refuse this vocabulary",
+        "The message names the vendor's limit (terms, words or characters per term, tokens, models): shorten "
+        "the list, or choose a transcriber that takes it; `detail.problems` lists each limit passed.",
+        "vocabularies",
+        detail=VocabularyProblemsDetail,
     ),
     ErrorCode(
         "candidate_exists",

@@ -33,7 +33,7 @@ def banks_of(organization):
 
 def candidates_of(bank: Bank):
     """The bank's candidates in their order, with their transcribers."""
-    return bank.candidates.select_related("transcriber").order_by("position")
+    return bank.candidates.select_related("transcriber__base", "transcriber__vocabulary").order_by("position")
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,9 @@ def catalogue(*, enabled: bool | None = None, provider: str = ""):
     """The transcribers of the catalogue by display name: all, or those a bank can add (`enabled`), or one
     provider's."""
     return where(
-        Transcriber.objects.order_by("display_name", "id"), enabled=enabled, provider__iexact=provider or None
+        Transcriber.catalogue().order_by("display_name", "id"),
+        enabled=enabled,
+        provider__iexact=provider or None,
     )
 
 

@@ -201,7 +201,8 @@ def catalogue_prices(volume: Volume, leave_out) -> list:
     candidates), cheapest first: what they would cost at the volume, as prices only (they were never called on
     these lines)."""
     entries = (
-        Transcriber.objects.filter(enabled=True, price_per_minute__gt=0)
+        Transcriber.catalogue()
+        .filter(enabled=True, price_per_minute__gt=0)
         .exclude(pk__in=leave_out)
         .order_by("price_per_minute", "display_name")
     )

@@ -58,6 +58,8 @@ def tenant_id(organization, value: str) -> int | None:
     return organization.tenants.filter(named).values_list("pk", flat=True).first()
 
 
-def transcriber(pk: int) -> Transcriber:
-    """A catalogue entry (the catalogue is shared by every organization)."""
-    return find(Transcriber.objects.all(), pk, "transcriber")
+def transcriber(pk: int, organization=None) -> Transcriber:
+    """A catalogue entry (the catalogue is shared by every organization), or one of the organization's vocabulary
+    candidates (another organization's is not found)."""
+    rows = Transcriber.objects.filter(Q(base__isnull=True) | Q(vocabulary__organization=organization))
+    return find(rows if organization is not None else Transcriber.catalogue(), pk, "transcriber")

@@ -32,6 +32,20 @@ class TranscriberRef(Schema):
     deprecation_date: date | None = Field(description="The model's announced shutdown date, if any.")
 
 
+class VocabularyUse(Schema):
+    """What a vocabulary candidate sends: the organization's vocabulary, in its vendor's own option."""
+
+    id: int | None = Field(description="The vocabulary (GET /vocabularies/{id}); null once it was deleted.")
+    name: str
+    terms: int = Field(description="How many terms it sends.")
+    option: str = Field(
+        description="The vendor's own option the terms travel in, e.g. keyterm prompting (keyterm)."
+    )
+    surcharge_per_minute: Money = Field(
+        description="What the vendor documents the vocabulary adding per audio minute, in price_per_minute."
+    )
+
+
 class TranscriberOut(Schema):
     id: int
     slug: str
@@ -51,6 +65,11 @@ class TranscriberOut(Schema):
         description="The vendor's announced shutdown date for the model; null while none is announced."
     )
     enabled: bool
+    vocabulary: VocabularyUse | None = Field(
+        None,
+        description="A vocabulary candidate's vocabulary (a catalogue transcriber plus the organization's list); null "
+        "for a catalogue transcriber.",
+    )
 
 
 def tenant_ref(t) -> dict:
@@ -81,6 +100,19 @@ def transcriber_out(t) -> dict:
         "price_date": t.price_date,
         "deprecation_date": t.deprecation_date,
         "enabled": t.enabled,
+        "vocabulary": vocabulary_use(t),
+    }
+
+
+def vocabulary_use(t) -> dict | None:
+    if t.base_id is None:
+        return None
+    return {
+        "id": t.vocabulary_id,
+        "name": t.vocabulary_label,
+        "terms": len(t.keyterms or []),
+        "option": t.vocabulary_option,
+        "surcharge_per_minute": money(t.vocabulary_surcharge),
     }
 
 

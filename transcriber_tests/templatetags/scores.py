@@ -10,7 +10,7 @@ from django import template
 from django.utils.safestring import mark_safe
 from markupsafe import Markup
 
-from ..lib import alignment, entities
+from ..lib import alignment, entities, scoring
 from ..lib import tradeoff as lib_tradeoff
 from ..lib import trust as lib_trust
 
@@ -54,28 +54,63 @@ def entity_marks_html(stored: str) -> str:
     return f'\n<ul class="entity-marks" aria-label="Entities said: {kept} of {len(marks)} kept">{items}</ul>'
 
 
+# A word of a vocabulary candidate's text that is in its vocabulary: marked in text (a raised "voc", and words a
+# screen reader hears), not by colour alone.
+VOCAB_LEGEND = "A word followed by a raised “voc” is one of the vocabulary that candidate sends."
+# Words too common to say a vocabulary brought them.
+COMMON = frozenset("a an and at for i in is it my of on the to".split())
+
+
+@lru_cache(maxsize=256)
+def vocabulary_words(terms: tuple) -> frozenset:
+    """The normalized words of a vocabulary's terms (common words left out): what the turn table marks."""
+    return frozenset(w for term in terms for w in scoring.words(term) if w not in COMMON)
+
+
+def vocabulary_of(transcriber) -> frozenset:
+    return vocabulary_words(tuple(getattr(transcriber, "keyterms", None) or ()))
+
+
+def _heard(text: str, vocab: frozenset) -> str:
+    """A heard word, escaped, with the vocabulary mark when it is one of the vocabulary's words."""
+    if vocab and any(w in vocab for w in scoring.words(text)):
+        return (
+            f'<span class="vocab-word">{escape(text)}<sup class="vocab-mark" aria-hidden="true">voc</sup>'
+            '<span class="visually-hidden"> (from the vocabulary)</span></span>'
+        )
+    return escape(text)
+
+
+def _plain(text: str, vocab: frozenset) -> str:
+    """A whole text, escaped, its vocabulary words marked."""
+    if not vocab:
+        return escape(text)
+    return " ".join(_heard(word, vocab) for word in text.split())
+
+
 # What a screen reader hears for each mark: against what was said, or against the live transcript.
 SAID = ("said ", ", heard ", "missed ", "added ")
 LIVE = ("live has ", ", this has ", "only live has ", "only this has ")
 
 
-def _step(kind: str, expected: str, heard: str, words=SAID) -> str:
+def _step(kind: str, expected: str, heard: str, words=SAID, vocab=frozenset()) -> str:
     if kind == alignment.EQUAL:
-        return escape(heard)
+        return _heard(heard, vocab)
     if kind == alignment.SUBSTITUTION:
         return (
             f'<span class="sub"><del><span class="visually-hidden">{words[0]}</span>{escape(expected)}</del>'
             f'<span class="arrow" aria-hidden="true">→</span>'
-            f'<ins><span class="visually-hidden">{words[1]}</span>{escape(heard)}</ins></span>'
+            f'<ins><span class="visually-hidden">{words[1]}</span>{_heard(heard, vocab)}</ins></span>'
         )
     if kind == alignment.DELETION:
         return f'<del class="missed"><span class="visually-hidden">{words[2]}</span>{escape(expected)}</del>'
-    return f'<ins class="added"><span class="visually-hidden">{words[3]}</span>{escape(heard)}</ins>'
+    return f'<ins class="added"><span class="visually-hidden">{words[3]}</span>{_heard(heard, vocab)}</ins>'
 
 
-def marked_steps(steps, words=SAID) -> str:
-    """(kind, expected, heard) steps of an alignment as the transcriber's text with its words marked: escaped HTML."""
-    return " ".join(_step(kind, expected, heard, words) for kind, expected, heard in steps)
+def marked_steps(steps, words=SAID, vocab=frozenset()) -> str:
+    """(kind, expected, heard) steps of an alignment as the transcriber's text with its words marked: escaped HTML
+    (with `vocab`, the words of a vocabulary candidate's vocabulary marked too)."""
+    return " ".join(_step(kind, expected, heard, words, vocab) for kind, expected, heard in steps)
 
 
 def marked_text(expected: str, text: str, words=SAID) -> str:
@@ -113,7 +148,8 @@ def latency_words(c, transcriber) -> str:
 
 def cell_html(c, expected=None, transcriber=None) -> str:
     """One score cell as escaped HTML, from what its score keeps (no alignment is worked out here); with
-    `transcriber`, how long it took on the line after it."""
+    `transcriber`, how long it took on the line after it, and a vocabulary candidate's vocabulary words marked."""
+    vocab = vocabulary_of(transcriber)
     if c is None or c.waiting:
         return WAITING
     if c.failed:
@@ -123,9 +159,9 @@ def cell_html(c, expected=None, transcriber=None) -> str:
             cell += f' <span class="hyp">{escape(c.text)}</span>'
         return cell + latency_words(c, transcriber)
     if c.match or not expected or not c.text or not c.alignment:
-        cell = f'<span class="hyp">{escape(c.text or "(empty)")}</span>\n'
+        cell = f'<span class="hyp">{_plain(c.text, vocab) if c.text else "(empty)"}</span>\n'
     else:
-        cell = f'<span class="hyp aligned">{marked_steps(alignment.decode_steps(c.alignment))}</span>\n'
+        cell = f'<span class="hyp aligned">{marked_steps(alignment.decode_steps(c.alignment), vocab=vocab)}</span>\n'
     if not c.match:
         counted = edits(c)
         if counted:
@@ -138,14 +174,15 @@ def cell_html(c, expected=None, transcriber=None) -> str:
 
 class _Transcriber(NamedTuple):
     mode: str
+    keyterms: tuple = ()
 
 
 @lru_cache(maxsize=20_000)
-def _kept_cell(c, mode: str | None) -> Markup:
+def _kept_cell(c, mode: str | None, keyterms: tuple = ()) -> Markup:
     """A cell's HTML, kept by everything it is drawn from (the ScoreCell's values: its text, outcome, alignment
-    and latency; and its transcriber's mode, None for the live transcript): a page of the turn table draws
-    hundreds, most of them drawn already on the reads before."""
-    return Markup(cell_html(c, True, None if mode is None else _Transcriber(mode)))
+    and latency; and its transcriber's mode, None for the live transcript, and vocabulary): a page of the turn
+    table draws hundreds, most of them drawn already on the reads before."""
+    return Markup(cell_html(c, True, None if mode is None else _Transcriber(mode, keyterms)))
 
 
 def row_cells(rows) -> list:
@@ -154,7 +191,10 @@ def row_cells(rows) -> list:
     return [
         (
             _kept_cell(row.production, None),
-            [(t.display_name, _kept_cell(c, t.mode) if c is not None else WAITING) for t, c in row.cells],
+            [
+                (t.display_name, _kept_cell(c, t.mode, tuple(t.keyterms or ())) if c is not None else WAITING)
+                for t, c in row.cells
+            ],
         )
         for row in rows
     ]
@@ -169,7 +209,11 @@ def score_cell(c, expected=None, transcriber=None):
 
 
 @register.simple_tag
-def marks_legend():
+def marks_legend(candidates=()):
+    """The marks' legend; with the bank's candidates, the vocabulary mark's too when one sends a vocabulary."""
+    transcribers = [getattr(c, "transcriber", c) for c in candidates or ()]
+    if any(getattr(t, "keyterms", None) for t in transcribers):
+        return f"{LEGEND} {VOCAB_LEGEND}"
     return LEGEND
 
 

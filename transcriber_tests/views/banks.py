@@ -8,7 +8,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from oncore.accounts.access import admin_required
 
 from .. import actions, queries
-from ..actions import controls
+from ..actions import controls, vocabularies
 from ..errors import ActionError, EstimateNotConfirmed
 from ..forms import AddCandidateForm, BankForm
 from ..lib import scoring
@@ -117,16 +117,23 @@ def bank_candidates(request, pk):
     bank = lookups.bank(request.org, pk)
     form = AddCandidateForm(request.POST or None, bank=bank)
     estimate = None
+    chosen = None
     if request.method == "POST" and form.is_valid():
-        transcriber = form.cleaned_data["transcriber"]
+        transcriber = chosen = form.cleaned_data["transcriber"]
+        vocabulary = form.cleaned_data["vocabulary"]
+        confirmed = form.cleaned_data["confirmed"]
         try:
-            actions.do_add_candidate(bank, transcriber, confirmed=form.cleaned_data["confirmed"])
+            if vocabulary is not None:
+                chosen = vocabularies.vocabulary_transcriber(transcriber, vocabulary)
+                actions.do_add_candidate(bank, chosen, confirmed=confirmed)
+            else:
+                actions.do_add_candidate(bank, transcriber, confirmed=confirmed)
         except EstimateNotConfirmed as exc:
             estimate = exc.estimate
         except ActionError as exc:
             form.add_error(None, exc.message)
         else:
-            messages.success(request, _added(bank, transcriber))
+            messages.success(request, _added(bank, chosen))
             return redirect("tt:bank_candidates", bank.pk)
     candidates = queries.candidates_of(bank)
     return render(
@@ -137,7 +144,13 @@ def bank_candidates(request, pk):
             "candidates": candidates,
             "form": form,
             "estimate": estimate,
-            "chosen": form.cleaned_data.get("transcriber") if form.is_bound and form.is_valid() else None,
+            "chosen": chosen,
+            "chosen_base": form.cleaned_data.get("transcriber")
+            if form.is_bound and form.is_valid()
+            else None,
+            "chosen_vocabulary": form.cleaned_data.get("vocabulary")
+            if form.is_bound and form.is_valid()
+            else None,
             "full": len(candidates) >= 8,
         },
         status=422 if form.errors else 200,

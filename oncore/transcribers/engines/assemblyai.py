@@ -16,6 +16,7 @@ Polling follows the SDK: every 3 s (poll_interval_s), here growing by half each 
 until poll_timeout_s.
 The model goes in the plural `speech_models` list: AssemblyAI's docs mark the singular `speech_model`
 deprecated and newer accounts have no default model, so a request without the list is refused.
+A vocabulary candidate's terms (vocabulary.py) go in `keyterms_prompt`, a JSON list, as the SDK sends them.
 Options: base_url, timeout_s (each HTTP request), connect_timeout_s, poll_interval_s (default 3, the SDK's),
 poll_max_interval_s (default 15), poll_timeout_s (whole job, default 300).
 """
@@ -24,7 +25,7 @@ import time
 
 from ..options import HTTP_OPTIONS, STREAM_OPTIONS, Option
 from ..providers import BATCH, STREAMING, Mode, Provider, register
-from .base import TranscriptionError, audio_seconds_of, option_float, read_key
+from .base import TranscriptionError, audio_seconds_of, option_float, read_key, vocabulary_terms
 from .vendor_http import VendorCall, scrub
 
 VENDOR = "AssemblyAI"
@@ -56,6 +57,9 @@ class AssemblyAIEngine:
     def transcribe(self, wav: bytes, language: str | None = None):
         seconds = audio_seconds_of(wav)
         key = read_key(self.transcriber, VENDOR)
+        terms = vocabulary_terms(
+            self.transcriber, BATCH
+        )  # checked before the upload: a list refused sends nothing
         options = self.transcriber.options or {}
         poll_interval = option_float(options, "poll_interval_s", 3.0)
         poll_max_interval = option_float(options, "poll_max_interval_s", 15.0)
@@ -82,6 +86,8 @@ class AssemblyAIEngine:
             body["speech_models"] = [self.transcriber.model]
         if assemblyai_language(language):
             body["language_code"] = assemblyai_language(language)
+        if terms:  # the SDK's TranscriptionConfig(keyterms_prompt=[...]): a JSON list in the request body
+            body["keyterms_prompt"] = terms
         job = call.request("POST", call.url("/v2/transcript"), step="submit", json=body, headers=auth)
         job_id = job.get("id")
         if not isinstance(job_id, str) or not job_id:

@@ -14,7 +14,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from oncore.audio import AudioError, wav_info
 
-from .. import providers
+from .. import providers, vocabulary
 
 COST_PLACES = Decimal("0.000001")
 
@@ -128,3 +128,15 @@ def option_float(options: dict, name: str, default: float) -> float:
             retryable=False,
         )
     return value
+
+
+def vocabulary_terms(transcriber, mode: str = providers.BATCH) -> list[str]:
+    """The vocabulary the entry sends ([] for none), checked against its provider's limits: a list the vendor
+    would refuse (or silently cut) is a non-retryable TranscriptionError naming the limit."""
+    terms = vocabulary.terms_of(transcriber)
+    if not terms:
+        return []
+    problems = vocabulary.problems(transcriber.provider, mode, transcriber.model, terms)
+    if problems:
+        raise TranscriptionError(" ".join(problems), retryable=False)
+    return terms

@@ -7,6 +7,7 @@ Documented shape implemented (developers.deepgram.com, "Getting Started" for pre
     body: the audio bytes
     200 -> {"metadata": {...}, "results": {"channels": [{"alternatives": [{"transcript": "...", ...}]}]}}
     errors -> {"err_code": "...", "err_msg": "...", "request_id": "..."}
+A vocabulary candidate's terms (vocabulary.py) go in `keyterm`, one per term, as deepgram-sdk sends a list.
 Options: base_url, timeout_s, connect_timeout_s, params (extra query parameters, encoded as deepgram-sdk encodes
 them: true/false for booleans, one repeated key per item of a list, e.g. {"numerals": false, "keyterm": ["Siobhan",
 "O'Brien"]} -> numerals=false&keyterm=Siobhan&keyterm=O%27Brien; null leaves a parameter out).
@@ -14,7 +15,7 @@ them: true/false for booleans, one repeated key per item of a list, e.g. {"numer
 
 from ..options import HTTP_OPTIONS, PARAMS_OPTION, STREAM_OPTIONS
 from ..providers import BATCH, STREAMING, Mode, Provider, register
-from .base import audio_seconds_of, option_params, read_key
+from .base import audio_seconds_of, option_params, read_key, vocabulary_terms
 from .vendor_http import VendorCall
 
 VENDOR = "Deepgram"
@@ -49,6 +50,9 @@ class DeepgramEngine:
         call = VendorCall(self.transcriber, VENDOR, BASE_URL, key)
         extra = option_params(self.transcriber.options)
         params = {"model": self.transcriber.model, "smart_format": True, **extra}
+        terms = vocabulary_terms(self.transcriber, BATCH)
+        if terms:  # deepgram-sdk sends a list as one `keyterm` per item: keyterm=Siobhan&keyterm=O%27Brien
+            params["keyterm"] = terms
         if language:
             params["language"] = language.replace("_", "-")
         data = call.request(

@@ -9,14 +9,21 @@ Documented shape implemented (elevenlabs.io/docs API reference, "Speech to Text"
     200 -> {"language_code": "en", "language_probability": 0.98, "text": "...", "words": [...]}
     errors -> {"detail": {"status": "...", "message": "..."}}, or FastAPI-style {"detail": [{"msg": ...}]} on 422
 Options: base_url, timeout_s, connect_timeout_s, tag_audio_events (true to keep the event tags).
+A vocabulary candidate's terms (vocabulary.py) go in the form field `keyterms`, a JSON list, as the SDK sends them.
 """
+
+import json
+from dataclasses import replace
 
 from ..options import HTTP_OPTIONS, STREAM_OPTIONS, Option
 from ..providers import BATCH, STREAMING, Mode, Provider, register
-from .base import audio_seconds_of, base_language, read_key
+from .base import audio_seconds_of, base_language, cost_for, read_key, vocabulary_terms
 from .vendor_http import VendorCall
 
 VENDOR = "ElevenLabs"
+# "When more than 100 keyterms are provided, a minimum billable duration of 20 seconds applies per request" (the SDK's
+# speech_to_text.convert docstring).
+MANY_KEYTERMS, MIN_BILLED_S = 100, 20.0
 BASE_URL = "https://api.elevenlabs.io"
 
 
@@ -32,6 +39,9 @@ class ElevenLabsEngine:
         fields = {"model_id": self.transcriber.model, "tag_audio_events": "true" if tag_events else "false"}
         if base_language(language):
             fields["language_code"] = base_language(language)
+        terms = vocabulary_terms(self.transcriber, BATCH)
+        if terms:  # the SDK's raw client sends the list as one form field: "keyterms": json.dumps(keyterms)
+            fields["keyterms"] = json.dumps(terms)
         data = call.request(
             "POST",
             call.url("/v1/speech-to-text"),
@@ -39,7 +49,12 @@ class ElevenLabsEngine:
             files={"file": ("audio.wav", wav, "audio/wav")},
             headers={"xi-api-key": key},
         )
-        return call.result(call.transcript(data, "text"), seconds, data)
+        result = call.result(call.transcript(data, "text"), seconds, data)
+        if len(terms) > MANY_KEYTERMS:  # the SDK's docstring: then at least 20 s is billed per request
+            result = replace(
+                result, cost=cost_for(max(seconds, MIN_BILLED_S), self.transcriber.price_per_minute)
+            )
+        return result
 
 
 register(

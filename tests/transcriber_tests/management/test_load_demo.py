@@ -56,6 +56,14 @@ def test_it_loads_the_flags_over_every_tenant_and_several_weeks_with_their_work_
     ).exists()  # nothing invented: the queue computes it
     assert Transcription.objects.filter(status=Transcription.QUEUED).count() >= len(flags)
     assert not Run.objects.exists() and not BenchmarkRun.objects.exists()
+    # The demo's vocabularies, each assistant's and one for all, and Whisper base with the latter in the English bank.
+    from oncore.transcribers.models import Vocabulary
+
+    assert Vocabulary.objects.filter(assistant__isnull=False).count() == 3
+    english = next(f.bank for f in flags if f.bank.name == "English")
+    with_vocabulary = english.candidates.get(transcriber__vocabulary__name="Names and menu").transcriber
+    assert with_vocabulary.base.slug == "whisper-base" and "Siobhan O'Brien" in with_vocabulary.keyterms
+    assert Transcription.objects.filter(transcriber=with_vocabulary, status=Transcription.QUEUED).exists()
     second = Line.objects.filter(flag__isnull=False).values_list("pk", flat=True)
     call_command("load_demo")  # already loaded: changes nothing
     assert list(Line.objects.filter(flag__isnull=False).values_list("pk", flat=True)) == list(second)

@@ -13,16 +13,18 @@ from benchmark import selectors as benchmark
 from oncore import audio
 from oncore.accounts.models import Membership, Organization
 from oncore.calls.importer import do_import_calls
-from oncore.calls.models import Line
+from oncore.calls.models import Assistant, Line
 from oncore.transcribers.engines import get_engine
 from oncore.transcribers.models import Transcriber
 from transcriber_tests import actions, aggregates, errors
 from transcriber_tests.actions import runs as run_actions
+from transcriber_tests.actions import vocabularies
 from transcriber_tests.queries.lines import live_transcriber_of
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 DEMO_FILE = FIXTURES / "demo" / "calls.json"
 FLAGS_FILE = FIXTURES / "demo" / "flags.json"
+VOCABULARIES_FILE = FIXTURES / "demo" / "vocabularies.json"
 LOGINS = [
     ("demo-admin", "demo-admin-pass", Membership.ADMIN),
     ("demo-member", "demo-member-pass", Membership.MEMBER),
@@ -31,6 +33,9 @@ LOGINS = [
 # as a candidate it would replay each line through the very path its live text came from and match every control,
 # so a lead would come from the control lines alone.
 CANDIDATES = ["whisper-base", "pocketsphinx-en-us"]
+# Beside them, Whisper base with the organization-wide vocabulary as faster-whisper's hotwords (docs/vocabularies.md):
+# the same model with and without the names and menu words, on the same lines.
+VOCABULARY_CANDIDATE = ("whisper-base", "Names and menu")
 # A second, small bank replays a few flags' lines as live calls (docs/streaming.md): each line's clip in 20 ms
 # frames paced in real time, so its results show time to final. Its streaming candidate runs the live
 # transcriber's own model, which the page marks (on control lines it repeats the live text); it costs the queue
@@ -115,14 +120,20 @@ class Command(BaseCommand):
             bank = actions.do_create_bank(org, name="English", language_label="English")
             for slug in CANDIDATES:
                 actions.do_add_candidate(bank, Transcriber.objects.get(slug=slug), confirmed=True)
+            made_vocabularies = self._vocabularies(org, admin)
+            slug, name = VOCABULARY_CANDIDATE
+            vocabularies.do_add_vocabulary_candidate(
+                bank, Transcriber.objects.get(slug=slug), made_vocabularies[name], confirmed=True
+            )
             streaming = actions.do_create_bank(org, name=STREAMING_BANK, language_label="English")
             for slug in STREAMING_CANDIDATES:
                 actions.do_add_candidate(streaming, Transcriber.objects.get(slug=slug), confirmed=True)
             made = self._flag(org, bank, streaming, admin, flags)
             run = None if no_runs else self._full_call_run(bank, admin)
         self.stdout.write(
-            f"Loaded the demo: {counts['calls']} calls, {counts['lines']} lines, bank {bank.name!r} with "
-            f"{len(CANDIDATES)} candidates and bank {streaming.name!r} with {len(STREAMING_CANDIDATES)} (one "
+            f"Loaded the demo: {counts['calls']} calls, {counts['lines']} lines, "
+            f"{len(made_vocabularies)} vocabularies, bank {bank.name!r} with "
+            f"{len(CANDIDATES) + 1} candidates (one with a vocabulary) and bank {streaming.name!r} with {len(STREAMING_CANDIDATES)} (one "
             f"streaming), {made} flags queued"
             + (f", full-call run {run.pk} of {run.candidate} queued" if run else "")
             + ". Logins: "
@@ -130,6 +141,20 @@ class Command(BaseCommand):
         )
         if not no_runs:
             self._benchmarks()
+
+    def _vocabularies(self, org, user) -> dict:
+        """The demo's vocabularies (fixtures/demo/vocabularies.json), each its assistant's or every assistant's."""
+        made = {}
+        for spec in json.loads(VOCABULARIES_FILE.read_text())["vocabularies"]:
+            assistant = None
+            if spec["assistant"]:
+                assistant = Assistant.objects.get(
+                    tenant__organization=org, tenant__slug=spec["tenant"], name=spec["assistant"]
+                )
+            made[spec["name"]] = vocabularies.do_create_vocabulary(
+                org, name=spec["name"], terms=spec["terms"], assistant=assistant, user=user
+            )
+        return made
 
     def _hear_again(self, org) -> None:
         lines = list(

@@ -22,7 +22,8 @@ lists and objects JSON-encoded as the SDK does, e.g. {"keyterms_prompt": ["Siobh
 
 import json
 
-from ..base import TranscriptionError, option_params
+from ...providers import STREAMING
+from ..base import TranscriptionError, option_params, vocabulary_terms
 from .ws import WebSocketEngine, bool_text, query
 
 # The SDK's RealTimeErrorCodes that a second attempt cannot fix.
@@ -76,7 +77,10 @@ class AssemblyAIStreamingEngine(WebSocketEngine):
         return self.transcriber.model.startswith("universal-streaming")
 
     def url(self, base_url, sample_rate, language):
-        extra = option_params(self.options)
+        extra = dict(option_params(self.options))
+        terms = vocabulary_terms(self.transcriber, STREAMING)
+        if terms:  # StreamingParameters(keyterms_prompt=[...]): the SDK's _build_uri JSON-encodes the list
+            extra["keyterms_prompt"] = terms
         params = [("sample_rate", str(sample_rate)), ("encoding", "pcm_s16le")]
         params.append(("speech_model", self.transcriber.model))
         if self.format_turns:

@@ -20,7 +20,8 @@ engine encodes them, e.g. {"endpointing": 300, "keyterm": ["Siobhan"]}).
 
 import json
 
-from ..base import TranscriptionError, option_params
+from ...providers import STREAMING
+from ..base import TranscriptionError, option_params, vocabulary_terms
 from ..deepgram import query_params
 from .ws import WebSocketEngine, query
 
@@ -40,6 +41,11 @@ class DeepgramLiveEngine(WebSocketEngine):
             "smart_format": True,
             **extra,
         }
+        terms = vocabulary_terms(self.transcriber, STREAMING)
+        if (
+            terms
+        ):  # one `keyterm` per term, as the batch engine and deepgram-sdk's listen.v1 connect send them
+            params["keyterm"] = terms
         if language:
             params["language"] = language.replace("_", "-")
         return query(f"{base_url}/v1/listen", query_params(params))

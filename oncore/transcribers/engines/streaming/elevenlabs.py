@@ -22,7 +22,8 @@ Options: base_url, connect_timeout_s, final_timeout_s.
 import base64
 import json
 
-from ..base import TranscriptionError, base_language
+from ...providers import STREAMING
+from ..base import TranscriptionError, base_language, vocabulary_terms
 from .ws import WebSocketEngine, bool_text, query
 
 NOT_RETRYABLE = {
@@ -59,6 +60,8 @@ class ElevenLabsRealtimeEngine(WebSocketEngine):
         if base_language(language):
             params.append(("language_code", base_language(language)))
         params.append(("include_timestamps", bool_text(False)))
+        # The SDK's _build_websocket_url: one `keyterms` per term, after include_timestamps.
+        params += [("keyterms", term) for term in vocabulary_terms(self.transcriber, STREAMING)]
         return query(f"{base_url}/v1/speech-to-text/realtime", params)
 
     def headers(self, key):

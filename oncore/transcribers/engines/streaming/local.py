@@ -27,7 +27,9 @@ import numpy as np
 
 from oncore.audio import AudioError, decode_wav_mono
 
-from ..base import EngineResult, TranscriptionError, base_language, cost_for, option_float
+from ... import vocabulary
+from ...providers import STREAMING
+from ..base import EngineResult, TranscriptionError, base_language, cost_for, option_float, vocabulary_terms
 from ..faster_whisper import SAMPLE_RATE, load_model
 from . import session
 
@@ -93,6 +95,8 @@ class WhisperStreamingEngine:
         self.final_timeout_s = option_float(options, "final_timeout_s", 30.0)
         self.beam_size = int(options.get("beam_size", 5))
         self.cpu_threads = int(options.get("cpu_threads", 0))
+        # A vocabulary candidate's terms, as the batch engine sends them: faster-whisper's hotwords, every pass.
+        self.hotwords = vocabulary.prompt_text(vocabulary_terms(transcriber, STREAMING)) or None
 
     def transcribe(
         self, wav: bytes, language: str | None = None, *, speech_end_s=None, speech_start_s=None, speed=None
@@ -208,6 +212,7 @@ class WhisperStreamingEngine:
                 word_timestamps=True,
                 condition_on_previous_text=True,
                 initial_prompt=state["prompt"] or None,
+                hotwords=self.hotwords,
             )
             segments = list(segments)
         except Exception as exc:

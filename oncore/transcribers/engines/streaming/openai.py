@@ -26,7 +26,9 @@ the /v1), connect_timeout_s, final_timeout_s, prompt, keywords (a list of words 
 import base64
 import json
 
+from ...providers import STREAMING
 from ..base import TranscriptionError, base_language
+from ..openai import prompt_with_vocabulary
 from .ws import WebSocketEngine, query
 
 RETRYABLE_ERRORS = {"server_error", "rate_limit_exceeded", "rate_limit_error"}
@@ -53,8 +55,9 @@ class OpenAIRealtimeEngine(WebSocketEngine):
         transcription = {"model": self.transcriber.model}
         if base_language(language):
             transcription["language"] = base_language(language)
-        if self.options.get("prompt"):
-            transcription["prompt"] = str(self.options["prompt"])
+        prompt = prompt_with_vocabulary(self.transcriber, STREAMING)  # the prompt option, then a vocabulary
+        if prompt:
+            transcription["prompt"] = prompt
         if self.options.get("keywords"):
             transcription["keywords"] = [str(k) for k in self.options["keywords"]]
         update = {
