@@ -41,6 +41,7 @@ FAILURES = []  # what each failed request got, printed after the figures
 KINDS = ("results", "turns", "flag", "csv", "calls", "call")
 WEIGHTS = (4, 3, 2, 1, 1, 1)
 READS = ("results", "turns", "calls", "call")
+ERROR = re.compile(r'<(?:div|p) class="error"[^>]*>(.*?)</(?:div|p)>', re.S)  # the flag form's error
 CALL_LINK = re.compile(r'href="/calls/(\d+)/')
 
 
@@ -194,6 +195,12 @@ async def log_in(name, stats, base=BASE):
     return client
 
 
+def said(html: str) -> str:
+    """What a refused answer says: its form's error where it has one, else its first 300 characters."""
+    errors = ERROR.search(html)
+    return re.sub(r"<[^>]+>", " ", errors.group(1)).strip() if errors else html[:300]
+
+
 async def user_loop(client, lines, bank_id, deadline, stats, flagged, think):
     """One admin: a random first pause (admins do not all click at the same instant), then actions until the
     deadline, each followed by a think time."""
@@ -241,7 +248,7 @@ async def user_loop(client, lines, bank_id, deadline, stats, flagged, think):
                     continue
                 if not ok:
                     FAILURES.append(
-                        f"{kind}: HTTP {r.status_code} {r.text[:300]!r}"
+                        f"{kind}: HTTP {r.status_code} {said(r.text)!r}"
                         if kind != "csv"
                         else f"{kind}: HTTP {r.status_code}"
                     )
