@@ -391,10 +391,11 @@ def make_webhook(organization):
 def owned(org, tenant, recorded_call, make_transcriber, admin_user):
     """One of each object of the organization, for the tests that walk every URL (the isolation matrix, the
     hostile-input walk): a bank with a candidate, a flag, a run, a free caller line, API keys and a webhook
-    endpoint with a delivered event."""
+    endpoint with a delivered event, a vocabulary."""
     from oncore.accounts.models import ApiKey
     from transcriber_tests import actions
     from transcriber_tests.actions import runs as run_actions
+    from transcriber_tests.actions import vocabularies
 
     bank = actions.do_create_bank(org, name="Secret bank")
     candidate = make_transcriber("secret", "Siobhan")
@@ -405,6 +406,7 @@ def owned(org, tenant, recorded_call, make_transcriber, admin_user):
     key, raw = ApiKey.generate(org, name="owner")
     tenant_key = ApiKey.generate(org, tenant=tenant, name="tenant")[1]
     webhook, delivery = make_webhook(org)
+    vocabulary = vocabularies.do_create_vocabulary(org, name="Secret menu", terms=["Siobhan"])
     return {
         "bank": bank,
         "candidate": candidate,
@@ -419,6 +421,7 @@ def owned(org, tenant, recorded_call, make_transcriber, admin_user):
         "tenant_key": tenant_key,
         "webhook": webhook,
         "delivery": delivery,
+        "vocabulary": vocabulary,
     }
 
 

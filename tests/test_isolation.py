@@ -44,7 +44,16 @@ GLOBAL_ADMIN = {
     "cs:report_json",
 }
 # Pages without an object in the URL: another organization's admin gets their own (empty) page, not ours.
-ORG_LISTS = {"tt:calls", "tt:unbanked_flags", "tt:banks", "tt:bank_new", "api_keys", "webhooks"}
+ORG_LISTS = {
+    "tt:calls",
+    "tt:unbanked_flags",
+    "tt:banks",
+    "tt:bank_new",
+    "tt:vocabularies",
+    "tt:vocabulary_new",
+    "api_keys",
+    "webhooks",
+}
 
 # name -> (method, kwargs from the owner's objects)
 DASHBOARD = {
@@ -81,6 +90,10 @@ DASHBOARD = {
     "runs:review": ("get", lambda o: {"pk": o["run"].pk}),
     "runs:review_line": ("post", lambda o: {"pk": o["run"].pk, "line_pk": o["run_line"].pk}),
     "runs:export": ("get", lambda o: {"pk": o["run"].pk}),
+    "tt:vocabularies": ("get", lambda o: {}),
+    "tt:vocabulary_new": ("get", lambda o: {}),
+    "tt:vocabulary_edit": ("get", lambda o: {"pk": o["vocabulary"].pk}),
+    "tt:vocabulary_delete": ("post", lambda o: {"pk": o["vocabulary"].pk}),
     "api_keys": ("get", lambda o: {}),
     "api_key_revoke": ("post", lambda o: {"pk": o["key"].pk}),
     "webhooks": ("get", lambda o: {}),
@@ -184,6 +197,7 @@ def owner_values(owned):
         "call_ids": owned["call"].pk,
         "webhook_id": owned["webhook"].pk,
         "delivery_id": owned["delivery"].pk,
+        "vocabulary_id": owned["vocabulary"].pk,
     }
 
 

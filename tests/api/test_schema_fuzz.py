@@ -25,6 +25,7 @@ from schemathesis.specs.openapi.checks import (  # noqa: E402
 
 from tests.fixtures import make_webhook  # noqa: E402
 from transcriber_tests.actions import runs as run_actions  # noqa: E402
+from transcriber_tests.actions import vocabularies  # noqa: E402
 
 pytestmark = pytest.mark.django_db
 
@@ -66,6 +67,7 @@ def test_it_answers_every_generated_request_within_the_schema(wsgi_app, org_key,
     headers = {"Authorization": f"Bearer {org_key}"}
     run = run_actions.do_start_run(flag.bank, [recorded_call.pk], confirmed=True)
     webhook, delivery = make_webhook(flag.bank.organization)
+    vocabulary = vocabularies.do_create_vocabulary(flag.bank.organization, name="Menu", terms=["Siobhan"])
     real_ids = {
         "bank_id": flag.bank_id,
         "flag_id": flag.pk,
@@ -76,6 +78,7 @@ def test_it_answers_every_generated_request_within_the_schema(wsgi_app, org_key,
         "run_line_id": run.lines.first().pk,
         "webhook_id": webhook.pk,
         "delivery_id": delivery.pk,
+        "vocabulary_id": vocabulary.pk,
     }
     failures = []
     operations = [result.ok() for result in schema.get_all_operations()]

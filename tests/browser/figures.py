@@ -32,6 +32,12 @@ def _sentence_of(desc: str, name: str, names: list[str]) -> str:
     return desc[start : min(ends)]
 
 
+def row_header(page, name: str):
+    """The row header that names this candidate whole (with a leader's star): "Whisper base (local)" is also
+    the start of "Whisper base (local) + Names and menu"."""
+    return page.locator("th").filter(has_text=re.compile(rf"^\s*(★ )?{re.escape(name)}(\s*★ leader)?\s*$"))
+
+
 def check_tradeoff(page, names: list[str]) -> dict:
     """The trade-off section: the chart's title and description (its text alternative) name every candidate with
     the figures of its row in the table beside it; each drawn point has a label that stays inside the chart and
@@ -52,7 +58,7 @@ def check_tradeoff(page, names: list[str]) -> dict:
     )
     rows = {}
     for name in names:
-        row = section.locator("table.tradeoff-table tbody tr", has=page.locator("th", has_text=name))
+        row = section.locator("table.tradeoff-table tbody tr", has=row_header(page, name))
         assert row.count() == 1, name
         cells = [" ".join(c.split()) for c in row.locator("td").all_inner_texts()]
         accuracy, p50, p95, _rtf, price, _per_lines, month, _against, _best = cells
@@ -180,7 +186,7 @@ def check_trust(page, names: list[str]) -> None:
     headers = " ".join(table.locator("thead").inner_text().split())
     assert "95% interval, calls resampled (bootstrap)" in headers and "(Wilson)" in headers, headers
     for name in names:
-        row = table.locator("tbody tr", has=page.locator("th", has_text=name))
+        row = table.locator("tbody tr", has=row_header(page, name))
         accuracy, wilson, calls, n_calls = [" ".join(c.split()) for c in row.locator("td").all_inner_texts()]
         if accuracy == "—":
             continue
@@ -210,7 +216,7 @@ def check_trust(page, names: list[str]) -> None:
     ), plan
     assert "computed exactly (not simulated)" in plan, plan
     for name in names:
-        pairs = page.get_by_role("table", name=f"Confusion pairs of {name}")
+        pairs = page.get_by_role("table", name=f"Confusion pairs of {name}", exact=True)
         caption = " ".join(pairs.locator("caption").inner_text().split())
         errors = int(re.fullmatch(rf"{re.escape(name)} (\d+) word errors?", caption).group(1))
         shown = 0
@@ -252,7 +258,7 @@ def check_marks(page, names: list[str]) -> int:
             assert f"{sum(marks.values()) / words:.2f}" == f"{wer:.2f}", (name, expected, marks, words, wer)
             # Without colour: each mark says what it is to a screen reader.
             for sub in cell.locator(".aligned .sub").all():
-                assert sub.locator("del .visually-hidden").text_content() == "said "
-                assert sub.locator("ins .visually-hidden").text_content() == ", heard "
+                assert sub.locator("del > .visually-hidden").text_content() == "said "
+                assert sub.locator("ins > .visually-hidden").text_content() == ", heard "
             read += 1
     return read

@@ -42,6 +42,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(trans
 
 # How long a candidate took on a line, under its score in a cell (a streaming one: its time to final).
 TOOK = r"\s*(took|time to final) \d[\d.,]* (ms|s)"
+ENTITIES = r"(\s*[✓✗]\s*(kept|lost):\s*[^\n]+ (name|time|date|number|id))+"  # each entity said, kept or lost
 
 
 def restore_the_seeded_catalogue():
@@ -253,11 +254,13 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
     tasks.drain()  # the queue runs while the page polls
     results.locator(".progress").wait_for(state="detached", timeout=60_000)
     text = results.inner_text()
-    assert "pending" not in text and text.count("Whisper base (local)") == 2  # the line and its control
+    # Whisper base, plain and with the demo's vocabulary, on the line and on its control.
+    assert "pending" not in text and text.count("Whisper base (local)") == 4
+    assert text.count("Whisper base (local) + Names and menu") == 2
     assert "<span" not in text and "&lt;" not in text  # markup is drawn, never shown as text
     for cell in results.locator("tbody tr td").all_inner_texts():  # each reads as a person expects
         assert re.fullmatch(
-            rf"(?s).*(✓ match|WER \d+\.\d\d|✗ (error|no text|failed).*)({TOOK})?", cell.strip()
+            rf"(?s).*(✓ match|WER \d+\.\d\d|✗ (error|no text|failed).*)({ENTITIES})?({TOOK})?", cell.strip()
         ), cell
     axe(page, "call with results")
     page.screenshot(path=str(screenshots / "call-page.png"), full_page=True)
@@ -374,7 +377,7 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
     # the time each candidate took is under its score: read apart (it varies), present under every text
     cells = [c.strip() for c in table.locator("tbody td[data-label]").all_inner_texts()]
     took = [c for c in cells if re.search(rf"{TOOK}$", c)]
-    cells = [re.sub(rf"{TOOK}$", "", c).strip() for c in cells]
+    cells = [re.sub(rf"({ENTITIES})?$", "", re.sub(rf"{TOOK}$", "", c).strip()).strip() for c in cells]
     assert took, cells
     matched = [c for c in cells if c.endswith("✓ match")]
     wer = [c for c in cells if re.search(r"WER \d+\.\d\d$", c)]

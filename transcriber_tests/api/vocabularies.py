@@ -90,6 +90,7 @@ def list_changes(request, q: Query[PageIn]):
         VocabularyOut,
         "The new vocabulary.",
         "invalid_request",
+        "not_found",
         "vocabulary_invalid",
         "vocabulary_name_taken",
     ),

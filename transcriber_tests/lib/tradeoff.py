@@ -178,6 +178,12 @@ def hours_words(hours: float) -> str:
     return "under 0.1 minutes" if minutes < 0.05 else f"{minutes:.1f} minutes"
 
 
+def about_hours(hours: float) -> str:
+    """hours_words as an estimate: "about 2.7 minutes", but "under 0.1 minutes" as it is."""
+    words = hours_words(hours)
+    return words if words.startswith("under") else f"about {words}"
+
+
 # ---------------------------------------------------------------- the trade-off
 
 

@@ -206,12 +206,12 @@ def switch_words(transcriber, p: lib_tradeoff.Projection) -> str:
         hours = p.minutes / 60
         return (
             f"Switching to {name}: free (runs on this server), streaming: it listens for as long as the calls last, "
-            f"about {lib_tradeoff.hours_words(hours)} of sessions a month at {volume}."
+            f"{lib_tradeoff.about_hours(hours)} of sessions a month at {volume}."
         )
     if p.local:
         hours = p.processing_hours
         run = (
-            f", real-time factor {p.real_time_factor:.2f}: about {lib_tradeoff.hours_words(hours)} of processing a month "
+            f", real-time factor {p.real_time_factor:.2f}: {lib_tradeoff.about_hours(hours)} of processing a month "
             f"at {volume}"
             if hours is not None
             else f" at {volume}; its real-time factor is not measured yet"

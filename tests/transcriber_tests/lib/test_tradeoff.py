@@ -172,3 +172,6 @@ def test_it_writes_a_months_work_in_the_unit_a_person_reads():
     assert hours_words(12.54) == "12.5 hours"
     assert hours_words(0.045) == "2.7 minutes"  # not "0.0 hours"
     assert hours_words(0.0001) == "under 0.1 minutes"
+    # As an estimate in a sentence: "about 2.7 minutes", never "about under 0.1 minutes".
+    assert tradeoffs.about_hours(0.045) == "about 2.7 minutes"
+    assert tradeoffs.about_hours(0.0001) == "under 0.1 minutes"
