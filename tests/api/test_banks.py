@@ -59,6 +59,8 @@ def test_it_estimates_then_adds_a_candidate_only_when_confirmed(api, bank, flag,
         api.post(f"/banks/{bank.pk}/candidates", {"transcriber_id": third.pk}), 409, "estimate_not_confirmed"
     )
     assert error["detail"] == estimate  # one shape and rounding, wherever an estimate is shown
+    # The sentence a person reads gives money to the cent (the detail keeps the exact figure).
+    assert "audio minutes, under $0.01)" in error["message"] and "$0.000" not in error["message"]
     assert not Candidate.objects.filter(transcriber=third).exists()
     added = api.post(f"/banks/{bank.pk}/candidates", {"transcriber_id": third.pk, "confirm": True})
     assert added.status_code == 201 and added.json()["position"] == 2

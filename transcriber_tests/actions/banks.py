@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 
 from oncore.formats import money
+from oncore.templatetags.oncore_tags import dollars
 from oncore.transcribers.engines.base import cost_for, key_problem
 from oncore.transcribers.models import Transcriber
 
@@ -138,7 +139,7 @@ def do_add_candidate(bank: Bank, transcriber: Transcriber, *, confirmed: bool = 
         )
         raise errors.EstimateNotConfirmed(
             f"Adding {transcriber} transcribes {estimate.lines} lines ({estimate.audio_minutes:.1f} audio minutes, "
-            f"about ${money(estimate.cost)}).{warning} Confirm the estimate to add it.",
+            f"{dollars(estimate.cost)}).{warning} Confirm the estimate to add it.",
             estimate,
         )
     if estimate.lines:
