@@ -22,11 +22,13 @@ from zoneinfo import ZoneInfo
 
 from django.db import connection
 
+from ..lib import entities as lib_entities
 from ..lib import tradeoff as lib_tradeoff
 from ..models import (
     Bank,
     Candidate,
     ControlLine,
+    EntityTotal,
     Flag,
     FlagTotal,
     GroupPairTotal,
@@ -66,6 +68,11 @@ TABLES = {
         ("tenant_id", "assistant_id", "transcriber_id", "bucket"),
         ("lines", "latency_us", "audio_us"),
     ),
+    "entity": (
+        EntityTotal,
+        ("tenant_id", "assistant_id", "transcriber_id", "category"),
+        ("lines", "right", "n"),
+    ),
 }
 
 TABLES.update(
@@ -85,6 +92,7 @@ ITEM_FIELDS = (
     "cost",
     "latency_s",
     "audio_s",
+    "entities",
     "disagree",
 )
 
@@ -100,6 +108,7 @@ class ItemScore:
     cost: Decimal | None
     latency_s: float | None
     audio_s: float | None
+    entities: str  # Score.entities (lib.entities.encode)
     disagree: bool  # the item's mark, on its live score
 
 
@@ -136,6 +145,20 @@ def latency_key(s) -> tuple | None:
     return lib_tradeoff.bucket_of(latency_us), latency_us, audio_us
 
 
+def entity_counts(s) -> dict:
+    """{category: (right, n)} of a candidate's scored item's entities, "" (EntityTotal.EVERY) counting them all;
+    {} for a live or failed score, or an item whose expected text has no entities."""
+    if s.source != Score.CANDIDATE or s.failed or not s.entities:
+        return {}
+    counts = {EntityTotal.EVERY: [0, 0]}
+    for mark in lib_entities.decode(s.entities):
+        for category in (EntityTotal.EVERY, mark.category):
+            row = counts.setdefault(category, [0, 0])
+            row[0] += mark.kept
+            row[1] += 1
+    return counts
+
+
 def contributions(
     scores, *, controls: int, is_control: bool, flag: bool = False, tags=(), group: tuple | None = None
 ) -> dict:
@@ -161,6 +184,12 @@ def contributions(
                 row[0] += 1
                 row[1] += latency_us
                 row[2] += audio_us
+        for category, (right, n) in entity_counts(s).items():
+            for g in groups:
+                row = out[("entity", *g, s.transcriber_id, category)]
+                row[0] += 1
+                row[1] += right
+                row[2] += n
         for tag in () if is_control else tags:
             row = out.setdefault(("tag", tag, s.source, s.transcriber_id), [0, 0, 0, 0])
             for i, n in enumerate(counts):

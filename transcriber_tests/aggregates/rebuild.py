@@ -24,7 +24,7 @@ from oncore.calls.models import Call, Line
 
 from ..models import Bank, Candidate, ControlLine, Flag, FlagTotal, PairTotal, Score
 from . import detail
-from .maintain import EVERY_TENANT, TABLES, ItemScore, _micros, latency_key
+from .maintain import EVERY_TENANT, TABLES, ItemScore, _micros, entity_counts, latency_key
 
 
 def candidates_changed(bank_id: int) -> None:
@@ -314,7 +314,7 @@ def _latency_rows(bank_ids, zone) -> list[dict]:
     for bank_id, day, tenant_id, assistant_id, tid, latency_s, audio_s in timed.iterator(
         chunk_size=LATENCY_CHUNK
     ):
-        score = ItemScore(None, Score.CANDIDATE, tid, False, False, None, None, latency_s, audio_s, False)
+        score = ItemScore(None, Score.CANDIDATE, tid, False, False, None, None, latency_s, audio_s, "", False)
         key = latency_key(score)
         if key is None:
             continue
@@ -331,6 +331,37 @@ def _latency_rows(bank_ids, zone) -> list[dict]:
     ]
 
 
+def _entity_rows(bank_ids, zone) -> list[dict]:
+    """EntityTotal rows of these banks: their candidates' scored items with entities, each counted per category
+    (maintain.entity_counts, in Python, as the score writes count them), for every tenant and for its call's."""
+    marked = (
+        Score.objects.filter(flag__bank_id__in=bank_ids, source=Score.CANDIDATE, failed=False)
+        .exclude(entities="")
+        .annotate(
+            bank=F("flag__bank_id"),
+            on=TruncDate("flag__joined_at", tzinfo=zone),
+            tenant=F("flag__line__call__tenant_id"),
+            assistant=Coalesce(F("flag__line__call__assistant_id"), 0),
+        )
+        .order_by()
+        .values_list("bank", "on", "tenant", "assistant", "transcriber_id", "entities")
+    )
+    totals = defaultdict(lambda: [0, 0, 0])
+    for bank_id, day, tenant_id, assistant_id, tid, stored in marked.iterator(chunk_size=LATENCY_CHUNK):
+        score = ItemScore(None, Score.CANDIDATE, tid, False, False, None, None, None, None, stored, False)
+        for category, (right, n) in entity_counts(score).items():
+            for group in (EVERY_TENANT, (tenant_id, assistant_id)):
+                total = totals[(bank_id, day, *group, tid, category)]
+                total[0] += 1
+                total[1] += right
+                total[2] += n
+    columns = ("bank_id", "day", "tenant_id", "assistant_id", "transcriber_id", "category")
+    return [
+        {**dict(zip(columns, key, strict=True)), "lines": lines, "right": right, "n": n}
+        for key, (lines, right, n) in totals.items()
+    ]
+
+
 COMPUTE = {
     "score": _score_rows,
     "pair": _pair_rows,
@@ -339,6 +370,7 @@ COMPUTE = {
     "group": _group_rows,
     "group_pair": _group_pair_rows,
     "latency": _latency_rows,
+    "entity": _entity_rows,
     **detail.COMPUTE,  # confusion pairs and calls
 }
 

@@ -71,6 +71,16 @@ class EntityAccuracy:
         return next((c for c in self.categories if c.category == category), CategoryCount(category, 0, 0))
 
 
+def from_counts(counts: dict) -> EntityAccuracy:
+    """The accuracy of per-category counts {category: (lines, right, n)}, "" counting every category (as the per-day
+    entity totals keep them)."""
+    lines, right, n = counts.get("", (0, 0, 0))
+    categories = tuple(
+        CategoryCount(c, counts[c][1], counts[c][2]) for c in CATEGORIES if counts.get(c, (0, 0, 0))[2]
+    )
+    return EntityAccuracy(right, n, categories, lines)
+
+
 def tally(stored) -> EntityAccuracy:
     """Count the marks of a transcriber's scored lines (an iterable of Score.entities, one per line)."""
     right, n = dict.fromkeys(CATEGORIES, 0), dict.fromkeys(CATEGORIES, 0)

@@ -8,6 +8,7 @@ from .history import FlagEdit
 from .runs import JudgePick, Run, RunCall, RunLine, RunPattern
 from .snapshots import Snapshot
 from .totals import (
+    EntityTotal,
     FlagTotal,
     GroupPairTotal,
     GroupTotal,
@@ -32,6 +33,7 @@ __all__ = [
     "GroupPairTotal",
     "GroupTotal",
     "JudgePick",
+    "EntityTotal",
     "LatencyTotal",
     "PairTotal",
     "Run",

@@ -191,3 +191,34 @@ class LatencyTotal(models.Model):
 
     def __str__(self):
         return f"{self.lines} lines of {self.transcriber_id} in bucket {self.bucket} of bank {self.bank_id} on {self.day}"
+
+
+class EntityTotal(models.Model):
+    """One candidate's entities (lib.entities: names, times, dates, numbers, ids of what was said) on a bank's scored
+    items of one day: per `category`, how many its texts kept (`right`) of how many were said (`n`), on how many
+    `lines`; `category` "" counts every category (its `lines` are the lines with any entity). `tenant_id` 0 (and
+    `assistant_id` 0) counts every tenant's calls, the other rows split them by the tenant and assistant of the
+    items' calls, as LatencyTotal's. What a bank's entity accuracy (queries.entities) sums."""
+
+    EVERY = ""  # the category of the rows that count every category
+
+    bank = models.ForeignKey(Bank, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    tenant_id = models.BigIntegerField()
+    assistant_id = models.BigIntegerField()
+    transcriber = models.ForeignKey("transcribers.Transcriber", on_delete=models.CASCADE, related_name="+")
+    category = models.CharField(max_length=20, blank=True)
+    lines = models.BigIntegerField(default=0)
+    right = models.BigIntegerField(default=0)
+    n = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["bank", "day", "tenant_id", "assistant_id", "transcriber", "category"],
+                name="entity_total_once",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.right} of {self.n} {self.category or 'entities'} of {self.transcriber_id} in bank {self.bank_id} on {self.day}"

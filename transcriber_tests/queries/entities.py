@@ -1,10 +1,16 @@
 """Entity accuracy on a bank's own lines: per candidate, how many of the entities said on its scored lines (names,
 times, dates, numbers, ids: the benchmark's matcher package read them in each item's expected text when the score
 was written, Score.entities) its text kept, in all and per category, over the cards' window or period and
-filter. Read when a bank's results snapshot is built (queries/snapshots.py), never in a request: one query."""
+filter. Read from the per-day entity totals (EntityTotal, kept with every score write) when a bank's results
+snapshot is built (queries/snapshots.py), never in a request: one query, whatever the bank's size."""
+
+from collections import defaultdict
+
+from django.db.models import Sum
 
 from ..lib import entities
-from ..models import Score
+from ..models import EntityTotal
+from .totals import _days
 from .window import period_bounds
 
 
@@ -15,18 +21,13 @@ def bank_entities(
     control lines; failed lines are left out, as from its accuracy) whose flags joined the bank in the period, of
     the group's calls with `group`. A candidate without entities on its lines has an empty EntityAccuracy."""
     since, until = period_bounds(window_days, date_from, date_to, bank.organization.zone)
-    scores = Score.objects.filter(
-        flag__bank=bank,
-        flag__joined_at__gte=since,
-        source=Score.CANDIDATE,
-        failed=False,
-        transcriber_id__in=transcriber_ids,
-    ).exclude(entities="")
-    if until is not None:
-        scores = scores.filter(flag__joined_at__lt=until)
-    if group is not None:
-        scores = scores.filter(**group.call_filter("flag__line__call__"))
-    found: dict[int, list] = {t: [] for t in transcriber_ids}
-    for transcriber_id, stored in scores.values_list("transcriber_id", "entities").iterator(chunk_size=5000):
-        found[transcriber_id].append(stored)
-    return {t: entities.tally(kept) for t, kept in found.items()}
+    qs = EntityTotal.objects.filter(bank_id=bank.pk, transcriber_id__in=transcriber_ids)
+    qs = group.rows(qs) if group is not None else qs.filter(tenant_id=0, assistant_id=0)
+    counts = defaultdict(dict)
+    for r in (
+        _days(qs, since, until)
+        .values("transcriber_id", "category")
+        .annotate(lines_=Sum("lines"), right_=Sum("right"), n_=Sum("n"))
+    ):
+        counts[r["transcriber_id"]][r["category"]] = (int(r["lines_"]), int(r["right_"]), int(r["n_"]))
+    return {t: entities.from_counts(counts.get(t, {})) for t in transcriber_ids}

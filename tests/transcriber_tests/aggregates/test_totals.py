@@ -1,6 +1,6 @@
 """The per-day totals (transcriber_tests/aggregates/) against the scores they sum: after any mix of flags made, scored, edited,
 moved and deleted and candidates added and removed, every bank's results, paired test, control mix, turn-table
-counts and disagree marks equal what the pure core and a direct count give, and a rebuild finds no drift."""
+counts, entities right and disagree marks equal what the pure core and a direct count give, and a rebuild finds no drift."""
 
 from io import StringIO
 
@@ -15,7 +15,7 @@ from oncore.transcribers.models import Transcriber
 from tests.fixtures import make_call
 from transcriber_tests import actions, aggregates, queries
 from transcriber_tests.actions import scores
-from transcriber_tests.lib import scoring
+from transcriber_tests.lib import entities, scoring
 from transcriber_tests.models import ControlLine, Flag, Score, ScoreTotal, Transcription
 
 WORDS = ["table", "for", "four", "at", "eight", "thirty"]
@@ -98,6 +98,12 @@ def check_bank(bank):
             items = queries.turn_items(bank, 30, kind=kind, disagree=disagree)
             assert items.count() == len(list(items))
     assert queries.banks_list(bank.organization).get(pk=bank.pk).n_flags == flags.count()
+    # Entities right, per candidate and category, from the entity totals as from the scores' own marks.
+    marked = Score.objects.filter(flag__bank=bank, source=Score.CANDIDATE, failed=False).exclude(entities="")
+    direct = {
+        t: entities.tally(marked.filter(transcriber_id=t).values_list("entities", flat=True)) for t in ids
+    }
+    assert queries.entities.bank_entities(bank, ids, 30) == direct
     since = queries.window_start(30)
     per_tag, live = (
         queries.totals.tag_summaries(bank.pk, since),
