@@ -17,6 +17,7 @@ TABLES = {
     "group": "tenant and assistant totals",
     "group_pair": "tenant and assistant pair totals",
     "latency": "latency totals",
+    "entity": "entity totals",
 }
 
 
