@@ -16,7 +16,7 @@ is the one place that runs the app's code: an earlier one would run today's code
   control lines' too, 0018), the control part of each candidate's scores (0018) included;
 - every bank's results are marked changed, so their snapshots are computed again (with the entity figures).
 
-A later migration that changes what these compute moves this step after itself: 0025 did (the per-day entity
+A later migration that changes what these compute moves this step after itself: 0026 did (the per-day entity
 totals, 0024), so this one runs nothing."""
 
 from django.db import migrations

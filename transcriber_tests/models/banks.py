@@ -28,6 +28,9 @@ class Bank(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     # Moved forward by every write that changes the bank's results: the version its figures' snapshots carry.
     results_changed_at = models.DateTimeField(default=timezone.now)
+    # Moved forward by every judge's pick written on its items (work/picks.py): with results_changed_at, the version
+    # of the turn table's rendered pages (queries/turns.py turn_page).
+    picks_changed_at = models.DateTimeField(default=timezone.now)
     # The rebuild of its snapshots (queries/snapshots.py): wanted since (a results change, none built since), handed to a
     # queue worker at (a rebuild pending or running), and when the last one started (one per few seconds).
     snapshots_wanted_at = models.DateTimeField(null=True, blank=True)

@@ -19,7 +19,7 @@ from oncore.transcribers.models import Transcriber
 
 from ..lib import scoring
 from ..lib.charts import Chart, chart
-from ..models import STANDARD_TAGS, Bank, ControlLine, Flag, Score, ScoreTotal, Transcription
+from ..models import STANDARD_TAGS, Bank, Candidate, ControlLine, Flag, Score, ScoreTotal, Transcription
 from . import entities, groups, jobs, totals
 from .board import candidates_of
 from .cached import cached
@@ -140,9 +140,12 @@ class BankResults:
         return ", ".join([first] + [f"{n} with {c}" for c, n in rest])
 
 
-def pending_for_bank(bank: Bank, transcriber_ids) -> int:
-    """The organization's waiting transcriptions of these candidates on the bank's lines: each waiting row is
-    looked up in the bank (the waiting rows are few, bounded by ONCORE_ORG_QUEUE_LIMIT; the bank's lines many)."""
+def pending_for_bank(bank: Bank, transcriber_ids=None) -> int:
+    """The organization's waiting transcriptions of these candidates (None: the bank's candidates, read in the same
+    query) on the bank's lines: each waiting row is looked up in the bank (the waiting rows are few, bounded by
+    ONCORE_ORG_QUEUE_LIMIT; the bank's lines many)."""
+    if transcriber_ids is None:
+        transcriber_ids = Candidate.objects.filter(bank=bank).values("transcriber_id")
     on_flag = Flag.objects.filter(bank=bank, line_id=OuterRef("line_id"))
     on_control = ControlLine.objects.filter(flag__bank=bank, line_id=OuterRef("line_id"))
     return (
@@ -173,12 +176,10 @@ class ResultsFrame:
 
 
 def results_frame(bank: Bank, window_days: int, group=None) -> ResultsFrame:
-    """Two queries: the bank's candidates and its waiting transcriptions."""
+    """One query: the waiting transcriptions of the bank's candidates."""
     window_days = clamp_window(window_days)
     first, last = window_days_covered(window_days, bank.organization.zone)
-    ids = list(bank.candidates.values_list("transcriber_id", flat=True))
-    pending = pending_for_bank(bank, ids) if ids else 0
-    return ResultsFrame(window_days, group, first, last, bank.organization.timezone, pending)
+    return ResultsFrame(window_days, group, first, last, bank.organization.timezone, pending_for_bank(bank))
 
 
 def bank_results(

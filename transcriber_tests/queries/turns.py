@@ -285,9 +285,11 @@ def turn_screen(
     disagree=False,
     pair=None,
     flagged_by=None,
+    candidates=None,
 ):
-    """Page `number` (of `size` items) of the bank's turn table with the filters, as the page shows it."""
-    candidates = list(candidates_of(bank))
+    """Page `number` (of `size` items) of the bank's turn table with the filters, as the page shows it (`candidates`:
+    the bank's, when the caller has read them)."""
+    candidates = list(candidates_of(bank)) if candidates is None else candidates
     items = turn_items(
         bank, window_days, kind=kind, tag=tag, disagree=disagree, pair=pair, flagged_by=flagged_by
     )

@@ -1,7 +1,12 @@
 """The turn table: every item of a bank in the window, a page at a time, each candidate's cell beside the live one,
 filtered by tag, by what went wrong or by a pair of candidates that disagree; and its CSV."""
 
+import hashlib
+from dataclasses import dataclass
+from datetime import date
+
 from django.shortcuts import render
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
 from oncore.accounts.access import admin_required
@@ -12,6 +17,8 @@ from oncore.ratelimit import rate_limited
 from .. import queries
 from ..lib import alignment
 from ..queries import lookups, people
+from ..queries.cached import cached
+from ..queries.results import RESULTS_CACHE_SECONDS
 from ..shapes import exports
 from ..templatetags.scores import row_cells
 from .calls import PAGE_SIZE
@@ -29,26 +36,17 @@ def turn_table(request, pk):
     disagree = request.GET.get("disagree") == "1"
     pair, pair_of = _pair_filter(bank, request.GET)
     flagged_by = people.parse_flagger(request.GET.get("flagged_by", ""))
-    screen = queries.turn_screen(
-        bank,
-        window,
-        request.GET.get("page"),
-        size=PAGE_SIZE,
-        kind=kind,
-        tag=tag,
-        disagree=disagree,
-        pair=pair,
-        flagged_by=flagged_by,
-    )
+    candidates = list(queries.candidates_of(bank))
+    filters = {"kind": kind, "tag": tag, "disagree": disagree, "pair": pair, "flagged_by": flagged_by}
+    kept = _kept_page(bank, candidates, window, request.GET.get("page"), filters)
     return render(
         request,
         "transcriber_tests/turns.html",
         {
             "bank": bank,
-            "page": screen.page,
-            "rows": screen.rows,
-            "candidates": screen.candidates,
-            "screen": screen,
+            "page": kept.page,
+            "candidates": candidates,
+            "screen": kept,
             "window": window,
             "kind": kind,
             "tag": tag,
@@ -60,17 +58,82 @@ def turn_table(request, pk):
             "pair_token": pair[1] if pair else "",
             "flaggers": people.flaggers(request.org),
             "flagged_by": request.GET.get("flagged_by", "") if flagged_by else "",
-            "rows_html": rows_html(
-                "transcriber_tests/turn_rows.jinja",
-                {
-                    "rows": screen.rows,
-                    "cells": row_cells(screen.rows),
-                    "candidates": screen.candidates,
-                    "tz": screen.timezone,
-                },
-            ),
+            "rows_html": mark_safe(kept.rows_html),  # rendered by turn_rows.jinja, escaped there
         },
     )
+
+
+@dataclass(frozen=True)
+class KeptPage:
+    """Where a page of rows sits among the pages, as _pagination.html reads a Django Page (`paginator` is itself)."""
+
+    number: int
+    count: int
+    num_pages: int
+
+    @property
+    def paginator(self):
+        return self
+
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    def has_next(self) -> bool:
+        return self.number < self.num_pages
+
+    def previous_page_number(self) -> int:
+        return self.number - 1
+
+    def next_page_number(self) -> int:
+        return self.number + 1
+
+
+@dataclass(frozen=True)
+class RenderedPage:
+    page: KeptPage
+    rows_html: str
+    first_day: date
+    last_day: date
+    timezone: str
+
+
+def _kept_page(bank, candidates, window: int, number, filters: dict) -> RenderedPage:
+    """A page of the turn table's rows, rendered once and kept by the versions of what they show: the bank's
+    results (every score write, flag edit and candidate change moves it) and its judge's picks, the candidates in
+    their order and the organization's timezone; kept RESULTS_CACHE_SECONDS at most (a renamed tenant shows
+    after that)."""
+    depends = (
+        bank.results_changed_at.isoformat(),
+        bank.picks_changed_at.isoformat(),
+        bank.organization.timezone,
+        tuple(c.transcriber_id for c in candidates),
+        window,
+        number,
+        *(filters[k] for k in sorted(filters)),
+    )  # hashed: the filters and page are what the request typed
+    parts = (bank.pk, hashlib.sha256(repr(depends).encode()).hexdigest())
+
+    def render_page() -> RenderedPage:
+        screen = queries.turn_screen(bank, window, number, size=PAGE_SIZE, candidates=candidates, **filters)
+        html = rows_html(
+            "transcriber_tests/turn_rows.jinja",
+            {
+                "rows": screen.rows,
+                "cells": row_cells(screen.rows),
+                "candidates": candidates,
+                "tz": screen.timezone,
+            },
+        )
+        p = screen.page
+        return RenderedPage(
+            KeptPage(p.number, p.paginator.count, p.paginator.num_pages),
+            str(html),
+            screen.first_day,
+            screen.last_day,
+            screen.timezone,
+        )
+
+    return cached("turn-page", parts, RESULTS_CACHE_SECONDS, render_page)
 
 
 def _pair_filter(bank, params):

@@ -20,12 +20,13 @@ Without ANTHROPIC_API_KEY nothing is picked or invented.
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from oncore import llm
 from oncore.calls.models import Line
 
 from .. import judge
-from ..models import ControlLine, Flag, JudgePick, Score
+from ..models import Bank, ControlLine, Flag, JudgePick, Score
 from ..queries.picks import CATCH_UP_LIMIT, missing
 
 CONTEXT_EACH_SIDE = 3
@@ -125,6 +126,7 @@ def maybe_pick(flag_id: int, control_id: int | None = None) -> JudgePick | None:
     try:
         with transaction.atomic():
             found, _ = JudgePick.objects.update_or_create(flag=flag, control=control, defaults=values)
+            Bank.objects.filter(pk=flag.bank_id).update(picks_changed_at=timezone.now())
     except IntegrityError:  # two workers finished the item's last candidates at once; the other one wrote
         found = JudgePick.objects.filter(flag=flag, control=control).first()
     return found

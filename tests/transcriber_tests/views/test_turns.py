@@ -45,3 +45,25 @@ def test_the_turn_table_and_the_call_page_show_how_long_each_candidate_took(admi
     call = read(admin_client.get(reverse("tt:call", args=[flag.line.call_id])).content)
     for page in (turns, call):
         assert all(t in page for t in took), (took, page[:2000])
+
+
+def test_a_turn_page_is_rendered_once_per_version_of_its_scores_and_shows_the_next_write(admin_client, flag):
+    """A page of rows is kept by the bank's results version: read again, it reads no score; once a score is
+    written (the version moves), the next read shows the new text."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.transcriber_tests.support import read
+    from transcriber_tests.actions import scores
+
+    url = reverse("tt:turn_table", args=[flag.bank_id])
+    first = read(admin_client.get(url).content)
+    with CaptureQueriesContext(connection) as seen:
+        again = read(admin_client.get(url).content)
+    assert again == first
+    assert not [q for q in seen.captured_queries if "transcriber_tests_score" in q["sql"]]
+
+    one = Score.objects.filter(flag=flag, control__isnull=True, source=Score.CANDIDATE).first()
+    assert "zebra" not in first
+    scores.write_score(flag, None, one.transcriber_id, Score.CANDIDATE, "zebra", flag.expected_text)
+    assert "heard zebra" in read(admin_client.get(url).content)

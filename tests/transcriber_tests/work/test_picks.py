@@ -163,3 +163,24 @@ def test_it_reads_the_picks_of_a_page_in_one_query(
     with django_assert_num_queries(1):
         found = picks_by_item(items)
         assert found[(flag.pk, None)].chosen_text == first_shown(llm_server)
+
+
+def test_a_pick_written_after_the_turn_table_was_read_shows_on_the_next_read(
+    bank, recorded_call, llm_server, admin_client
+):
+    """The turn table's pages are kept by the versions of what they show: a pick moves its bank's, so a page read
+    before the judge answered never hides it."""
+    from django.urls import reverse
+
+    flag = flag_first_line(bank, recorded_call)
+    tasks.drain()
+    JudgePick.objects.filter(flag=flag).delete()
+    url = reverse("tt:turn_table", args=[bank.pk])
+    assert "Judge" not in admin_client.get(url).content.decode()  # kept with no pick
+    llm_server.responder = lambda body: {
+        "reasoning": "The guest spells it with a hyphen.",
+        "candidate": next(k for k, text in shown(body).items() if text == SAID),
+    }
+    assert picks.maybe_pick(flag.pk).chosen_text == SAID
+    content = admin_client.get(url).content.decode()
+    assert "The guest spells it with a hyphen." in content and "pick" in content

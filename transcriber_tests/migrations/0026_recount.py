@@ -38,6 +38,6 @@ def recount(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("transcriber_tests", "0024_entity_totals")]
+    dependencies = [("transcriber_tests", "0025_bank_picks_changed_at")]
 
     operations = [migrations.RunPython(recount, migrations.RunPython.noop)]
