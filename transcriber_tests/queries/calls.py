@@ -201,7 +201,9 @@ CALL_PAGE_LINES = 200  # lines per call page: the largest call allowed (ONCORE_M
 def call_lines_page(call: Call, number=None, line_id: int | None = None):
     """One page of a call's lines in order, with their flags: page `number` (as Paginator.get_page reads it),
     or the page that holds line `line_id` when it is one of the call's."""
-    lines = call.lines.select_related("flag__bank").order_by("position")
+    lines = call.lines.select_related("flag__bank", "flag__created_by", "flag__created_by_key").order_by(
+        "position"
+    )
     if line_id is not None:
         position = lines.filter(pk=line_id).values_list("position", flat=True).first()
         if position is not None:
@@ -250,7 +252,7 @@ def call_screen(call: Call, number=None, line_id: int | None = None) -> CallScre
         rows,
         flag_results(flags),
         live_transcriber_of(call),
-        histories(f.pk for f in flags) if flags else {},
+        histories(flags) if flags else {},  # the flags with their makers, read with the lines
     )
 
 

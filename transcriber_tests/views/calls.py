@@ -2,6 +2,7 @@
 home page, which sends an admin to the calls."""
 
 from django.http import HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
@@ -14,6 +15,7 @@ from .. import queries
 from ..errors import ActionError
 from ..forms import CallFilterForm
 from ..queries import lookups
+from ..templatetags import scores
 
 PAGE_SIZE = 50  # calls a page lists, and flags, and turn-table items
 
@@ -68,12 +70,37 @@ def call_page(request, pk):
         {
             "call": screen.call,
             "page": screen.page,
-            "rows": screen.rows,
-            "results": screen.results,
             "live": screen.live,
-            "histories": screen.histories,
+            "rows_html": lines_html(request, screen),
         },
     )
+
+
+def lines_html(request, screen, form_html="", form_line=None):
+    """A call screen's lines (queries.CallScreen) rendered by line_rows.jinja, with the flag form's HTML
+    (`form_html`) under the line `form_line` when one is open."""
+    return rows_html(
+        "transcriber_tests/line_rows.jinja",
+        {
+            "rows": screen.rows,
+            "call": screen.call,
+            "results": screen.results,
+            "histories": screen.histories,
+            "form_html": form_html,
+            "form_line": form_line,
+            **results_helpers(request),
+        },
+    )
+
+
+def results_helpers(request) -> dict:
+    """What the line and flag-results row templates call: the request's CSRF token and the score cell helpers."""
+    return {
+        "csrf": get_token(request),
+        "score_cell": scores.score_cell,
+        "marks_legend": scores.marks_legend,
+        "entity_legend": scores.entity_legend,
+    }
 
 
 def line_url(line) -> str:

@@ -6,35 +6,32 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HTMX_STOP_POLLING
 
 from oncore.accounts.access import admin_required
 from oncore.http import redirect_next
+from oncore.jinja import rows_html
 
 from .. import actions, queries
 from ..errors import ActionError
 from ..forms import FlagForm, MoveFlagForm
 from ..queries import lookups, people
-from .calls import PAGE_SIZE, line_url
+from .calls import PAGE_SIZE, line_url, lines_html, results_helpers
 
 
 def _line_fragment(request, line, form=None, status=200):
     """Re-render one line of the call page (after a flag change, or with a form open)."""
     screen = queries.line_screen(line)
-    return render(
-        request,
-        "transcriber_tests/_line_row.html",
-        {
-            "row": screen.rows[0],
-            "form": form,
-            "call": screen.call,
-            "results": screen.results,
-            "histories": screen.histories,
-        },
-        status=status,
-    )
+    form_html = ""
+    if form is not None:
+        row = screen.rows[0]
+        form_html = render_to_string(
+            "transcriber_tests/_flag_form.html", {"form": form, "line": row.line, "flag": row.flag}, request
+        )
+    return HttpResponse(lines_html(request, screen, form_html, line.pk), status=status)
 
 
 @require_http_methods(["GET", "POST"])
@@ -128,12 +125,11 @@ def flag_results(request, pk):
     found = queries.flag_results([flag]).get(flag.pk)
     if found is None:  # moved out of every bank meanwhile: nothing to wait for
         return HttpResponse("", status=HTMX_STOP_POLLING)
-    return render(
-        request,
-        "transcriber_tests/_flag_results.html",
-        {"res": found, "call": flag.line.call},
-        status=200 if found.pending else HTMX_STOP_POLLING,
+    html = rows_html(
+        "transcriber_tests/flag_results.jinja",
+        {"res": found, "call": flag.line.call, **results_helpers(request)},
     )
+    return HttpResponse(html, status=200 if found.pending else HTMX_STOP_POLLING)
 
 
 @require_POST
