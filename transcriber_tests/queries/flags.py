@@ -128,7 +128,9 @@ def flag_results(flags) -> dict[int, FlagResults]:
     scores = {
         (s.flag_id, s.control_id, s.transcriber_id): s
         for s in Score.objects.filter(flag__in=flags, source=Score.CANDIDATE).defer(
-            "confusions", "text_key", "csv_cells"  # the turn table's CSV and the confusion pairs' only
+            "confusions",
+            "text_key",
+            "csv_cells",  # the turn table's CSV and the confusion pairs' only
         )
     }
     line_ids = {f.line_id for f in flags} | {c.line_id for cs in controls.values() for c in cs}
