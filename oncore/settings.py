@@ -108,6 +108,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 SILENCED_SYSTEM_CHECKS = ["models.W040"]
 
 # Django's standard four; create_org and every command that sets a password apply them too.
+# Django's ModelBackend whose session user comes with its memberships, in one query (oncore/accounts/backends.py).
+AUTHENTICATION_BACKENDS = ["oncore.accounts.backends.UserWithMemberships"]
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": f"django.contrib.auth.password_validation.{name}"}
     for name in (

@@ -22,7 +22,8 @@ def current_membership(request) -> Membership | None:
     if not request.user.is_authenticated:
         return None
     if not hasattr(request, "_memberships"):
-        request._memberships = memberships_of(request.user)
+        read = getattr(request.user, "memberships_read", None)  # backends.UserWithMemberships read them
+        request._memberships = memberships_of(request.user) if read is None else read
     chosen = request.session.get(ORG_SESSION_KEY)
     for m in request._memberships:
         if m.organization_id == chosen:

@@ -137,7 +137,7 @@ def _time_at(words, i) -> int | None:
         return None
     else:
         end = _spoken_end(words, i, _read_clock)
-        if end is None and (w.key.isdigit() and 1 <= int(w.key) <= 12 or w.key in _HOURS):
+        if end is None and (w.key.isdecimal() and 1 <= int(w.key) <= 12 or w.key in _HOURS):
             end = i + 1 if i + 1 < len(words) and _meridiem(words[i + 1]) else None
     if end is None:
         return None
@@ -167,7 +167,7 @@ def _day_number(words, i) -> int | None:
 def _raw_value(words, i, end) -> int | None:
     pieces = [p for w in words[i:end] for p in _number_words(w)]
     found = _read_number(pieces, 0)
-    if found is None or found[1] != len(pieces) or not found[0].isdigit():
+    if found is None or found[1] != len(pieces) or not found[0].isdecimal():
         return None
     return int(found[0])
 
@@ -219,7 +219,7 @@ def _id_at(words, i) -> int | None:
     if _HAS_DIGIT.search(w.key) and _HAS_LETTER.search(w.key) and not _DAY_NUMBER.fullmatch(w.key):
         return i + 1
     digits = w.key.replace(",", "")
-    if (digits.isdigit() and len(digits) >= 5 and "," not in w.key) or _GROUPED_DIGITS.fullmatch(w.key):
+    if (digits.isdecimal() and len(digits) >= 5 and "," not in w.key) or _GROUPED_DIGITS.fullmatch(w.key):
         return i + 1
     end = i
     while end < len(words) and _one_digit(words[end]) and (end == i or not words[end - 1].stop):
@@ -228,7 +228,7 @@ def _id_at(words, i) -> int | None:
 
 
 def _one_digit(w: _Word) -> bool:
-    return w.key in _UNITS or w.key == "oh" or (len(w.key) == 1 and w.key.isdigit())
+    return w.key in _UNITS or w.key == "oh" or (len(w.key) == 1 and w.key.isdecimal())
 
 
 def _number_at(words, i) -> int | None:

@@ -120,7 +120,7 @@ def _read_number(words, i):
     elif word in _SCALES:
         group, j = 1, i
     elif len(word) <= 30 and _NUMBER_TOKEN.fullmatch(word) and following in _SCALES:
-        group, j = (int(word) if word.isdigit() else Decimal(word)), i + 1
+        group, j = (int(word) if word.isdecimal() else Decimal(word)), i + 1
     else:
         small = _small(words, i)
         if small is None:

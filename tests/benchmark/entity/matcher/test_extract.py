@@ -81,3 +81,12 @@ def test_it_marks_each_entity_kept_or_lost_by_the_matcher():
     ]
     assert [m.kept for m in entity_marks("at ten forty five", "at 10:45")] == [True]
     assert [m.kept for m in entity_marks("at ten forty five", "")] == [False]
+
+
+@pytest.mark.parametrize(
+    "text", ["²", "³ at ²", "table for ¹²", "call me at ⁵⁵⁵ one two", "²²²²²²", "٣ at ٤"]
+)
+def test_digits_that_are_not_decimal_never_crash_it(text):
+    """Superscripts are digits to str.isdigit but not numbers int() reads (a flag typed "²" answered 500)."""
+    entities(text)
+    assert all(mark.kept for mark in entity_marks(text, text))  # what was said is kept in itself
