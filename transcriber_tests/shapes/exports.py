@@ -249,7 +249,8 @@ def _iso_sql(expr: str) -> str:
 def _turn_csv_sql(table: dict) -> tuple[str, str]:
     """The turn-table CSV's two statements: its items in the table's order (the live scores list them), each
     with its cells up to the transcriber's and its judge's pick after them, written once per item; and the
-    transcriber's name and cells of each score of some flags, each item's candidates by id, then its live one."""
+    transcriber and cells of each score of some flags, each item's candidates by id, then its live one (the
+    transcribers' names, few, are written once in Python)."""
     tags = "replace(trim(both ',' from f.tags), ',', ' ')"
     head = [
         "f.id::text",
@@ -280,9 +281,8 @@ WHERE f.bank_id = %(bank)s AND f.joined_at >= %(since)s AND s.source = 'live'
 ORDER BY f.joined_at DESC, s.flag_id DESC, s.control_id ASC NULLS FIRST
 """
     scores = f"""
-SELECT s.flag_id, coalesce(s.control_id, 0), {_csv_sql("t.display_name")} || ',' || s.csv_cells
+SELECT s.flag_id, coalesce(s.control_id, 0), s.transcriber_id, s.csv_cells
 FROM {table["Score"]} s
-JOIN {table["Transcriber"]} t ON t.id = s.transcriber_id
 WHERE s.flag_id = ANY(%(flags)s) AND (s.source = 'live' OR s.transcriber_id = ANY(%(candidates)s))
 ORDER BY s.flag_id, s.control_id ASC NULLS FIRST, s.source = 'live', s.transcriber_id
 """
@@ -294,7 +294,10 @@ FETCH_ITEMS = 2000  # items the CSV reads from the database per round trip, with
 
 def _turn_csv_lines_sql(bank, window_days):
     since = queries.window_start(queries.clamp_window(window_days), bank.organization.zone)
-    candidates = [c.transcriber_id for c in queries.candidates_of(bank)]
+    candidates = [c.transcriber for c in queries.candidates_of(bank)]
+    names = {
+        t.pk: csv_line([safe_cell(t.display_name)])[:-2] + "," for t in candidates
+    }  # live ones as they come
     table = {
         m.__name__: m._meta.db_table
         for m in (Score, Flag, ControlLine, Line, Call, Tenant, Transcriber, JudgePick)
@@ -303,10 +306,12 @@ def _turn_csv_lines_sql(bank, window_days):
     with connection.chunked_cursor() as items, connection.cursor() as scores:
         items.execute(items_sql, {"bank": bank.pk, "since": since})
         while chunk := items.fetchmany(FETCH_ITEMS):
-            scores.execute(scores_sql, {"flags": list({row[0] for row in chunk}), "candidates": candidates})
+            scores.execute(scores_sql, {"flags": list({row[0] for row in chunk}), "candidates": list(names)})
             found = defaultdict(list)
-            for flag_id, control, cells in scores.fetchall():
-                found[flag_id, control].append(cells)
+            for flag_id, control, transcriber_id, cells in scores.fetchall():
+                if transcriber_id not in names:
+                    names[transcriber_id] = csv_line([safe_cell(display_name(transcriber_id))])[:-2] + ","
+                found[flag_id, control].append(names[transcriber_id] + cells)
             for flag_id, control, head, tail in chunk:
                 yield "".join(head + cells + tail for cells in found[flag_id, control])
 
