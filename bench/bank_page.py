@@ -4,7 +4,8 @@ that computes nothing) in the same run: the results page (its figures from their
 candidate's latency p50/p95, cost and monthly projection, the trade-off chart, the per-tenant and per-assistant
 tables and the expected texts to check), the same page filtered to one tenant, the trust page (call-level
 bootstrap, flags planner, confusion pairs), the turn table's first page, its "only where candidates disagree" page
-and the turn-table CSV export, against their targets; the time and peak memory of one rebuild of the bank's
+(each kept once rendered, until the bank's scores change) and the same first page right after a score write
+(rendered again), and the turn-table CSV export, against their targets; the time and peak memory of one rebuild of the bank's
 snapshots (what the queue does after a score write); then the figures the results and trust pages show.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/oncore_bench .venv/bin/python bench/bank_page.py --flags 10000
@@ -229,6 +230,8 @@ def main():
             "trust page": (f"/banks/{bank.pk}/trust/", bank, 10, 1.5, TRUST_MUST_SHOW),
             "turn table, page 1": (f"/banks/{bank.pk}/turns/", None, 20, 2.5, ()),
             "turn table, disagree": (f"/banks/{bank.pk}/turns/?disagree=1", None, 30, 3.0, ()),
+            # A page is kept by its scores' version: read right after a score write, it is rendered again.
+            "turn table, after a write": (f"/banks/{bank.pk}/turns/", bank, None, None, ()),
         }
         baseline = None
         for what, (url, written, target, ratio, must_show) in urls.items():

@@ -204,12 +204,18 @@ class CallFilterForm(forms.Form):
 
     def __init__(self, *args, organization, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["tenant"].widget.choices = [("", "All tenants")] + [
-            (t.pk, t.name) for t in organization.tenants.all()
-        ]
+        # The tenants (by name) and their assistants (by name), in one query.
+        tenants, assistants = {}, []
+        for pk, name, assistant_id, assistant in organization.tenants.values_list(
+            "pk", "name", "assistants__pk", "assistants__name"
+        ):
+            tenants[pk] = name
+            if assistant_id is not None:
+                assistants.append((assistant, assistant_id, name))
+        self.fields["tenant"].widget.choices = [("", "All tenants"), *tenants.items()]
         self.fields["assistant"].widget.choices = [("", "All assistants")] + [
-            (a.pk, f"{a.name} ({a.tenant.name})")
-            for a in Assistant.objects.filter(tenant__organization=organization).select_related("tenant")
+            (pk, f"{assistant} ({tenant})")
+            for assistant, pk, tenant in sorted(assistants, key=lambda a: a[0])
         ]
 
     def clean_after(self):

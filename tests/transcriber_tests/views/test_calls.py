@@ -105,3 +105,33 @@ def test_it_counts_exactly_up_to_a_bound_and_estimates_beyond(org, many_calls, m
         assert (total, exact) == (7, True)  # SQLite (local only) counts
     monkeypatch.setattr(queries.calls, "EXACT_COUNT_UP_TO", 10)
     assert queries.count_about(queries.calls_list(org)) == (7, True)
+
+
+def test_the_calls_filter_lists_each_tenant_and_each_assistant_with_its_tenant_by_name(admin_client, org):
+    import re
+
+    from oncore.accounts.models import Tenant
+    from oncore.calls.models import Assistant
+
+    zeta = Tenant.objects.create(organization=org, name="Zeta Dental", slug="zeta")
+    alpha = Tenant.objects.create(organization=org, name="Alpha Bistro", slug="alpha")
+    Assistant.objects.create(tenant=zeta, name="Bookings")
+    Assistant.objects.create(tenant=alpha, name="Orders")
+    Assistant.objects.create(tenant=alpha, name="Bookings")
+    page = admin_client.get(reverse("tt:calls")).content.decode()
+
+    def options(name):
+        select = re.search(rf'<select name="{name}"[^>]*>(.*?)</select>', page, re.S).group(1)
+        return re.findall(r"<option[^>]*>([^<]*)</option>", select)
+
+    tenants = [t.name for t in Tenant.objects.filter(organization=org).order_by("name")]
+    assert options("tenant") == ["All tenants", *tenants] and tenants.index("Alpha Bistro") < tenants.index(
+        "Zeta Dental"
+    )
+    assistants = options("assistant")
+    assert assistants[0] == "All assistants"
+    assert sorted(assistants[1:]) == sorted(
+        ["Bookings (Zeta Dental)", "Orders (Alpha Bistro)", "Bookings (Alpha Bistro)"]
+        + [f"{a.name} ({a.tenant.name})" for a in Assistant.objects.exclude(name__in=["Bookings", "Orders"])]
+    )
+    assert [a.split(" (")[0] for a in assistants[1:]] == sorted(a.split(" (")[0] for a in assistants[1:])
