@@ -152,8 +152,10 @@ def score_live(flag: Flag) -> None:
     aggregates.flag_entered counts it with these scores (one count for the flag, not one per score)."""
     live = live_transcriber_of(flag.line.call)
     controls = list(flag.controls.select_related("line"))
-    _write_live(flag, [(None, flag.line.text, flag.expected_text)], live.pk)
-    _write_live(flag, [(c, c.line.text, c.expected_text) for c in controls], live.pk)
+    items = [(None, flag.line.text, flag.expected_text)] + [
+        (c, c.line.text, c.expected_text) for c in controls
+    ]
+    _write_live(flag, items, live.pk)
 
 
 def score_live_controls(flag: Flag, controls) -> None:
@@ -172,7 +174,8 @@ def _write_live(flag: Flag, items, live_id: int) -> None:
     old = Score.objects.filter(flag=flag, source=Score.LIVE)
     if None in controls:
         old.filter(control__isnull=True).delete()
-    old.filter(control__in=[c for c in controls if c is not None]).delete()
+    if any(c is not None for c in controls):
+        old.filter(control__in=[c for c in controls if c is not None]).delete()
     rows = []
     for control, text, expected in items:
         values = score_values(expected, text)

@@ -32,6 +32,7 @@ def turn_table(request, pk):
     bank = lookups.bank(request.org, pk)
     window = window_of(request)
     kind = request.GET.get("kind", "")
+    kind = kind if kind in ("flags", "controls") else ""  # anything else lists both
     tag = request.GET.get("tag", "").replace("\x00", "")  # no tag holds one; PostgreSQL cannot compare it
     disagree = request.GET.get("disagree") == "1"
     pair, pair_of = _pair_filter(bank, request.GET)
@@ -133,6 +134,8 @@ def _kept_page(bank, candidates, window: int, number, filters: dict) -> Rendered
             screen.timezone,
         )
 
+    if filters["tag"] or not (number is None or (number.isdecimal() and len(number) <= 6)):
+        return render_page()  # free text typed in the request is never a key the cache keeps
     return cached("turn-page", parts, RESULTS_CACHE_SECONDS, render_page)
 
 
