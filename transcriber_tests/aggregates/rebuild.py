@@ -209,17 +209,23 @@ def _pair_rows(bank_ids, zone) -> list[dict]:
     ]
 
 
+def _day_and_group(zone) -> dict:
+    """A score's bank, its day (its flag's, in the organization's timezone) and its call's tenant and assistant (0
+    for none), as annotations."""
+    return {
+        "bank": F("flag__bank_id"),
+        "on": TruncDate("flag__joined_at", tzinfo=zone),
+        "tenant": F("flag__line__call__tenant_id"),
+        "assistant": Coalesce(F("flag__line__call__assistant_id"), 0),
+    }
+
+
 def _group_rows(bank_ids, zone) -> list[dict]:
     """GroupTotal rows of these banks: their scores grouped by the tenant and assistant of the items' calls."""
     ok = Q(failed=False)
     rows = (
         Score.objects.filter(flag__bank_id__in=bank_ids)
-        .annotate(
-            bank=F("flag__bank_id"),
-            on=TruncDate("flag__joined_at", tzinfo=zone),
-            tenant=F("flag__line__call__tenant_id"),
-            assistant=Coalesce(F("flag__line__call__assistant_id"), 0),
-        )
+        .annotate(**_day_and_group(zone))
         .order_by()
         .values("bank", "on", "tenant", "assistant", "source", "transcriber_id")
         .annotate(
@@ -301,12 +307,7 @@ def _latency_rows(bank_ids, zone) -> list[dict]:
             latency_s__isnull=False,
             audio_s__isnull=False,
         )
-        .annotate(
-            bank=F("flag__bank_id"),
-            on=TruncDate("flag__joined_at", tzinfo=zone),
-            tenant=F("flag__line__call__tenant_id"),
-            assistant=Coalesce(F("flag__line__call__assistant_id"), 0),
-        )
+        .annotate(**_day_and_group(zone))
         .order_by()
         .values_list("bank", "on", "tenant", "assistant", "transcriber_id", "latency_s", "audio_s")
     )
@@ -337,12 +338,7 @@ def _entity_rows(bank_ids, zone) -> list[dict]:
     marked = (
         Score.objects.filter(flag__bank_id__in=bank_ids, source=Score.CANDIDATE, failed=False)
         .exclude(entities="")
-        .annotate(
-            bank=F("flag__bank_id"),
-            on=TruncDate("flag__joined_at", tzinfo=zone),
-            tenant=F("flag__line__call__tenant_id"),
-            assistant=Coalesce(F("flag__line__call__assistant_id"), 0),
-        )
+        .annotate(**_day_and_group(zone))
         .order_by()
         .values_list("bank", "on", "tenant", "assistant", "transcriber_id", "entities")
     )
