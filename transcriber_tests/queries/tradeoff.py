@@ -272,11 +272,11 @@ def _compute_figures(bank, results) -> tuple[dict, dict, dict]:
     since, until = period_bounds(
         results.window_days, results.date_from, results.date_to, bank.organization.zone
     )
-    ids = [card.transcriber.pk for card in results.cards]
+    streaming = [c.transcriber.pk for c in results.cards if c.transcriber.mode == Transcriber.STREAMING]
     return (
         latency.latencies(bank.pk, since, until, results.group),
         _window_costs(bank, results),
-        pacing.pacing(bank, since, until, ids, results.group),
+        pacing.pacing(bank, since, until, streaming, results.group) if streaming else {},  # streaming ones' only
     )
 
 
