@@ -276,7 +276,9 @@ def _compute_figures(bank, results) -> tuple[dict, dict, dict]:
     return (
         latency.latencies(bank.pk, since, until, results.group),
         _window_costs(bank, results),
-        pacing.pacing(bank, since, until, streaming, results.group) if streaming else {},  # streaming ones' only
+        pacing.pacing(bank, since, until, streaming, results.group)
+        if streaming
+        else {},  # streaming ones' only
     )
 
 
