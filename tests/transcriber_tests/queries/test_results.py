@@ -134,3 +134,26 @@ def test_the_results_api_gives_each_cards_failure_reasons(api, flag, bank, stt_s
     tasks.drain()
     cards = {c["transcriber"]["id"]: c for c in api.get(f"/banks/{bank.pk}/results").json()["candidates"]}
     assert {"reason": "The vendor said no.", "lines": 1} in cards[bad.pk]["failures"]
+
+
+def test_the_waiting_count_is_the_banks_candidates_queued_or_running_lines_of_its_items(
+    org, bank, recorded_call, make_transcriber
+):
+    """What the results page says is still waiting: the bank's candidates' transcriptions, queued or running, of its
+    flags' and controls' lines; another bank's lines and another transcriber's rows are not counted."""
+    from transcriber_tests.queries.results import pending_for_bank
+
+    other = actions.do_create_bank(org, name="Other", controls_per_flag=0)
+    outsider = make_transcriber("outsider", "hello")
+    actions.do_add_candidate(other, outsider, confirmed=True)
+    flag = actions.do_flag_line(recorded_call.lines.get(position=0), "Siobhan, table for four", bank=bank)
+    actions.do_flag_line(recorded_call.lines.get(position=2), "my number is oh eight seven", bank=other)
+    lines = [flag.line_id, *flag.controls.values_list("line_id", flat=True)]
+    candidates = list(bank.candidates.values_list("transcriber_id", flat=True))
+    waiting = Transcription.objects.filter(status__in=Transcription.ACTIVE, line_id__in=lines)
+    assert pending_for_bank(bank) == waiting.filter(transcriber_id__in=candidates).count() == 2 * len(lines)
+    Transcription.objects.filter(transcriber_id=candidates[0], line_id=flag.line_id).update(status="running")
+    assert pending_for_bank(bank, [candidates[0]]) == len(lines)  # running rows wait too
+    assert pending_for_bank(bank, []) == 0 and pending_for_bank(other) == 1
+    tasks.drain()
+    assert pending_for_bank(bank) == 0
