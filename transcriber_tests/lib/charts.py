@@ -62,7 +62,7 @@ def chart(weeks: list, threshold) -> Chart:
 # The trade-off chart's viewBox (T_WIDTH x T_HEIGHT): the plot spans T_LEFT..T_WIDTH-T_RIGHT across and
 # T_TOP..T_HEIGHT-T_BOTTOM down; p95 latency runs left to right on a log scale, accuracy bottom to top.
 T_WIDTH, T_HEIGHT, T_LEFT, T_RIGHT, T_TOP, T_BOTTOM = 640, 320, 52, 24, 16, 48
-LABEL_GAP = 13  # the least vertical distance between two labels on the same side
+LABEL_GAP = 13  # half the least vertical distance between two labels (each has two lines)
 # The lowest accuracy drawn sits this far above the x axis, so a point there (a candidate at 0%, say) and its two
 # lines of label stay clear of the axis and of its tick labels below it.
 Y_PAD = 24
@@ -110,7 +110,7 @@ def _latency_ticks(low: float, high: float) -> list:
 
 def _label_y(py: float, taken: list, highest: float, lowest: float) -> float:
     """Where the first line of a point's label goes (its second, the cost, is LABEL_LINES below): above the point,
-    clear of the dashed front that runs level from it, moved up past the labels already on its side; where that
+    clear of the dashed front that runs level from it, moved up past the labels already placed; where that
     leaves the plot, below the point, moved down past them; never lower than `lowest` (the second line would reach
     the x axis's ticks) nor higher than `highest`. Beside the point when neither fits."""
     for y, step in ((py - 18, -1), (py + 17, 1)):
@@ -145,14 +145,16 @@ def tradeoff_chart(items: list, front_keys) -> TradeoffChart:
     y_ticks = [(y(v), v) for v in (round(floor_acc + k * step, 2) for k in range(11)) if v <= 1.0001]
     x_ticks = [(x(v), v) for v in _latency_ticks(low, high)]
 
-    placed, last_y = [], {"start": [], "end": []}
+    # Every label is kept LABEL_GAP * 2 from those placed before it, whichever side of its point it runs: a label
+    # running right from a fast point and one running left from a slow point can meet in between.
+    placed, taken = [], []
     for item in sorted(items, key=lambda i: (-i.accuracy, i.p95_s)):
         px, py = x(item.p95_s), y(item.accuracy)
         # a label runs to the right of its point unless it would leave the chart: about 7 units a character
         width = 7 * max(len(getattr(item, "label", "")), 24)
         anchor = "end" if px + 8 + width > T_WIDTH else "start"
-        label_y = _label_y(py, last_y[anchor], highest=top + 10, lowest=bottom - 4 - LABEL_LINES)
-        last_y[anchor].append(label_y)
+        label_y = _label_y(py, taken, highest=top + 10, lowest=bottom - 4 - LABEL_LINES)
+        taken.append(label_y)
         placed.append(
             (item, TradeoffPoint(px, py, px + (8 if anchor == "start" else -8), label_y, anchor, item))
         )

@@ -175,3 +175,15 @@ def test_it_writes_a_months_work_in_the_unit_a_person_reads():
     # As an estimate in a sentence: "about 2.7 minutes", never "about under 0.1 minutes".
     assert tradeoffs.about_hours(0.045) == "about 2.7 minutes"
     assert tradeoffs.about_hours(0.0001) == "under 0.1 minutes"
+
+
+def test_labels_running_towards_each_other_from_two_sides_never_meet():
+    """A fast point's label runs right and a slow point's (near the chart's edge) runs left: at the same accuracy
+    they met in between (the browser walk saw '★ PocketSphinx en-us (local)' over 'Whisper base (local) + Names
+    and menu')."""
+    fast, slow = _P("fast", 0.5, 0.9), _P("slow", 0.5, 1.6)
+    fast.label, slow.label = "★ PocketSphinx en-us (local)", "Whisper base (local) + Names and menu"
+    chart = tradeoff_chart([fast, slow], set())
+    by_key = {p.item.key: p for p in chart.points}
+    assert by_key["fast"].anchor == "start" and by_key["slow"].anchor == "end"
+    assert abs(by_key["fast"].label_y - by_key["slow"].label_y) >= 26  # two lines each, one above the other
