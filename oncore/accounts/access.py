@@ -11,10 +11,17 @@ from .models import Membership
 ORG_SESSION_KEY = "org_id"
 
 
-def memberships_of(user):
-    return list(
-        Membership.objects.filter(user=user).select_related("organization").order_by("organization__name")
+def memberships_query(user_id):
+    """A user's memberships with their organizations, by organization name."""
+    return (
+        Membership.objects.filter(user_id=user_id)
+        .select_related("organization")
+        .order_by("organization__name")
     )
+
+
+def memberships_of(user):
+    return list(memberships_query(user.pk))
 
 
 def current_membership(request) -> Membership | None:

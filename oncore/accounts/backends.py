@@ -3,19 +3,15 @@ a page asks the database once where it asked twice (access.current_membership re
 
 from django.contrib.auth.backends import ModelBackend
 
-from .models import Membership
+from .access import memberships_query
 
 
 class UserWithMemberships(ModelBackend):
     """Django's ModelBackend (passwords, permissions, inactive users refused), whose get_user also reads the
-    user's memberships, by organization name, as access.memberships_of does."""
+    user's memberships (access.memberships_query)."""
 
     def get_user(self, user_id):
-        memberships = list(
-            Membership.objects.filter(user_id=user_id)
-            .select_related("user", "organization")
-            .order_by("organization__name")
-        )
+        memberships = list(memberships_query(user_id).select_related("user"))
         if not memberships:  # a user in no organization
             return super().get_user(user_id)
         user = memberships[0].user
