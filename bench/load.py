@@ -23,7 +23,9 @@ import random
 import re
 import subprocess
 import sys
+import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 import httpx
@@ -35,6 +37,7 @@ DB_URL = f"postgres://postgres@127.0.0.1:5432/{DB}"
 PORT = 8765
 BASE = f"http://127.0.0.1:{PORT}"
 PASSWORD = "load-test-password-1"
+TICK_MS = 1000 / os.sysconf("SC_CLK_TCK")
 FAILURES = []  # what each failed request got, printed after the figures
 # What an admin does, and how often: the bank's results, a page of its turn table, flagging a line, its results
 # CSV, the calls list, a call's page. The page reads are the four pages (not the flag, not the CSV export).
@@ -53,6 +56,66 @@ def serve_vendor(conn):
     conn.send((vendor.base_url, vendor.key))
     conn.recv()
     vendor.stop()
+
+
+def cpu_ms(match) -> float:
+    """CPU milliseconds (user + system) spent so far by every process whose command line `match` accepts."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if match(cmdline):
+            total += (int(fields[11]) + int(fields[12])) * TICK_MS  # utime, stime
+    return total
+
+
+def is_web(cmdline: str) -> bool:
+    return "gunicorn" in cmdline and "oncore.wsgi" in cmdline
+
+
+def is_db(cmdline: str, db: str = DB) -> bool:
+    return cmdline.startswith("postgres:") and db in cmdline
+
+
+def is_queue(cmdline: str) -> bool:
+    return "qcluster" in cmdline
+
+
+class LockWaits(threading.Thread):
+    """Samples, every 0.2 s, how many of the database's backends wait for a lock and on what (the table their
+    waiting statement names): where requests queue behind one another rather than for the CPU."""
+
+    def __init__(self, db_url: str):
+        super().__init__(daemon=True)
+        self.db_url, self.samples, self.waiting, self.on = db_url, 0, 0, Counter()
+        self.done = threading.Event()
+
+    def run(self):
+        import psycopg
+
+        with psycopg.connect(self.db_url, autocommit=True) as conn:
+            while not self.done.wait(0.2):
+                rows = conn.execute(
+                    "SELECT query FROM pg_stat_activity WHERE datname = current_database() "
+                    "AND wait_event_type = 'Lock'"
+                ).fetchall()
+                self.samples += 1
+                self.waiting += len(rows)
+                for (query,) in rows:
+                    table = re.search(r'(?:FROM|INTO|UPDATE)\s+"?(\w+)"?', query)
+                    self.on[table.group(1) if table else query[:40]] += 1
+
+    def report(self) -> str:
+        self.done.set()
+        self.join(timeout=5)
+        mean = self.waiting / max(1, self.samples)
+        tables = ", ".join(f"{t} {n / max(1, self.waiting):.0%}" for t, n in self.on.most_common(4))
+        return f"backends waiting for a lock: {mean:.2f} on average ({self.samples} samples){': ' + tables if tables else ''}"
 
 
 def psql(sql):
@@ -377,10 +440,17 @@ def main():
         flagged = []
         timing = {}
 
+        groups = {"web": is_web, "database": is_db, "queue": is_queue}
+        cpu = {}
+        locks = LockWaits(DB_URL)
+
         async def run_all():
             # Every admin logs in first; the measured period starts once all of them have.
             clients = await asyncio.gather(*(log_in(u, stats) for u in lines_by_user))
             timing["started"] = time.monotonic()
+            cpu.update({name: cpu_ms(match) for name, match in groups.items()})
+            cpu["load generator"] = time.process_time() * 1000
+            locks.start()
             deadline = timing["started"] + args.seconds
             await asyncio.gather(
                 *(
@@ -392,6 +462,10 @@ def main():
 
         asyncio.run(run_all())
         elapsed = time.monotonic() - timing["started"]
+        cpu = {name: cpu_ms(match) - cpu[name] for name, match in groups.items()} | {
+            "load generator": time.process_time() * 1000 - cpu["load generator"]
+        }
+        waits = locks.report()
         logins = [t for t, _ in stats["login"]]
         print(
             f"log-in of {len(logins)} admins at once, before the measured period: p50 {pct(logins, 50):.0f} ms, "
@@ -424,6 +498,11 @@ def main():
         )
         for failure in FAILURES[:10]:
             print(f"  failed: {failure}")
+        print(
+            f"CPU during the measured period, in cores busy (the machine has {os.cpu_count()}): "
+            + ", ".join(f"{name} {ms / 1000 / elapsed:.2f}" for name, ms in cpu.items())
+        )
+        print(waits)
 
         from transcriber_tests.models import Score, Transcription
 

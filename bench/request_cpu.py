@@ -30,36 +30,11 @@ from bench import load  # noqa: E402 (the load bench's set-up, reused as it is)
 DB = "oncore_cpu"
 PORT = 8766
 BASE = f"http://127.0.0.1:{PORT}"
-TICK_MS = 1000 / os.sysconf("SC_CLK_TCK")
 KINDS = ("results", "turns", "flag", "csv", "turns_csv", "calls", "call")
 
 
-def cpu_ms(match) -> float:
-    """CPU milliseconds (user + system) spent so far by every process whose command line `match` accepts."""
-    total = 0.0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if match(cmdline):
-            total += (int(fields[11]) + int(fields[12])) * TICK_MS  # utime, stime
-    return total
-
-
-def is_web(cmdline: str) -> bool:
-    return "gunicorn" in cmdline and "oncore.wsgi" in cmdline
-
-
 def is_db(cmdline: str) -> bool:
-    return cmdline.startswith("postgres:") and DB in cmdline
-
-
-def is_queue(cmdline: str) -> bool:
-    return "qcluster" in cmdline
+    return load.is_db(cmdline, DB)
 
 
 def requests_of(kind, bank_id, lines, call_ids, i):
@@ -90,7 +65,7 @@ def requests_of(kind, bank_id, lines, call_ids, i):
 def over_http(client, kind, bank_id, lines, call_ids, n) -> tuple[float, float, float]:
     """Send n requests of a kind one after another: (web ms, database ms, wall ms) per request."""
     csrf = client.cookies.get("csrftoken")
-    web0, db0, t0 = cpu_ms(is_web), cpu_ms(is_db), time.perf_counter()
+    web0, db0, t0 = load.cpu_ms(load.is_web), load.cpu_ms(is_db), time.perf_counter()
     for i in range(n):
         method, path, data = requests_of(kind, bank_id, lines, call_ids, i)
         if method == "GET":
@@ -99,7 +74,7 @@ def over_http(client, kind, bank_id, lines, call_ids, n) -> tuple[float, float, 
             r = client.post(path, data=data, headers={"X-CSRFToken": csrf, "HX-Request": "true"})
         assert r.status_code == 200, (kind, r.status_code, r.text[:300])
     wall = (time.perf_counter() - t0) * 1000
-    return (cpu_ms(is_web) - web0) / n, (cpu_ms(is_db) - db0) / n, wall / n
+    return (load.cpu_ms(load.is_web) - web0) / n, (load.cpu_ms(is_db) - db0) / n, wall / n
 
 
 def profile(kind, bank_id, lines, call_ids, n, top) -> str:
@@ -182,8 +157,8 @@ def main():
         # The flags' queue work: a worker started now, its CPU read until the queue is empty.
         from transcriber_tests.models import Transcription
 
-        queue0 = cpu_ms(is_queue)
-        db0 = cpu_ms(is_db)
+        queue0 = load.cpu_ms(load.is_queue)
+        db0 = load.cpu_ms(is_db)
         t0 = time.monotonic()
         py = str(load.ROOT / ".venv" / "bin" / "python")
         procs.append(
@@ -201,8 +176,8 @@ def main():
                 print("the queue did not drain in 300 s")
                 break
             time.sleep(0.5)
-        queue = cpu_ms(is_queue) - queue0
-        db = cpu_ms(is_db) - db0
+        queue = load.cpu_ms(load.is_queue) - queue0
+        db = load.cpu_ms(is_db) - db0
         print(
             f"{'flag queue':10} {queue / args.n:8.1f} {db / args.n:7.1f} {(queue + db) / args.n:9.1f} "
             f"{(time.monotonic() - t0) * 1000 / args.n:8.1f}  (per flag: its transcriptions and scores, "
