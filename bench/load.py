@@ -5,8 +5,8 @@ machine.
 
     .venv/bin/python bench/load.py [--users 50] [--seconds 60] [--flags 2000] [--think 1 5]
 
-Every admin logs in first (50 password hashes at once take seconds and are reported apart); the measured period
-starts when all are in. Each admin then waits 1-5 s between actions (uniform; Locust's customary `between(1, 5)`),
+Every admin signs in first with a session made for it beforehand (as Django's login makes one: the password
+hashes are not what this measures); the measured period starts when all are in. Each admin then waits 1-5 s between actions (uniform; Locust's customary `between(1, 5)`),
 after a random first pause so they do not all click at the same instant. `--think 0.3 1.2` is a stress run: every
 admin clicking about once a second.
 
@@ -87,13 +87,22 @@ def is_queue(cmdline: str) -> bool:
 
 
 class LockWaits(threading.Thread):
-    """Samples, every 0.2 s, how many of the database's backends wait for a lock and on what (the table their
-    waiting statement names): where requests queue behind one another rather than for the CPU."""
+    """Samples, every 0.2 s, the database's backends waiting for a lock: on what (the verb and table of their
+    statement) and what the backend holding them up is doing (its state and statement): where requests queue
+    behind one another rather than for the CPU."""
 
     def __init__(self, db_url: str):
         super().__init__(daemon=True)
-        self.db_url, self.samples, self.waiting, self.on = db_url, 0, 0, Counter()
+        self.db_url, self.samples, self.waiting = db_url, 0, 0
+        self.on, self.holders = Counter(), Counter()
         self.done = threading.Event()
+
+    @staticmethod
+    def what(query: str) -> str:
+        found = re.search(r'(?:FROM|INTO|UPDATE)\s+"?(\w+)"?', query)
+        return (
+            f"{query.split(None, 1)[0] if query.strip() else '?'} {found.group(1) if found else query[:30]}"
+        )
 
     def run(self):
         import psycopg
@@ -101,21 +110,29 @@ class LockWaits(threading.Thread):
         with psycopg.connect(self.db_url, autocommit=True) as conn:
             while not self.done.wait(0.2):
                 rows = conn.execute(
-                    "SELECT query FROM pg_stat_activity WHERE datname = current_database() "
-                    "AND wait_event_type = 'Lock'"
+                    "SELECT w.query, b.state, b.query FROM pg_stat_activity w "
+                    "LEFT JOIN pg_stat_activity b ON b.pid = (pg_blocking_pids(w.pid))[1] "
+                    "WHERE w.datname = current_database() AND w.wait_event_type = 'Lock'"
                 ).fetchall()
                 self.samples += 1
                 self.waiting += len(rows)
-                for (query,) in rows:
-                    table = re.search(r'(?:FROM|INTO|UPDATE)\s+"?(\w+)"?', query)
-                    self.on[table.group(1) if table else query[:40]] += 1
+                for query, state, holding in rows:
+                    self.on[self.what(query)] += 1
+                    self.holders[f"{state}: {self.what(holding or '')}"] += 1
 
     def report(self) -> str:
         self.done.set()
         self.join(timeout=5)
-        mean = self.waiting / max(1, self.samples)
-        tables = ", ".join(f"{t} {n / max(1, self.waiting):.0%}" for t, n in self.on.most_common(4))
-        return f"backends waiting for a lock: {mean:.2f} on average ({self.samples} samples){': ' + tables if tables else ''}"
+        n = max(1, self.waiting)
+
+        def top(counter):
+            return ", ".join(f"{t} {c / n:.0%}" for t, c in counter.most_common(4))
+
+        return (
+            f"backends waiting for a lock: {self.waiting / max(1, self.samples):.2f} on average "
+            f"({self.samples} samples)"
+            + (f"\n  waiting in: {top(self.on)}\n  held up by: {top(self.holders)}" if self.waiting else "")
+        )
 
 
 def psql(sql):
@@ -137,11 +154,13 @@ def setup_data(env, n_flags, n_users, media):
     from transcriber_tests.actions.synthetic import fill_bank
 
     org = Organization.objects.create(name="Load", slug="load")
-    users = []
-    for i in range(n_users):
-        user = get_user_model().objects.create_user(f"admin{i}", password=PASSWORD)
-        Membership.objects.create(user=user, organization=org, role="admin")
-        users.append(user)
+    from django.contrib.auth.hashers import make_password
+
+    hashed = make_password(PASSWORD)  # hashed once (slow on purpose), shared by every admin
+    users = get_user_model().objects.bulk_create(
+        get_user_model()(username=f"admin{i}", password=hashed) for i in range(n_users)
+    )
+    Membership.objects.bulk_create(Membership(user=u, organization=org, role="admin") for u in users)
     bank = fill_bank(org, flags=n_flags, candidates=2, name="Load")
     vendor_candidates(bank, env["LOAD_VENDOR_URL"], "load")
     # Recorded calls to flag during the load: one 10-minute stereo recording shared by every call.
@@ -239,18 +258,47 @@ def calls_to_flag(org, users, recording, name: str) -> dict[str, list[int]]:
     return lines_by_user
 
 
-async def log_in(name, stats, base=BASE):
-    """A logged-in client of the server at `base`, or None. Logins are timed apart: password hashing is slow on
-    purpose (200 at once are about 110 core-seconds: the last waits about a minute on two cores, hence the
-    timeout)."""
+def sessions_for(usernames) -> dict[str, str]:
+    """A signed-in session for each admin, made as Django's own login makes one ({username: session key}): the
+    load measures the pages, and 200 password hashes at once (slow on purpose: about 110 core-seconds) would
+    only delay it."""
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+
+    engine = import_module(settings.SESSION_ENGINE)
+    keys = {}
+    for user in get_user_model().objects.filter(username__in=list(usernames)):
+        session = engine.SessionStore()
+        session.update(
+            {
+                SESSION_KEY: str(user.pk),
+                BACKEND_SESSION_KEY: settings.AUTHENTICATION_BACKENDS[0],
+                HASH_SESSION_KEY: user.get_session_auth_hash(),
+            }
+        )
+        session.create()
+        keys[user.username] = session.session_key
+    return keys
+
+
+async def log_in(name, stats, base=BASE, session=None):
+    """A logged-in client of the server at `base`, or None: with the password through the login form, or with a
+    `session` key made beforehand (sessions_for). Logins are timed apart: password hashing is slow on purpose
+    (200 at once are about 110 core-seconds: the last waits about a minute on two cores, hence the timeout)."""
     client = httpx.AsyncClient(base_url=base, timeout=120.0, follow_redirects=False)
     start = time.perf_counter()
-    login_page = await client.get("/login/")
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login_page.text).group(1)
-    response = await client.post(
-        "/login/", data={"username": name, "password": PASSWORD, "csrfmiddlewaretoken": token}
-    )
-    ok = response.status_code == 302
+    login_page = await client.get("/login/")  # its form sets the CSRF cookie
+    if session is not None:
+        client.cookies.set("sessionid", session)
+        ok = (await client.get("/calls/")).status_code == 200
+    else:
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login_page.text).group(1)
+        response = await client.post(
+            "/login/", data={"username": name, "password": PASSWORD, "csrfmiddlewaretoken": token}
+        )
+        ok = response.status_code == 302
     stats["login"].append(((time.perf_counter() - start) * 1000, ok))
     if not ok:
         await client.aclose()
@@ -343,7 +391,7 @@ def server_env(db_url: str, media, vendor_url: str, vendor_key: str) -> dict:
     }
 
 
-def gunicorn_command(port: int, workers: int) -> list[str]:
+def gunicorn_command(port: int, workers: int, threads: int = 4) -> list[str]:
     """The web server as the benches run it: gunicorn's threaded workers."""
     return [
         str(ROOT / ".venv" / "bin" / "gunicorn"),
@@ -355,7 +403,7 @@ def gunicorn_command(port: int, workers: int) -> list[str]:
         "-k",
         "gthread",
         "--threads",
-        "4",
+        str(threads),
         "--log-level",
         "warning",
         # Idle connections stay open longer than any think time: a server that closes one just as the client
@@ -397,6 +445,7 @@ def main():
     parser.add_argument("--seconds", type=int, default=60)
     parser.add_argument("--flags", type=int, default=2000, help="flags already in the bank before the load")
     parser.add_argument("--web-workers", type=int, default=4)
+    parser.add_argument("--web-threads", type=int, default=4, help="threads of each web worker (gthread)")
     parser.add_argument(
         "--think",
         type=float,
@@ -423,9 +472,10 @@ def main():
             f"set-up: {args.flags:,} flags in the bank, {args.users} admins, "
             f"{sum(map(len, lines_by_user.values())):,} flaggable lines ({time.time() - t0:.0f} s)"
         )
+        sessions = sessions_for(lines_by_user)
         child_env = {**os.environ, **env}
         py = str(ROOT / ".venv" / "bin" / "python")
-        procs.append(subprocess.Popen(gunicorn_command(PORT, args.web_workers), cwd=ROOT, env=child_env))
+        procs.append(subprocess.Popen(gunicorn_command(PORT, args.web_workers, args.web_threads), cwd=ROOT, env=child_env))
         procs.append(
             subprocess.Popen(
                 ["nice", "-n", "10", py, "manage.py", "qcluster"],
@@ -446,7 +496,7 @@ def main():
 
         async def run_all():
             # Every admin logs in first; the measured period starts once all of them have.
-            clients = await asyncio.gather(*(log_in(u, stats) for u in lines_by_user))
+            clients = await asyncio.gather(*(log_in(u, stats, session=sessions[u]) for u in lines_by_user))
             timing["started"] = time.monotonic()
             cpu.update({name: cpu_ms(match) for name, match in groups.items()})
             cpu["load generator"] = time.process_time() * 1000
@@ -468,7 +518,8 @@ def main():
         waits = locks.report()
         logins = [t for t, _ in stats["login"]]
         print(
-            f"log-in of {len(logins)} admins at once, before the measured period: p50 {pct(logins, 50):.0f} ms, "
+            f"sign-in of {len(logins)} admins at once (sessions made beforehand), before the measured period: "
+            f"p50 {pct(logins, 50):.0f} ms, "
             f"max {max(logins):.0f} ms"
         )
 

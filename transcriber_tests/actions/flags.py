@@ -78,7 +78,7 @@ def do_flag_line(
     if bank is not None:
         handles.check_capacity(organization_id)
     try:
-        with transaction.atomic():
+        with transaction.atomic(), scores.changes():
             flag = Flag.objects.create(
                 organization_id=organization_id,
                 line=line,
@@ -113,7 +113,8 @@ def do_move_flag(flag: Flag, bank: Bank | None, rng=None) -> Flag:
         raise errors.NotFound("No such bank in this organization.")
     if bank is not None and bank.pk != flag.bank_id:
         handles.check_capacity(flag.organization_id)
-    with transaction.atomic():
+    with transaction.atomic(), scores.changes():
+        aggregates.lock_call(flag=flag.pk)  # the call before the flag (aggregates.lock_call)
         flag = Flag.objects.select_for_update().select_related("line__call").get(pk=flag.pk)
         if flag.bank_id == (bank.pk if bank else None):
             return flag
@@ -173,7 +174,8 @@ def do_edit_flag(
     against it, and the judge's pick on the flagged line is dropped and asked again (it was made against the old
     text). Each field that changes is recorded with who changed it (`user`, or the API `key`) and when."""
     fields = ["updated_at"]
-    with transaction.atomic():
+    with transaction.atomic(), scores.changes():
+        aggregates.lock_call(flag=flag.pk)  # the call before the flag (aggregates.lock_call)
         flag = Flag.objects.select_for_update().select_related("line").get(pk=flag.pk)
         before = {f: getattr(flag, f) for f in (FlagEdit.EXPECTED_TEXT, FlagEdit.TAGS, FlagEdit.NOTE)}
         rescore = False
@@ -221,7 +223,7 @@ def do_edit_flag(
 
 def do_delete_flag(flag: Flag) -> None:
     """Delete a flag with its controls and scores. Transcriptions stay: another bank may use them."""
-    with transaction.atomic():
+    with transaction.atomic(), scores.changes():
         aggregates.flag_leaving(flag.pk)
         call_id = Line.objects.filter(pk=flag.line_id).values_list("call_id", flat=True).first()
         if flag.delete()[0]:

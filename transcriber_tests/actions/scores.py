@@ -7,6 +7,9 @@ Bank's version moves and its snapshots are wanted again, so the figures are comp
 are written, the judge's picks and the flag.scored event are asked for (`ask_picks`, `scores_written`). The only
 other writer of scores is the benches' synthetic banks (synthetic.py, for measuring only)."""
 
+import threading
+from contextlib import contextmanager
+
 from django.db import transaction
 from django.db.models import Q, Value
 from django.db.models.functions import Coalesce
@@ -113,10 +116,39 @@ def csv_cells(transcriber_id: int, source: str, values: dict) -> str:
     return turns.score_csv(source, cells.cell(transcriber_id, *(values.get(c) for c in cells.COLUMNS)))
 
 
+_changing = threading.local()  # the banks a `changes` block has changed so far
+
+
+@contextmanager
+def changes():
+    """Around a write of several items in one transaction (a flag made with its controls, a line's scores): the
+    totals' differences gather (aggregates.batch) and the banks whose results changed are noted, and at the end
+    the banks' rows are locked (in id order), the totals added and the versions moved, in a few statements: a
+    write locks its banks' rows only for the end of its transaction, so writes to other calls of a bank go on
+    meanwhile. Nested, the outer block does it once."""
+    if getattr(_changing, "banks", None) is not None:
+        yield
+        return
+    _changing.banks = set()
+    try:
+        with aggregates.batch() as delta:
+            yield
+            banks = {key[0] for key in delta.rows} | _changing.banks
+            aggregates.lock_banks(banks)
+            delta.save()
+            changed = _changing.banks
+    finally:
+        _changing.banks = None
+    results_changed(*changed)
+
+
 def results_changed(*bank_ids) -> None:
     """Mark banks' results as changed: their version moves, and their figures' snapshots are wanted again, to be
-    rebuilt by the queue once this transaction commits (queries/snapshots.py)."""
+    rebuilt by the queue once this transaction commits (queries/snapshots.py). Within `changes`, at its end."""
     ids = [pk for pk in bank_ids if pk is not None]
+    if ids and getattr(_changing, "banks", None) is not None:
+        _changing.banks.update(ids)
+        return
     if ids:
         now = timezone.now()
         Bank.objects.filter(pk__in=ids).update(
@@ -132,17 +164,21 @@ def score_transcription(transcription: Transcription) -> int:
     text, cost = (transcription.text, transcription.cost) if done else (None, None)
     # The time to its final text, and the audio it was given: known once it came back (done).
     timing = (transcription.latency_s, transcription.audio_seconds) if done else (None, None)
-    # Every flag involved is locked up front, in id order, so two lines scored at once never wait on each other.
+    # The line's call is locked, then every flag involved in id order (the order of aggregates.lock_call), and the
+    # items are written bank by bank, so two lines scored at once never wait on each other in a circle.
+    aggregates.lock_call(line=transcription.line_id)
     list(
         Flag.objects.select_for_update()
         .filter(pk__in={f.pk for f, _, _ in items})
         .order_by("pk")
         .values_list("pk")
     )
-    for flag, control, expected in items:
-        write_score(
-            flag, control, transcription.transcriber_id, Score.CANDIDATE, text, expected, cost, *timing
-        )
+    items.sort(key=lambda item: (item[0].bank_id or 0, item[0].pk, item[1].pk if item[1] else 0))
+    with changes():
+        for flag, control, expected in items:
+            write_score(
+                flag, control, transcription.transcriber_id, Score.CANDIDATE, text, expected, cost, *timing
+            )
     return len(items)
 
 

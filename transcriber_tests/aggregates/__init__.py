@@ -6,17 +6,21 @@ rebuild_results command, the recount migration). With them it writes two marks t
 (detail.py). Their reads are queries/totals.py and the other queries."""
 
 from .maintain import (
+    batch,
     contributions,
     day_of,
     disagrees,
     flag_entered,
     flag_leaving,
     item_change,
+    lock_banks,
+    lock_call,
 )
 from .rebuild import Drift, candidates_changed, rebuild
 
 __all__ = [
     "Drift",
+    "batch",
     "candidates_changed",
     "contributions",
     "day_of",
@@ -24,5 +28,7 @@ __all__ = [
     "flag_entered",
     "flag_leaving",
     "item_change",
+    "lock_banks",
+    "lock_call",
     "rebuild",
 ]

@@ -3,9 +3,11 @@
 mix and the turn table's counts read a few rows per candidate and day, whatever the bank's size.
 
 How they are kept: in the transaction of every change to a bank's scores. A change to one item (a flag or one of
-its controls: a score written, see `item_change`) locks the item's flag, reads the item's scores before and after,
-and adds the difference of what the item contributes (`contributions`): one upsert per table, whatever the bank's
-size. A flag entering a bank adds everything it contributes (`flag_entered`), one leaving it or deleted subtracts
+its controls: a score written, see `item_change`) locks the item's call and flag and shares its bank's row, reads
+the item's scores before and after, and adds the difference of what the item contributes (`contributions`): one
+upsert per table, whatever the bank's size, with the bank's row locked from there to the commit. A write of
+several items gathers their differences and adds them once at its end (`batch`), so changes to a bank's other
+calls go on side by side and wait for each other only for those last statements. A flag entering a bank adds everything it contributes (`flag_entered`), one leaving it or deleted subtracts
 it (`flag_leaving`); a change of the bank's candidates recomputes its disagree marks (`candidates_changed`). The
 actions call these; nothing else writes the tables. A score counts on the day its flag joined the bank
 (Flag.joined_at, in the organization's timezone).
@@ -13,6 +15,7 @@ actions call these; nothing else writes the tables. A score counts on the day it
 A change of candidates, and `rebuild` (`manage.py rebuild_results`), recompute from the scores: rebuild.py. The
 reads of the totals are queries.totals."""
 
+import threading
 from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,6 +24,8 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from django.db import connection
+
+from oncore.calls.models import Call
 
 from ..lib import entities as lib_entities
 from ..lib import tradeoff as lib_tradeoff
@@ -228,13 +233,53 @@ class Delta:
                 current[i] += sign * n
 
     def save(self) -> None:
+        """Add the differences to the tables. The banks' rows are locked first (for a no-key update, which item
+        changes' key share allows): from here to its commit a change is the only one adding to its banks'
+        totals, whose rows every score writes (one per candidate and day), so changes on different calls never
+        lock those rows in a circle; the reads and computing before it ran side by side."""
         by_table = defaultdict(list)
         for (bank_id, day, table, *key), counts in self.rows.items():
             if counts is not None and any(counts):
                 by_table[table].append((bank_id, connection.ops.adapt_datefield_value(day), *key, *counts))
+        lock_banks({row[0] for rows in by_table.values() for row in rows})
         for table, rows in by_table.items():
             _upsert(*TABLES[table], rows)
         self.rows.clear()
+
+
+def lock_banks(bank_ids) -> None:
+    """Lock the banks' rows for a no-key update, in id order (within a transaction)."""
+    list(Bank.objects.select_for_update(no_key=True).filter(pk__in=bank_ids).order_by("pk").values_list("pk"))
+
+
+_batch = threading.local()  # the Delta of the batch this thread's transaction is in, if any
+
+
+@contextmanager
+def batch():
+    """Around a write of several items in one transaction (a flag made, a line's scores): the changes to the
+    totals gather in one Delta, yielded to the caller, which saves it at the end (so the banks' rows are locked
+    once, for the end of the transaction only); nested, the outer batch gathers them all. Outside a batch, each
+    change saves its own."""
+    if getattr(_batch, "delta", None) is not None:
+        yield _batch.delta
+        return
+    _batch.delta = Delta()
+    try:
+        yield _batch.delta
+    finally:
+        _batch.delta = None
+
+
+def _gather(delta: Delta) -> None:
+    """A change's differences: into the batch it is in, or saved now."""
+    pending = getattr(_batch, "delta", None)
+    if pending is None:
+        delta.save()
+        return
+    for (bank_id, day, *key), counts in delta.rows.items():
+        if counts is not None:
+            pending.add(bank_id, day, {tuple(key): counts})
 
 
 def _upsert(model, key_columns, summed, rows) -> None:
@@ -256,10 +301,29 @@ def _upsert(model, key_columns, summed, rows) -> None:
 # ---------------------------------------------------------------- keeping them
 
 
+def lock_call(*, line: int | None = None, flag: int | None = None) -> int | None:
+    """Lock the call of a line or of a flag's line (within a transaction) and give its id (None: no such line or
+    flag). Every change to the items of a bank locks in one order, the call, then its flags (`_lock_flag`), then
+    the bank's row (`_share_bank`, and `Delta.save`'s turn), so two changes never wait on each other in a circle."""
+    calls = Call.objects.filter(lines=line) if flag is None else Call.objects.filter(lines__flag=flag)
+    return calls.select_for_update(no_key=True, of=("self",)).values_list("pk", flat=True).first()
+
+
+def _share_bank(bank_id: int) -> None:
+    """Hold the bank's row in key share: changes to items of the bank's other calls go on side by side, while a
+    rebuild and a change of candidates (which lock the row for update) wait for every one in flight, and they
+    for it. SQLite has no row locks (one writer at a time)."""
+    if connection.features.has_select_for_update:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT 1 FROM {Bank._meta.db_table} WHERE id = %s FOR KEY SHARE", [bank_id])
+
+
 def _lock_flag(flag_id: int):
-    """Lock the flag's row, then its bank's (every change to an item waits for the one before, and a rebuild
-    for the bank waits for both), and give (bank id, day, tags, (tenant id, assistant id) of its call). Flags
-    are always locked before banks."""
+    """Lock the flag's call (a call's totals are read from all its items: two changes on one call go in turn),
+    then the flag's row, then share its bank's (`_share_bank`), and give (bank id, day, tags, (tenant id,
+    assistant id) of its call)."""
+    if lock_call(flag=flag_id) is None:
+        return None, None, (), None
     found = (
         Flag.objects.select_for_update(of=("self",))
         .filter(pk=flag_id)
@@ -275,7 +339,7 @@ def _lock_flag(flag_id: int):
     )
     if found is None or found[0] is None:
         return None, None, (), None
-    list(Bank.objects.select_for_update().filter(pk=found[0]).values_list("pk"))
+    _share_bank(found[0])
     group = (found[4], found[5] or 0)
     return found[0], day_of(found[1], ZoneInfo(found[3])), Flag.decode_tags(found[2]), group
 
@@ -328,7 +392,7 @@ def item_change(flag_id: int, control_id=None):
     delta.add(bank_id, day, old, -1)
     delta.add(bank_id, day, new)
     delta.add(bank_id, day, detail.after_item(call, flag_id, control_id))
-    delta.save()
+    _gather(delta)
 
 
 def _whole_flag(flag_id: int, scores, tags, group) -> dict:
@@ -355,7 +419,7 @@ def flag_leaving(flag_id: int) -> None:
         delta = Delta()
         delta.add(bank_id, day, _whole_flag(flag_id, _scores(flag_id, whole_flag=True), tags, group), -1)
         delta.add(bank_id, day, detail.leaving(flag_id, bank_id, day))
-        delta.save()
+        _gather(delta)
 
 
 def flag_entered(flag_id: int) -> None:
@@ -375,4 +439,4 @@ def flag_entered(flag_id: int) -> None:
     delta = Delta()
     delta.add(bank_id, day, _whole_flag(flag_id, marked, tags, group))
     delta.add(bank_id, day, detail.entered(flag_id, bank_id, day))
-    delta.save()
+    _gather(delta)

@@ -311,13 +311,23 @@ def with_entities(board, window_days: int) -> list:
 def request(bank_ids, *, force: bool = False) -> None:
     """The banks' figures are out of date (their results changed): want a rebuild of each, and hand it to a worker
     now where one is due. `force`: due even within the interval (the day has changed, or a key was never built)."""
-    ids = [pk for pk in bank_ids if pk is not None]
-    if not ids:
-        return
-    Bank.objects.filter(pk__in=ids, snapshots_wanted_at__isnull=True).update(
-        snapshots_wanted_at=timezone.now()
+    with transaction.atomic():
+        ids = _unlocked(Bank.objects.filter(pk__in=[pk for pk in bank_ids if pk is not None]))
+        if not ids:
+            return
+        Bank.objects.filter(pk__in=ids, snapshots_wanted_at__isnull=True).update(
+            snapshots_wanted_at=timezone.now()
+        )
+        dispatch_due(bank_ids=ids, force=force)
+
+
+def _unlocked(banks) -> list[int]:
+    """Lock the rows of the banks (a queryset) that no other transaction holds, and give their ids (within a
+    transaction): a bank whose row a write holds is left alone, since that write asks for the rebuild itself once
+    it commits (scores.results_changed), so neither a page read nor a finished write waits for another write."""
+    return list(
+        banks.select_for_update(no_key=True, skip_locked=True).order_by("pk").values_list("pk", flat=True)
     )
-    dispatch_due(bank_ids=ids, force=force)
 
 
 def dispatch_later(bank_ids) -> None:
@@ -343,10 +353,11 @@ def dispatch_due(*, bank_ids=None, organization_id=None, force: bool = False) ->
     if organization_id is not None:
         wanted = wanted.filter(organization_id=organization_id)
     dispatched = []
-    for pk, was in wanted.values_list("pk", "snapshots_dispatched_at"):
-        if Bank.objects.filter(pk=pk, snapshots_dispatched_at=was).update(snapshots_dispatched_at=now):
-            dispatched.append(pk)
-            handles.REBUILD_SNAPSHOTS.later(pk)  # work/tasks.rebuild_snapshots, once this commits
+    with transaction.atomic():
+        for pk in _unlocked(wanted):
+            if wanted.filter(pk=pk).update(snapshots_dispatched_at=now):
+                dispatched.append(pk)
+                handles.REBUILD_SNAPSHOTS.later(pk)  # work/tasks.rebuild_snapshots, once this commits
     return dispatched
 
 
