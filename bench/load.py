@@ -475,7 +475,11 @@ def main():
         sessions = sessions_for(lines_by_user)
         child_env = {**os.environ, **env}
         py = str(ROOT / ".venv" / "bin" / "python")
-        procs.append(subprocess.Popen(gunicorn_command(PORT, args.web_workers, args.web_threads), cwd=ROOT, env=child_env))
+        procs.append(
+            subprocess.Popen(
+                gunicorn_command(PORT, args.web_workers, args.web_threads), cwd=ROOT, env=child_env
+            )
+        )
         procs.append(
             subprocess.Popen(
                 ["nice", "-n", "10", py, "manage.py", "qcluster"],

@@ -7,10 +7,10 @@ its controls: a score written, see `item_change`) locks the item's call and flag
 the item's scores before and after, and adds the difference of what the item contributes (`contributions`): one
 upsert per table, whatever the bank's size, with the bank's row locked from there to the commit. A write of
 several items gathers their differences and adds them once at its end (`batch`), so changes to a bank's other
-calls go on side by side and wait for each other only for those last statements. A flag entering a bank adds everything it contributes (`flag_entered`), one leaving it or deleted subtracts
-it (`flag_leaving`); a change of the bank's candidates recomputes its disagree marks (`candidates_changed`). The
-actions call these; nothing else writes the tables. A score counts on the day its flag joined the bank
-(Flag.joined_at, in the organization's timezone).
+calls go on side by side and wait for each other only for those last statements. A flag entering a bank adds
+everything it contributes (`flag_entered`), one leaving it or deleted subtracts it (`flag_leaving`); a change of the
+bank's candidates recomputes its disagree marks (`candidates_changed`). The actions call these; nothing else writes
+the tables. A score counts on the day its flag joined the bank (Flag.joined_at, in the organization's timezone).
 
 A change of candidates, and `rebuild` (`manage.py rebuild_results`), recompute from the scores: rebuild.py. The
 reads of the totals are queries.totals."""
@@ -260,7 +260,8 @@ def batch():
     """Around a write of several items in one transaction (a flag made, a line's scores): the changes to the
     totals gather in one Delta, yielded to the caller, which saves it at the end (so the banks' rows are locked
     once, for the end of the transaction only); nested, the outer batch gathers them all. Outside a batch, each
-    change saves its own."""
+    change saves its own. A savepoint rolled back inside a batch must not be caught inside it: the differences
+    gathered in it would stay."""
     if getattr(_batch, "delta", None) is not None:
         yield _batch.delta
         return
