@@ -133,9 +133,7 @@ def changes():
     try:
         with aggregates.batch() as delta:
             yield
-            banks = {key[0] for key in delta.rows} | _changing.banks
-            aggregates.lock_banks(banks)
-            delta.save()
+            delta.save(also_lock=_changing.banks)
             changed = _changing.banks
     finally:
         _changing.banks = None

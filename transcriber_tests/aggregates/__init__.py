@@ -13,7 +13,6 @@ from .maintain import (
     flag_entered,
     flag_leaving,
     item_change,
-    lock_banks,
     lock_call,
 )
 from .rebuild import Drift, candidates_changed, rebuild
@@ -28,7 +27,6 @@ __all__ = [
     "flag_entered",
     "flag_leaving",
     "item_change",
-    "lock_banks",
     "lock_call",
     "rebuild",
 ]

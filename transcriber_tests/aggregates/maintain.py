@@ -232,24 +232,22 @@ class Delta:
             for i, n in enumerate(counts):
                 current[i] += sign * n
 
-    def save(self) -> None:
-        """Add the differences to the tables. The banks' rows are locked first (for a no-key update, which item
-        changes' key share allows): from here to its commit a change is the only one adding to its banks'
-        totals, whose rows every score writes (one per candidate and day), so changes on different calls never
-        lock those rows in a circle; the reads and computing before it ran side by side."""
+    def save(self, also_lock=()) -> None:
+        """Add the differences to the tables. The banks' rows are locked first, with those of `also_lock`, in id
+        order (for a no-key update, which item changes' key share allows): from here to its commit a change is the
+        only one adding to its banks' totals, whose rows every score writes (one per candidate and day), so changes
+        on different calls never lock those rows in a circle; the reads and computing before it ran side by side."""
         by_table = defaultdict(list)
         for (bank_id, day, table, *key), counts in self.rows.items():
             if counts is not None and any(counts):
                 by_table[table].append((bank_id, connection.ops.adapt_datefield_value(day), *key, *counts))
-        lock_banks({row[0] for rows in by_table.values() for row in rows})
+        banks = {row[0] for rows in by_table.values() for row in rows} | set(also_lock)
+        list(
+            Bank.objects.select_for_update(no_key=True).filter(pk__in=banks).order_by("pk").values_list("pk")
+        )
         for table, rows in by_table.items():
             _upsert(*TABLES[table], rows)
         self.rows.clear()
-
-
-def lock_banks(bank_ids) -> None:
-    """Lock the banks' rows for a no-key update, in id order (within a transaction)."""
-    list(Bank.objects.select_for_update(no_key=True).filter(pk__in=bank_ids).order_by("pk").values_list("pk"))
 
 
 _batch = threading.local()  # the Delta of the batch this thread's transaction is in, if any
