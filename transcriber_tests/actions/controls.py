@@ -75,10 +75,8 @@ def retire(line, rng=None) -> None:
         aggregates.flag_leaving(flag.pk)
         control.delete()  # with its scores and picks
         replacements = draw(flag, bank, rng, count=1)
-        scores.score_live_controls(flag, replacements)
-        aggregates.flag_entered(flag.pk)  # counts the flag with its live scores
         candidate_ids = list(bank.candidates.values_list("transcriber_id", flat=True))
-        scores.queue_lines(flag.organization_id, [c.line for c in replacements], candidate_ids)
+        scores.enter_items(flag, replacements, candidate_ids)
         scores.results_changed(bank.pk)
 
 
@@ -201,8 +199,6 @@ def do_redraw(bank: Bank, *, confirmed: bool = False, rng=None) -> RedrawEstimat
             extra = list(flag.controls.order_by("-id")[: max(0, flag.n_controls - bank.controls_per_flag)])
             ControlLine.objects.filter(pk__in=[c.pk for c in extra]).delete()  # with their scores and picks
             drawn = draw(flag, bank, rng, count=max(0, bank.controls_per_flag - flag.n_controls))
-            scores.score_live_controls(flag, drawn)
-            aggregates.flag_entered(flag.pk)  # counts the flag with its live scores
-            scores.queue_lines(flag.organization_id, [c.line for c in drawn], candidate_ids)
+            scores.enter_items(flag, drawn, candidate_ids)
         scores.results_changed(bank.pk)
     return estimate

@@ -31,10 +31,8 @@ def _clean_expected(text: str) -> str:
 def _enter_bank(flag: Flag, bank: Bank, rng=None) -> None:
     """A flag joins a bank: its controls are drawn, the live transcript scored, every candidate queued."""
     drawn = controls.draw(flag, bank, rng)
-    scores.score_live(flag)
-    aggregates.flag_entered(flag.pk)  # counts the flag with its live scores
     candidate_ids = list(bank.candidates.values_list("transcriber_id", flat=True))
-    scores.queue_lines(flag.organization_id, [flag.line] + [c.line for c in drawn], candidate_ids)
+    scores.enter_items(flag, drawn, candidate_ids, own_line=True)
 
 
 # ---------------------------------------------------------------- flags

@@ -180,23 +180,47 @@ def score_transcription(transcription: Transcription) -> int:
     return len(items)
 
 
-def score_live(flag: Flag) -> None:
-    """The live transcript of a flag entering a bank, on its line and its control lines, is scored as stored,
-    straight away, never transcribed again. Called while the flag is out of its bank's totals, before
-    aggregates.flag_entered counts it with these scores (one count for the flag, not one per score)."""
+def enter_items(flag: Flag, controls, candidate_ids, *, own_line: bool = False) -> None:
+    """Items join a bank with a flag (its own line as it enters, control lines drawn for it), written while the
+    flag is out of its bank's totals and then counted with it once (aggregates.flag_entered), not once per score:
+    the live transcript scored as stored, never transcribed again; each candidate's transcription of an item's
+    line that has finished already scored at once (reused, never paid for again); the others queued."""
+    items = [(None, flag.line, flag.expected_text)] if own_line else []
+    items += [(c, c.line, c.expected_text) for c in controls]
     live = live_transcriber_of(flag.line.call)
-    controls = list(flag.controls.select_related("line"))
-    items = [(None, flag.line.text, flag.expected_text)] + [
-        (c, c.line.text, c.expected_text) for c in controls
+    _write_live(flag, [(control, line.text, expected) for control, line, expected in items], live.pk)
+    finished = _transcriptions(flag.organization_id, [line for _, line, _ in items], candidate_ids)
+    reused = [
+        (control, line, expected, t) for control, line, expected in items for t in finished.get(line.pk, ())
     ]
-    _write_live(flag, items, live.pk)
-
-
-def score_live_controls(flag: Flag, controls) -> None:
-    """The live transcript of some of a flag's control lines (new ones), scored as stored; as score_live, while
-    the flag is out of its bank's totals."""
-    live = live_transcriber_of(flag.line.call)
-    _write_live(flag, [(c, c.line.text, c.expected_text) for c in controls], live.pk)
+    if own_line and finished.get(flag.line_id):  # a moved flag keeps its own line's scores: scored again
+        Score.objects.filter(
+            flag=flag,
+            control__isnull=True,
+            source=Score.CANDIDATE,
+            transcriber_id__in=[t.transcriber_id for t in finished[flag.line_id]],
+        ).delete()
+    rows = []
+    for control, _, expected, t in reused:
+        done = t.status == Transcription.DONE
+        values = {
+            **score_values(expected, t.text if done else None),
+            "cost": t.cost if done else None,
+            "latency_s": t.latency_s if done else None,
+            "audio_s": t.audio_seconds if done else None,
+        }
+        values["csv_cells"] = csv_cells(t.transcriber_id, Score.CANDIDATE, values)
+        rows.append(
+            Score(
+                flag=flag, control=control, transcriber_id=t.transcriber_id, source=Score.CANDIDATE, **values
+            )
+        )
+    Score.objects.bulk_create(rows)
+    aggregates.flag_entered(flag.pk)
+    # Scores from reused transcriptions may complete an item: the judge is asked as when a transcription ends.
+    reused_lines = {line.pk for _, line, _, _ in reused}
+    ask_picks(reused_lines)
+    scores_written(flag.organization_id, reused_lines)
 
 
 def _write_live(flag: Flag, items, live_id: int) -> None:
@@ -219,30 +243,37 @@ def _write_live(flag: Flag, items, live_id: int) -> None:
     results_changed(flag.bank_id)
 
 
-def queue_lines(organization_id: int, lines, transcriber_ids) -> int:
-    """Make sure each (line, transcriber) has a transcription; score items at once where one already exists.
-    Returns how many transcriptions were newly queued."""
-    lines = list(lines)
+def _transcriptions(organization_id: int, lines, transcriber_ids) -> dict[int, list[Transcription]]:
+    """Make sure each (line, transcriber) has a transcription, queueing the missing ones; gives the finished
+    ones (done or failed) by line id."""
     existing = {
         (t.line_id, t.transcriber_id): t
         for t in Transcription.objects.filter(line__in=lines, transcriber_id__in=transcriber_ids)
     }
-    new, reused = [], set()
+    new, finished = [], {}
     for line in lines:
         for tid in transcriber_ids:
             found = existing.get((line.pk, tid))
             if found is None:
                 new.append(Transcription(organization_id=organization_id, line=line, transcriber_id=tid))
             elif found.status in Transcription.FINISHED:
-                score_transcription(found)
-                reused.add(line.pk)
+                finished.setdefault(line.pk, []).append(found)
     Transcription.objects.bulk_create(new, ignore_conflicts=True)
     if new:
         transaction.on_commit(lambda: handles.pump(organization_id))
+    return finished
+
+
+def queue_lines(organization_id: int, lines, transcriber_ids) -> None:
+    """Make sure each (line, transcriber) has a transcription; where one has finished already, score every item on
+    its line at once (a candidate added to a bank whose flags are counted: each score's totals follow it)."""
+    finished = _transcriptions(organization_id, list(lines), transcriber_ids)
+    for found in finished.values():
+        for transcription in found:
+            score_transcription(transcription)
     # Scores from reused transcriptions may complete an item: the judge is asked as when a transcription ends.
-    ask_picks(reused)
-    scores_written(organization_id, reused)
-    return len(new)
+    ask_picks(finished)
+    scores_written(organization_id, finished)
 
 
 def ask_picks(line_ids) -> None:

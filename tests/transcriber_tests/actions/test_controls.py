@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from oncore.transcribers.models import Transcriber
 from tests.fixtures import make_call
-from transcriber_tests import actions
+from transcriber_tests import actions, aggregates
 from transcriber_tests.actions import controls, scores
 from transcriber_tests.lib import scoring
 from transcriber_tests.models import ControlLine, Score, Transcription
@@ -87,8 +87,8 @@ def test_a_line_every_candidate_contradicts_is_listed_to_check(
     lines = list(looped_call.lines.filter(speaker="caller").order_by("position"))
     flag = actions.do_flag_line(lines[0], "table for four at eight", bank=bank)
     control = ControlLine.objects.create(flag=flag, line=lines[1], expected_text=lines[1].text)
-    scores.score_live_controls(flag, [control])
-    scores.queue_lines(org.pk, [lines[1]], [t.pk for t in heard])
+    aggregates.flag_leaving(flag.pk)
+    scores.enter_items(flag, [control], [t.pk for t in heard])
     for t in Transcription.objects.filter(status="queued").select_related("line"):
         text = "Great, cheers." if t.line_id == lines[1].pk else "table for four at eight"
         Transcription.objects.filter(pk=t.pk).update(status=Transcription.DONE, text=text)

@@ -16,7 +16,7 @@ from tests.transcriber_tests.support import read
 from transcriber_tests import actions, aggregates, errors
 from transcriber_tests.actions import controls
 from transcriber_tests.lib import scoring
-from transcriber_tests.models import ControlLine, Flag, Score
+from transcriber_tests.models import ControlLine, Flag, Score, Transcription
 from transcriber_tests.queries.lines import why_not_flaggable
 from transcriber_tests.work import tasks
 
@@ -172,6 +172,12 @@ def test_a_control_line_that_becomes_a_flag_is_retired_and_replaced_from_the_sam
 
     # The control's line is flagged: its live text is wrong, so it can no longer expect it.
     b = actions.do_flag_line(control.line, "tree for", bank=bank, rng=random.Random(0))
+    # The candidate had transcribed the line as a control: the new flag is scored with that text at once, not
+    # transcribed (and paid for) again, and counted once in the totals with its live and candidate scores.
+    assert Transcription.objects.filter(line=control.line).count() == 1
+    scored = Score.objects.get(flag=b, control=None, source=Score.CANDIDATE)
+    assert (scored.hypothesis, scored.wer) == ("three four", 1.0)
+    assert not aggregates.rebuild(fix=False).any
     tasks.drain()
 
     assert not ControlLine.objects.filter(pk=control.pk).exists()
