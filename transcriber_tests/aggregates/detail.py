@@ -84,12 +84,8 @@ def call_rows(bank_id: int, day, call_id: int, zone) -> list[Row]:
     return [Row(*v) for v in qs.values_list(*ROW_FIELDS)]
 
 
-def call_of(flag_id: int, bank_id: int, day) -> Call:
-    """The flag's call in its bank on its day, with its rows as they are now (before a change)."""
-    call_id, zone = (
-        Flag.objects.filter(pk=flag_id).values_list("line__call_id", "organization__timezone").get()
-    )
-    zone = ZoneInfo(zone)
+def call_of(bank_id: int, day, call_id: int, zone) -> Call:
+    """A flag's call in its bank on its day, with its rows as they are now (before a change)."""
     return Call(bank_id, day, call_id, zone, call_rows(bank_id, day, call_id, zone))
 
 
@@ -189,31 +185,25 @@ def mark_all(flag_id: int, rows, bank_candidates) -> None:
 # ---------------------------------------------------------------- around changes (maintain.py)
 
 
-def before_item(flag_id: int, bank_id: int, day) -> Call:
-    return call_of(flag_id, bank_id, day)
-
-
-def after_item(call: Call, flag_id: int, control_id) -> dict:
+def after_item(call: Call, flag_id: int, control_id, bank_candidates) -> dict:
     """After a change to one item of the call: its mark where the item is the flag's own line, and the
     difference to add to the tables."""
     rows = call_rows(call.bank_id, call.day, call.call_id, call.zone)
-    mark(flag_id, rows, candidate_ids(call.bank_id), control_id)
+    mark(flag_id, rows, bank_candidates, control_id)
     return difference(call.rows, rows)
 
 
-def leaving(flag_id: int, bank_id: int, day) -> dict:
+def leaving(call: Call, flag_id: int) -> dict:
     """Before a flag leaves its bank (or is deleted, or retagged): the difference its call's totals take without
     it; its mark is cleared (flag_entered sets it again)."""
-    call = call_of(flag_id, bank_id, day)
     Flag.objects.filter(pk=flag_id, check_expected=True).update(check_expected=False)
     ControlLine.objects.filter(flag_id=flag_id, check_expected=True).update(check_expected=False)
     return difference(call.rows, [r for r in call.rows if r.flag_id != flag_id])
 
 
-def entered(flag_id: int, bank_id: int, day) -> dict:
+def entered(call: Call, flag_id: int, bank_candidates) -> dict:
     """Once a flag is in its bank with its scores: its mark, and the difference its call's totals take with it."""
-    call = call_of(flag_id, bank_id, day)
-    mark_all(flag_id, call.rows, candidate_ids(bank_id))
+    mark_all(flag_id, call.rows, bank_candidates)
     return difference([r for r in call.rows if r.flag_id != flag_id], call.rows)
 
 

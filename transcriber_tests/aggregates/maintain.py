@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date
 from decimal import Decimal
+from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from django.db import connection
@@ -31,7 +32,6 @@ from ..lib import entities as lib_entities
 from ..lib import tradeoff as lib_tradeoff
 from ..models import (
     Bank,
-    Candidate,
     ControlLine,
     EntityTotal,
     Flag,
@@ -317,12 +317,29 @@ def _share_bank(bank_id: int) -> None:
             cursor.execute(f"SELECT 1 FROM {Bank._meta.db_table} WHERE id = %s FOR KEY SHARE", [bank_id])
 
 
-def _lock_flag(flag_id: int):
+class Place(NamedTuple):
+    """Where a flag's changes count: its bank, the day it joined it (in its organization's timezone), its tags,
+    the (tenant id, assistant id) of its call, its call's id and the timezone."""
+
+    bank_id: int
+    day: date
+    tags: list
+    group: tuple
+    call_id: int
+    zone: ZoneInfo
+
+    def call(self) -> detail.Call:
+        """The flag's call in its bank on its day, its rows as they are now."""
+        return detail.call_of(self.bank_id, self.day, self.call_id, self.zone)
+
+
+def _lock_flag(flag_id: int) -> Place | None:
     """Lock the flag's call (a call's totals are read from all its items: two changes on one call go in turn),
-    then the flag's row, then share its bank's (`_share_bank`), and give (bank id, day, tags, (tenant id,
-    assistant id) of its call)."""
-    if lock_call(flag=flag_id) is None:
-        return None, None, (), None
+    then the flag's row, then share its bank's (`_share_bank`), and give where its changes count (None: the
+    flag is gone or in no bank)."""
+    call_id = lock_call(flag=flag_id)
+    if call_id is None:
+        return None
     found = (
         Flag.objects.select_for_update(of=("self",))
         .filter(pk=flag_id)
@@ -337,10 +354,18 @@ def _lock_flag(flag_id: int):
         .first()
     )
     if found is None or found[0] is None:
-        return None, None, (), None
-    _share_bank(found[0])
-    group = (found[4], found[5] or 0)
-    return found[0], day_of(found[1], ZoneInfo(found[3])), Flag.decode_tags(found[2]), group
+        return None
+    bank_id, joined_at, tags, zone, tenant_id, assistant_id = found
+    _share_bank(bank_id)
+    zone = ZoneInfo(zone)
+    return Place(
+        bank_id,
+        day_of(joined_at, zone),
+        Flag.decode_tags(tags),
+        (tenant_id, assistant_id or 0),
+        call_id,
+        zone,
+    )
 
 
 def _scores(flag_id: int, control_id=None, *, whole_flag: bool = False) -> list[ItemScore]:
@@ -348,10 +373,6 @@ def _scores(flag_id: int, control_id=None, *, whole_flag: bool = False) -> list[
     if not whole_flag:
         qs = qs.filter(control_id=control_id) if control_id else qs.filter(control__isnull=True)
     return [ItemScore(*row) for row in qs.values_list(*ITEM_FIELDS)]
-
-
-def _candidate_ids(bank_id: int) -> set[int]:
-    return set(Candidate.objects.filter(bank_id=bank_id).values_list("transcriber_id", flat=True))
 
 
 def _controls(flag_id: int) -> int:
@@ -375,22 +396,23 @@ def _mark(flag_id: int, control_id, scores, candidate_ids) -> list[ItemScore]:
 @contextmanager
 def item_change(flag_id: int, control_id=None):
     """Around a change to one item's scores (within a transaction): the item's totals follow it."""
-    bank_id, day, tags, group = _lock_flag(flag_id)
-    before = _scores(flag_id, control_id) if bank_id else None
-    call = detail.before_item(flag_id, bank_id, day) if bank_id else None
+    place = _lock_flag(flag_id)
+    before = _scores(flag_id, control_id) if place else None
+    call = place.call() if place else None
     yield
-    if bank_id is None:
+    if place is None:
         return
-    after = _mark(flag_id, control_id, _scores(flag_id, control_id), _candidate_ids(bank_id))
-    shape = {"controls": 0, "is_control": control_id is not None, "tags": tags, "group": group}
+    candidate_ids = detail.candidate_ids(place.bank_id)
+    after = _mark(flag_id, control_id, _scores(flag_id, control_id), candidate_ids)
+    shape = {"controls": 0, "is_control": control_id is not None, "tags": place.tags, "group": place.group}
     old, new = contributions(before, **shape), contributions(after, **shape)
     if any(k[0] == "flag" for k in (*old, *new)):  # the mark changed: it counts on the flag's row
         shape["controls"] = _controls(flag_id)
         old, new = contributions(before, **shape), contributions(after, **shape)
     delta = Delta()
-    delta.add(bank_id, day, old, -1)
-    delta.add(bank_id, day, new)
-    delta.add(bank_id, day, detail.after_item(call, flag_id, control_id))
+    delta.add(place.bank_id, place.day, old, -1)
+    delta.add(place.bank_id, place.day, new)
+    delta.add(place.bank_id, place.day, detail.after_item(call, flag_id, control_id, candidate_ids))
     _gather(delta)
 
 
@@ -413,21 +435,22 @@ def _whole_flag(flag_id: int, scores, tags, group) -> dict:
 def flag_leaving(flag_id: int) -> None:
     """Before a flag leaves its bank, is deleted or has its tags changed (within the transaction): take out all
     it added (flag_entered puts it back)."""
-    bank_id, day, tags, group = _lock_flag(flag_id)
-    if bank_id is not None:
+    place = _lock_flag(flag_id)
+    if place is not None:
         delta = Delta()
-        delta.add(bank_id, day, _whole_flag(flag_id, _scores(flag_id, whole_flag=True), tags, group), -1)
-        delta.add(bank_id, day, detail.leaving(flag_id, bank_id, day))
+        scores = _scores(flag_id, whole_flag=True)
+        delta.add(place.bank_id, place.day, _whole_flag(flag_id, scores, place.tags, place.group), -1)
+        delta.add(place.bank_id, place.day, detail.leaving(place.call(), flag_id))
         _gather(delta)
 
 
 def flag_entered(flag_id: int) -> None:
     """Once a flag is in its bank with its controls (within the transaction): add its count and the scores it
     brings (a moved flag keeps its own line's), each item's mark set for this bank's candidates."""
-    bank_id, day, tags, group = _lock_flag(flag_id)
-    if bank_id is None:
+    place = _lock_flag(flag_id)
+    if place is None:
         return
-    candidate_ids = _candidate_ids(bank_id)
+    candidate_ids = detail.candidate_ids(place.bank_id)
     scores = _scores(flag_id, whole_flag=True)
     by_item = defaultdict(list)
     for s in scores:
@@ -436,6 +459,6 @@ def flag_entered(flag_id: int) -> None:
         s for control_id, item in by_item.items() for s in _mark(flag_id, control_id, item, candidate_ids)
     ]
     delta = Delta()
-    delta.add(bank_id, day, _whole_flag(flag_id, marked, tags, group))
-    delta.add(bank_id, day, detail.entered(flag_id, bank_id, day))
+    delta.add(place.bank_id, place.day, _whole_flag(flag_id, marked, place.tags, place.group))
+    delta.add(place.bank_id, place.day, detail.entered(place.call(), flag_id, candidate_ids))
     _gather(delta)

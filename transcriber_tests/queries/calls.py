@@ -259,10 +259,15 @@ def call_screen(call: Call, number=None, line_id: int | None = None) -> CallScre
 def line_screen(line: Line) -> CallScreen:
     """One line of its call, as the call page shows it (after a flag change, or with a form open)."""
     line = Line.objects.select_related(
-        "call__tenant__organization", "call__assistant", "call__live_transcriber", "flag__bank"
+        "call__tenant__organization",
+        "call__assistant",
+        "call__live_transcriber",
+        "flag__bank",
+        "flag__created_by",
+        "flag__created_by_key",
     ).get(pk=line.pk)
     rows = line_rows(line.call, [line])
     flags = [row.flag for row in rows if row.flag]
     results = flag_results(flags)
-    people = histories(f.pk for f in flags) if flags else {}
+    people = histories(flags) if flags else {}  # the flag with its maker, read with the line
     return CallScreen(line.call, None, rows, results, live_transcriber_of(line.call), people)
