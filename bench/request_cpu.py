@@ -8,6 +8,7 @@ profile: each kind again in this process through Django's test client (DEBUG off
 functions by own time.
 
     .venv/bin/python bench/request_cpu.py [--flags 2000] [--n 40] [--web-workers 2] [--profile-top 12]
+                                          [--kinds results,turns,flag,csv,turns_csv,calls,call]
 
 Needs the PostgreSQL server on 127.0.0.1:5432 (trust auth); creates and drops its own database `oncore_cpu`.
 Run it on a quiet machine: another process's work is not counted, but it slows this one's caches."""
@@ -78,14 +79,16 @@ def over_http(client, kind, bank_id, lines, call_ids, n) -> tuple[float, float, 
 
 
 def profile(kind, bank_id, lines, call_ids, n, top) -> str:
-    """The kind's requests through Django's test client in this process, under cProfile: its top functions."""
+    """The kind's requests through Django's test client in this process, under cProfile (CPU time): its top
+    functions."""
     from django.contrib.auth import get_user_model
     from django.test import Client
 
     client = Client()
     client.force_login(get_user_model().objects.get(username="admin0"))
-    requests_of(kind, bank_id, lines, call_ids, 0)  # warm the caches the server would have
-    prof = cProfile.Profile()
+    method, path, data = requests_of(kind, bank_id, lines, call_ids, 0)  # warm what the server has warm
+    client.get(path) if method == "GET" else client.post(path, data, HTTP_HX_REQUEST="true")
+    prof = cProfile.Profile(time.process_time)  # this process's CPU: the database's wait is not counted
     for i in range(n):
         method, path, data = requests_of(kind, bank_id, lines, call_ids, i)
         prof.enable()
@@ -100,7 +103,11 @@ def profile(kind, bank_id, lines, call_ids, n, top) -> str:
     stats.sort_stats("tottime").print_stats(top)
     body = out.getvalue()
     body = body[body.find("   ncalls") :]
-    return f"--- {kind}: {total_ms:.1f} ms per request in-process (profiled)\n{body}"
+    out = io.StringIO()  # where the project's own functions spend it, with what they call
+    pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(r"/(oncore|transcriber_tests)/", top)
+    ours = out.getvalue()
+    ours = ours[ours.find("   ncalls") :]
+    return f"--- {kind}: {total_ms:.1f} ms per request in-process (profiled)\n{body}\nthe project's functions:\n{ours}"
 
 
 def main():
@@ -110,6 +117,7 @@ def main():
     parser.add_argument("--web-workers", type=int, default=2)
     parser.add_argument("--profile-top", type=int, default=12)
     parser.add_argument("--no-profile", action="store_true")
+    parser.add_argument("--kinds", default=",".join(KINDS), help="the kinds to measure, by comma")
     args = parser.parse_args()
 
     vendor_end, ours = load.multiprocessing.Pipe()
@@ -150,7 +158,8 @@ def main():
             f"gunicorn {args.web_workers} workers x 4 threads (gthread), PostgreSQL"
         )
         print(f"{'kind':10} {'web ms':>8} {'db ms':>7} {'total ms':>9} {'wall ms':>8}")
-        for kind in KINDS:
+        kinds = [k for k in KINDS if k in args.kinds.split(",")]
+        for kind in kinds:
             web, db, wall = over_http(client, kind, bank_id, lines, call_ids, args.n)
             print(f"{kind:10} {web:8.1f} {db:7.1f} {web + db:9.1f} {wall:8.1f}")
 
@@ -186,7 +195,7 @@ def main():
 
         if not args.no_profile:
             print()
-            for kind in KINDS:
+            for kind in kinds:
                 print(profile(kind, bank_id, lines, call_ids, max(5, args.n // 4), args.profile_top))
     finally:
         load.stop(procs)

@@ -51,7 +51,7 @@ def draw(
         count = Bank.objects.values_list("controls_per_flag", flat=True).get(pk=bank.pk)
     if count <= 0:
         return []
-    Call.objects.select_for_update().filter(pk=flag.line.call_id).first()
+    aggregates.lock_call(line=flag.line_id)
     pool = _pool(flag, bank)
     chosen = (rng or random.SystemRandom()).sample(pool, min(count, len(pool)))
     return [ControlLine.objects.create(flag=flag, line=line, expected_text=line.text) for line in chosen]
@@ -69,7 +69,7 @@ def retire(line, rng=None) -> None:
     )
     if not controls.exists():
         return
-    Call.objects.select_for_update().filter(pk=line.call_id).first()
+    aggregates.lock_call(line=line.pk)
     for control in controls:  # a control is always of a flag in a bank: its controls leave with the bank
         flag, bank = control.flag, control.flag.bank
         aggregates.flag_leaving(flag.pk)

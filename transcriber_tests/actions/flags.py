@@ -62,7 +62,8 @@ def do_flag_line(
     confirm_matches_live=False,
 ) -> Flag:
     """Flag a caller line with what was said, made by `user` (the dashboard) or `key` (an organization API key)."""
-    line = Line.objects.select_related("call__tenant", "call__live_transcriber").get(pk=line.pk)
+    if not (Line.call.is_cached(line) and Call.tenant.is_cached(line.call)):  # as lookups.line reads it
+        line = Line.objects.select_related("call__tenant", "call__live_transcriber").get(pk=line.pk)
     organization_id = line.call.tenant.organization_id
     if bank is not None and bank.organization_id != organization_id:
         raise errors.NotFound("No such bank in this organization.")

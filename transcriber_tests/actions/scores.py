@@ -157,14 +157,15 @@ def results_changed(*bank_ids) -> None:
 
 def score_transcription(transcription: Transcription) -> int:
     """Write the candidate score of every item on the transcription's line. Returns how many."""
-    items = _items_on_line(transcription.line_id)
     done = transcription.status == Transcription.DONE
     text, cost = (transcription.text, transcription.cost) if done else (None, None)
     # The time to its final text, and the audio it was given: known once it came back (done).
     timing = (transcription.latency_s, transcription.audio_seconds) if done else (None, None)
     # The line's call is locked, then every flag involved in id order (the order of aggregates.lock_call), and the
-    # items are written bank by bank, so two lines scored at once never wait on each other in a circle.
+    # items are written bank by bank, so two lines scored at once never wait on each other in a circle. The items
+    # are read once the call is locked: a flag made on one of them meanwhile has retired a control or drawn one.
     aggregates.lock_call(line=transcription.line_id)
+    items = _items_on_line(transcription.line_id)
     list(
         Flag.objects.select_for_update()
         .filter(pk__in={f.pk for f, _, _ in items})
@@ -188,6 +189,8 @@ def enter_items(flag: Flag, controls, candidate_ids, *, own_line: bool = False) 
     items = [(None, flag.line, flag.expected_text)] if own_line else []
     items += [(c, c.line, c.expected_text) for c in controls]
     live = live_transcriber_of(flag.line.call)
+    if own_line:  # a moved flag had its own line's live score; controls are drawn new
+        Score.objects.filter(flag=flag, control__isnull=True, source=Score.LIVE).delete()
     _write_live(flag, [(control, line.text, expected) for control, line, expected in items], live.pk)
     finished = _transcriptions(flag.organization_id, [line for _, line, _ in items], candidate_ids)
     reused = [
@@ -224,16 +227,10 @@ def enter_items(flag: Flag, controls, candidate_ids, *, own_line: bool = False) 
 
 
 def _write_live(flag: Flag, items, live_id: int) -> None:
-    """The live scores of (control or None, live text, expected text) items, written in one statement (each
-    replacing the item's live score if it had one), with no totals: the caller counts the flag afterwards."""
+    """The live scores of new (control or None, live text, expected text) items, written in one statement, with
+    no totals: the caller counts the flag afterwards."""
     if not items:
         return
-    controls = [control for control, _, _ in items]
-    old = Score.objects.filter(flag=flag, source=Score.LIVE)
-    if None in controls:
-        old.filter(control__isnull=True).delete()
-    if any(c is not None for c in controls):
-        old.filter(control__in=[c for c in controls if c is not None]).delete()
     rows = []
     for control, text, expected in items:
         values = score_values(expected, text)

@@ -176,10 +176,18 @@ def mark(flag_id: int, rows, bank_candidates, control_id=None) -> None:
 
 
 def mark_all(flag_id: int, rows, bank_candidates) -> None:
-    """The marks of the flag's own line and of each of its controls."""
-    controls = {r.control_id for r in rows if r.flag_id == flag_id and r.control_id is not None}
-    for control_id in [None, *sorted(controls)]:
-        mark(flag_id, rows, bank_candidates, control_id)
+    """The marks of a flag entering its bank, own line and controls, every one of them clear until now (a new
+    flag or control, or cleared by `leaving`): those its scores call for are set."""
+    items = {r.control_id for r in rows if r.flag_id == flag_id}
+    doubted = [
+        c
+        for c in items
+        if doubts([r for r in rows if r.flag_id == flag_id and r.control_id == c], bank_candidates)
+    ]
+    if None in doubted:
+        Flag.objects.filter(pk=flag_id).update(check_expected=True)
+    if any(c is not None for c in doubted):
+        ControlLine.objects.filter(pk__in=[c for c in doubted if c is not None]).update(check_expected=True)
 
 
 # ---------------------------------------------------------------- around changes (maintain.py)

@@ -14,7 +14,7 @@ from tests.fixtures import save_recording
 from transcriber_tests import actions, aggregates
 from transcriber_tests.actions import scores
 from transcriber_tests.actions.synthetic import fill_bank
-from transcriber_tests.models import Flag, Score
+from transcriber_tests.models import Flag, Score, Transcription
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -124,8 +124,14 @@ def test_writes_and_flags_at_once_end_with_right_totals(bank, org):
                     actions.do_flag_line(line, "table for three", bank=bank)
                     continue
                 flag = rng.choice(list(Flag.objects.filter(bank=bank)))
-                control = rng.choice([None, *flag.controls.all()])
-                _write(flag, rng.choice(candidates), rng.choice(["table for four", "table", None]), control)
+                with transaction.atomic():
+                    # As the queue scores a line: its call locked, then its items read (a flag made on the
+                    # call meanwhile retires the control it stands on).
+                    aggregates.lock_call(flag=flag.pk)
+                    control = rng.choice([None, *flag.controls.all()])
+                    _write(
+                        flag, rng.choice(candidates), rng.choice(["table for four", "table", None]), control
+                    )
         except Exception as exc:  # noqa: BLE001 (reported by the test)
             errors.append(repr(exc))
         finally:
@@ -139,3 +145,57 @@ def test_writes_and_flags_at_once_end_with_right_totals(bank, org):
     assert errors == []
     drift = aggregates.rebuild([bank.pk], fix=False)
     assert not drift.any, drift.examples
+
+
+def test_a_line_scored_while_a_flag_retires_its_control_scores_what_is_left(bank, org):
+    """A transcription finishes on a control's line while an admin flags that line (the flag retires the control,
+    holding the call): the score waits for the flag, then scores the items the line has now, and does not fail
+    on the control that is gone."""
+    flag = Flag.objects.filter(bank=bank).order_by("pk").first()
+    control = flag.controls.select_related("line").first()
+    candidate = bank.candidates.values_list("transcriber_id", flat=True).first()
+    save_recording(control.line.call, 30)
+    done, _ = Transcription.objects.update_or_create(
+        line=control.line,
+        transcriber_id=candidate,
+        defaults={"organization": org, "status": Transcription.DONE, "text": "table"},
+    )
+    locked, release, errors = threading.Event(), threading.Event(), []
+
+    def flag_the_control():
+        try:
+            with transaction.atomic():
+                aggregates.lock_call(line=control.line_id)  # the flag POST holds the call from here
+                locked.set()
+                release.wait(10)
+                actions.do_flag_line(control.line, "table for three", bank=bank)
+        except Exception as exc:  # noqa: BLE001 (reported by the test)
+            errors.append(repr(exc))
+        finally:
+            connection.close()
+
+    def score_the_line():
+        try:
+            with transaction.atomic():
+                scores.score_transcription(done)
+        except Exception as exc:  # noqa: BLE001 (reported by the test)
+            errors.append(repr(exc))
+        finally:
+            connection.close()
+
+    flagging = threading.Thread(target=flag_the_control)
+    flagging.start()
+    assert locked.wait(10)
+    scoring = threading.Thread(target=score_the_line)
+    scoring.start()
+    scoring.join(0.5)  # it waits for the call
+    release.set()
+    flagging.join(20)
+    scoring.join(20)
+    assert errors == []
+    assert not Score.objects.filter(control_id=control.pk).exists()
+    assert (
+        Score.objects.get(flag__line=control.line, control=None, transcriber_id=candidate).hypothesis
+        == "table"
+    )
+    assert not aggregates.rebuild([bank.pk], fix=False).any
