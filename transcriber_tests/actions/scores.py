@@ -93,22 +93,21 @@ def write_score(
     cost=None,
     latency_s=None,
     audio_s=None,
-) -> Score:
+) -> None:
     """Score one item for one transcriber; `hypothesis=None` means it produced no text (failed). `cost`,
     `latency_s` and `audio_s` are the audio cost, latency and audio seconds of the transcription scored. The
     bank's totals (aggregates) follow in the same transaction."""
     values = {**score_values(expected, hypothesis), "cost": cost, "latency_s": latency_s, "audio_s": audio_s}
     values["csv_cells"] = csv_cells(transcriber_id, source, values)
-    with transaction.atomic(), aggregates.item_change(flag.pk, control.pk if control else None):
-        score, created = Score.objects.select_for_update().get_or_create(
-            flag=flag, control=control, transcriber_id=transcriber_id, source=source, defaults=values
-        )
-        if not created:
-            for field, value in values.items():
-                setattr(score, field, value)
-            score.save(update_fields=[*values, "scored_at"])
+    with (
+        transaction.atomic(savepoint=False),
+        aggregates.item_change(flag.pk, control.pk if control else None),
+    ):
+        # The item's flag is locked (item_change): no other write makes this score meanwhile.
+        item = {"flag": flag, "control": control, "transcriber_id": transcriber_id, "source": source}
+        if not Score.objects.filter(**item).update(**values, scored_at=timezone.now()):
+            Score.objects.create(**item, **values)
     results_changed(flag.bank_id)
-    return score
 
 
 def csv_cells(transcriber_id: int, source: str, values: dict) -> str:
