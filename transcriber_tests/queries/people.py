@@ -80,8 +80,8 @@ def _newest_first(*partition) -> Window:
 
 def histories(flag_ids) -> dict[int, History]:
     """{flag id: History} of these flags (ids, or Flag objects with `created_by` and `created_by_key` selected):
-    at most two queries whatever the number of edits (one more with ids: the flags and their makers are read
-    first)."""
+    one query when none was edited, three whatever the number of edits (one more with ids: the flags and their
+    makers are read first)."""
     flags = list(flag_ids)
     if flags and not isinstance(flags[0], Flag):
         flags = list(Flag.objects.filter(pk__in=flags).select_related("created_by", "created_by_key"))
@@ -93,20 +93,18 @@ def histories(flag_ids) -> dict[int, History]:
         .annotate(n=Count("id"))
         .values_list("flag_id", "n")
     )
-    wanted = (
-        FlagEdit.objects.filter(flag_id__in=[pk for pk, n in counts.items() if n])
-        .order_by()
-        .annotate(rank=_newest_first("flag_id"), rank_in_field=_newest_first("flag_id", "field"))
-        .filter(Q(rank__lte=RECENT_EDITS) | Q(field=FlagEdit.EXPECTED_TEXT, rank_in_field=1))
-        .values_list("id", "rank")
-    )
-    ranks = dict(wanted) if counts else {}
+    ranks = {}
+    if counts:
+        ranks = dict(
+            FlagEdit.objects.filter(flag_id__in=list(counts))
+            .order_by()
+            .annotate(rank=_newest_first("flag_id"), rank_in_field=_newest_first("flag_id", "field"))
+            .filter(Q(rank__lte=RECENT_EDITS) | Q(field=FlagEdit.EXPECTED_TEXT, rank_in_field=1))
+            .values_list("id", "rank")
+        )
     recent, typed = defaultdict(list), {}
-    for e in (
-        FlagEdit.objects.filter(pk__in=list(ranks))
-        .select_related("by", "by_key")
-        .order_by("flag_id", "at", "id")
-    ):
+    edits = FlagEdit.objects.filter(pk__in=list(ranks)) if ranks else FlagEdit.objects.none()
+    for e in edits.select_related("by", "by_key").order_by("flag_id", "at", "id"):
         edit = edit_of(e)
         if ranks[e.pk] <= RECENT_EDITS:
             recent[e.flag_id].append(edit)
