@@ -190,11 +190,18 @@ def do_redraw(bank: Bank, *, confirmed: bool = False, rng=None) -> RedrawEstimat
     if estimate.added:
         handles.check_capacity(bank.organization_id)
     rng = rng or random.SystemRandom()
-    candidate_ids = list(bank.candidates.values_list("transcriber_id", flat=True))
     with transaction.atomic():
-        Bank.objects.select_for_update().get(pk=bank.pk)
-        for flag in _differing(bank):
-            Call.objects.select_for_update().filter(pk=flag.line.call_id).first()
+        # Every change to a bank's items locks the item's call, then its flag, then shares the bank's row
+        # (aggregates.lock_call): the redraw takes its flags' calls first too, in id order, then the bank's row
+        # for update, so a flag made on one of those calls meanwhile waits for it (it waited for the flag
+        # holding its call, and the flag for its bank's row: PostgreSQL ended one of them as a deadlock).
+        calls = sorted({flag.line.call_id for flag in _differing(bank)})
+        list(
+            Call.objects.select_for_update(no_key=True).filter(pk__in=calls).order_by("pk").values_list("pk")
+        )
+        bank = Bank.objects.select_for_update().get(pk=bank.pk)
+        candidate_ids = list(bank.candidates.values_list("transcriber_id", flat=True))
+        for flag in _differing(bank).filter(line__call_id__in=calls):
             aggregates.flag_leaving(flag.pk)
             extra = list(flag.controls.order_by("-id")[: max(0, flag.n_controls - bank.controls_per_flag)])
             ControlLine.objects.filter(pk__in=[c.pk for c in extra]).delete()  # with their scores and picks

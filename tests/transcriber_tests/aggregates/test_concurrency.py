@@ -12,9 +12,9 @@ from django.db import OperationalError, connection, transaction
 from oncore.calls.models import Call, Line
 from tests.fixtures import save_recording
 from transcriber_tests import actions, aggregates
-from transcriber_tests.actions import scores
+from transcriber_tests.actions import controls, scores
 from transcriber_tests.actions.synthetic import fill_bank
-from transcriber_tests.models import Flag, Score, Transcription
+from transcriber_tests.models import Bank, Flag, Score, Transcription
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -198,4 +198,49 @@ def test_a_line_scored_while_a_flag_retires_its_control_scores_what_is_left(bank
         Score.objects.get(flag__line=control.line, control=None, transcriber_id=candidate).hypothesis
         == "table"
     )
+    assert not aggregates.rebuild([bank.pk], fix=False).any
+
+
+def test_drawing_controls_again_while_a_call_is_being_scored_ends_without_a_deadlock(bank):
+    """An admin draws the bank's controls again (its setting changed) while a line of one of its calls is being
+    scored (the call held): the redraw waits for that call before it takes the bank's row, so the score goes
+    through and the redraw after it, where the redraw used to hold the bank's row while waiting for the call and
+    the score the call while waiting for the bank's row, until PostgreSQL ended one of them as a deadlock."""
+    flag = Flag.objects.filter(bank=bank).order_by("pk").first()
+    candidate = bank.candidates.values_list("transcriber_id", flat=True).first()
+    Bank.objects.filter(pk=bank.pk).update(controls_per_flag=2)
+    bank.refresh_from_db()
+    holding, go_on, errors = threading.Event(), threading.Event(), []
+
+    def score_a_line():
+        try:
+            with transaction.atomic():
+                aggregates.lock_call(flag=flag.pk)  # as the queue scores a line: its call first
+                holding.set()
+                go_on.wait(10)
+                _write(flag, candidate, "table for four")
+        except Exception as exc:  # noqa: BLE001 (reported by the test)
+            errors.append(repr(exc))
+        finally:
+            connection.close()
+
+    def redraw():
+        try:
+            controls.do_redraw(bank, confirmed=True)
+        except Exception as exc:  # noqa: BLE001 (reported by the test)
+            errors.append(repr(exc))
+        finally:
+            connection.close()
+
+    scoring = threading.Thread(target=score_a_line)
+    scoring.start()
+    assert holding.wait(10)
+    drawing = threading.Thread(target=redraw)
+    drawing.start()
+    drawing.join(0.5)  # it waits for the call the score holds
+    go_on.set()
+    scoring.join(20)
+    drawing.join(20)
+    assert errors == []
+    assert Score.objects.get(flag=flag, control=None, transcriber_id=candidate).hypothesis == "table for four"
     assert not aggregates.rebuild([bank.pk], fix=False).any
