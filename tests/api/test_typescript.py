@@ -74,11 +74,16 @@ def npm() -> str:
 
 @pytest.fixture(scope="module")
 def installed(npm) -> None:
-    """`npm ci` in examples/typescript, again whenever package-lock.json changed since the last install."""
+    """`npm ci` in examples/typescript, again whenever package-lock.json changed since the last install; tried
+    three times when the registry's connection fails (a reset mid-download failed a CI run once)."""
     lock = hashlib.sha256((EXAMPLE / "package-lock.json").read_bytes()).hexdigest()
     if INSTALLED.exists() and INSTALLED.read_text() == lock:
         return
-    result = _run(npm, "ci", "--no-audit", "--no-fund")
+    for attempt in range(3):
+        result = _run(npm, "ci", "--no-audit", "--no-fund")
+        if result.returncode == 0 or "npm error network" not in result.stderr:
+            break
+        time.sleep(5 * (attempt + 1))
     assert result.returncode == 0, "npm ci failed in examples/typescript: " + _shown(result)
     INSTALLED.write_text(lock)
 
