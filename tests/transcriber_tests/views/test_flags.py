@@ -151,3 +151,24 @@ def test_it_edits_a_flag_on_a_page_of_its_own_with_a_plain_form(admin_client, fl
 def test_it_keeps_the_inline_flag_form_swapping_its_row_on_the_call_page(admin_client, flag):
     form = admin_client.get(reverse("tt:edit_flag", args=[flag.pk]), HTTP_HX_REQUEST="true").content.decode()
     assert f'hx-target="#line-{flag.line_id}"' in form and "<h1>" not in form
+
+
+def test_the_flag_form_says_which_tag_or_bank_it_refused(admin_client, recorded_call, bank, other_org):
+    """A tag that is not offered or a bank of another organization (a hand-made request) is refused with the
+    reason under its field, the text typed kept."""
+    from transcriber_tests.models import Bank
+
+    line = recorded_call.lines.get(position=2)
+    url = reverse("tt:flag_line", args=[line.pk])
+    other = Bank.objects.create(organization=other_org, name="Theirs")
+    answer = admin_client.post(
+        url,
+        {"expected_text": "my number is 087", "tags": "nonsense", "bank": other.pk},
+        headers={"HX-Request": "true"},
+    )
+    assert answer.status_code == 422
+    page = answer.content.decode()
+    assert "Select a valid choice. nonsense is not one of the available choices." in page
+    assert "Select a valid choice. That choice is not one of the available choices." in page
+    assert "my number is 087" in page
+    assert not Flag.objects.filter(line=line).exists()
