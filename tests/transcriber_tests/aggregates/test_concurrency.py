@@ -78,6 +78,21 @@ def _within(seconds: float, write) -> None:
         write()
 
 
+def _on_own_connection(work, errors: list) -> threading.Thread:
+    """A thread that runs `work` on its own connection, any exception it raises kept in `errors` (for the test
+    to report)."""
+
+    def run():
+        try:
+            work()
+        except Exception as exc:  # noqa: BLE001 (reported by the test)
+            errors.append(repr(exc))
+        finally:
+            connection.close()
+
+    return threading.Thread(target=run)
+
+
 def test_score_writes_on_two_calls_of_one_bank_do_not_wait_for_each_other(bank):
     candidate = bank.candidates.first().transcriber_id
     first, second = list(_flags_by_call(bank).values())[:2]
@@ -117,27 +132,20 @@ def test_writes_and_flags_at_once_end_with_right_totals(bank, org):
 
     def writer(seed):
         rng = random.Random(seed)
-        try:
-            for _ in range(12):
-                if rng.random() < 0.2 and spare:
-                    line = spare.pop()
-                    actions.do_flag_line(line, "table for three", bank=bank)
-                    continue
-                flag = rng.choice(list(Flag.objects.filter(bank=bank)))
-                with transaction.atomic():
-                    # As the queue scores a line: its call locked, then its items read (a flag made on the
-                    # call meanwhile retires the control it stands on).
-                    aggregates.lock_call(flag=flag.pk)
-                    control = rng.choice([None, *flag.controls.all()])
-                    _write(
-                        flag, rng.choice(candidates), rng.choice(["table for four", "table", None]), control
-                    )
-        except Exception as exc:  # noqa: BLE001 (reported by the test)
-            errors.append(repr(exc))
-        finally:
-            connection.close()
+        for _ in range(12):
+            if rng.random() < 0.2 and spare:
+                line = spare.pop()
+                actions.do_flag_line(line, "table for three", bank=bank)
+                continue
+            flag = rng.choice(list(Flag.objects.filter(bank=bank)))
+            with transaction.atomic():
+                # As the queue scores a line: its call locked, then its items read (a flag made on the call
+                # meanwhile retires the control it stands on).
+                aggregates.lock_call(flag=flag.pk)
+                control = rng.choice([None, *flag.controls.all()])
+                _write(flag, rng.choice(candidates), rng.choice(["table for four", "table", None]), control)
 
-    threads = [threading.Thread(target=writer, args=(seed,)) for seed in range(4)]
+    threads = [_on_own_connection(lambda seed=seed: writer(seed), errors) for seed in range(4)]
     for t in threads:
         t.start()
     for t in threads:
@@ -163,30 +171,20 @@ def test_a_line_scored_while_a_flag_retires_its_control_scores_what_is_left(bank
     locked, release, errors = threading.Event(), threading.Event(), []
 
     def flag_the_control():
-        try:
-            with transaction.atomic():
-                aggregates.lock_call(line=control.line_id)  # the flag POST holds the call from here
-                locked.set()
-                release.wait(10)
-                actions.do_flag_line(control.line, "table for three", bank=bank)
-        except Exception as exc:  # noqa: BLE001 (reported by the test)
-            errors.append(repr(exc))
-        finally:
-            connection.close()
+        with transaction.atomic():
+            aggregates.lock_call(line=control.line_id)  # the flag POST holds the call from here
+            locked.set()
+            release.wait(10)
+            actions.do_flag_line(control.line, "table for three", bank=bank)
 
     def score_the_line():
-        try:
-            with transaction.atomic():
-                scores.score_transcription(done)
-        except Exception as exc:  # noqa: BLE001 (reported by the test)
-            errors.append(repr(exc))
-        finally:
-            connection.close()
+        with transaction.atomic():
+            scores.score_transcription(done)
 
-    flagging = threading.Thread(target=flag_the_control)
+    flagging = _on_own_connection(flag_the_control, errors)
     flagging.start()
     assert locked.wait(10)
-    scoring = threading.Thread(target=score_the_line)
+    scoring = _on_own_connection(score_the_line, errors)
     scoring.start()
     scoring.join(0.5)  # it waits for the call
     release.set()
@@ -213,29 +211,16 @@ def test_drawing_controls_again_while_a_call_is_being_scored_ends_without_a_dead
     holding, go_on, errors = threading.Event(), threading.Event(), []
 
     def score_a_line():
-        try:
-            with transaction.atomic():
-                aggregates.lock_call(flag=flag.pk)  # as the queue scores a line: its call first
-                holding.set()
-                go_on.wait(10)
-                _write(flag, candidate, "table for four")
-        except Exception as exc:  # noqa: BLE001 (reported by the test)
-            errors.append(repr(exc))
-        finally:
-            connection.close()
+        with transaction.atomic():
+            aggregates.lock_call(flag=flag.pk)  # as the queue scores a line: its call first
+            holding.set()
+            go_on.wait(10)
+            _write(flag, candidate, "table for four")
 
-    def redraw():
-        try:
-            controls.do_redraw(bank, confirmed=True)
-        except Exception as exc:  # noqa: BLE001 (reported by the test)
-            errors.append(repr(exc))
-        finally:
-            connection.close()
-
-    scoring = threading.Thread(target=score_a_line)
+    scoring = _on_own_connection(score_a_line, errors)
     scoring.start()
     assert holding.wait(10)
-    drawing = threading.Thread(target=redraw)
+    drawing = _on_own_connection(lambda: controls.do_redraw(bank, confirmed=True), errors)
     drawing.start()
     drawing.join(0.5)  # it waits for the call the score holds
     go_on.set()
