@@ -268,8 +268,9 @@ def queue_lines(organization_id: int, lines, transcriber_ids) -> None:
         for transcription in found:
             score_transcription(transcription)
     # Scores from reused transcriptions may complete an item: the judge is asked as when a transcription ends.
-    ask_picks(finished)
-    scores_written(organization_id, finished)
+    reused_lines = list(finished)  # the line ids
+    ask_picks(reused_lines)
+    scores_written(organization_id, reused_lines)
 
 
 def ask_picks(line_ids) -> None:
