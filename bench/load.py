@@ -413,6 +413,16 @@ def gunicorn_command(port: int, workers: int, threads: int = 4) -> list[str]:
     ]
 
 
+def queue_busy() -> bool:
+    """Work left for the queue: line transcriptions waiting or running, or flags it has not settled yet."""
+    from transcriber_tests.models import Flag, Transcription
+
+    return (
+        Transcription.objects.filter(status__in=["queued", "running"]).exists()
+        or Flag.objects.filter(settled=False).exists()
+    )
+
+
 def wait_for(base: str) -> None:
     for _ in range(100):
         try:
@@ -559,11 +569,11 @@ def main():
         )
         print(waits)
 
-        from transcriber_tests.models import Score, Transcription
+        from transcriber_tests.models import Score
 
         wait_until = time.monotonic() + 180
         while time.monotonic() < wait_until:
-            if not Transcription.objects.filter(status__in=["queued", "running"]).exists():
+            if not queue_busy():
                 break
             time.sleep(1)
         made = len(flagged)

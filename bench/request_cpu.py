@@ -2,7 +2,7 @@
 vendor candidates on a local Deepgram-speaking server) served by gunicorn as the load bench serves it, and each
 kind of request sent --n times, one after another, while the CPU time of every server process is read from /proc
 before and after: the web workers and the PostgreSQL backends (the machine's whole cost of serving it, the client
-excluded). A flag's queue work (transcribing it and its controls with both candidates, scoring, the totals) is
+excluded). A flag's queue work (settling it, transcribing it and its controls with both candidates, scoring, the totals) is
 measured apart: the queue worker is started after the flags and its CPU read until the queue is empty. Then a
 profile: each kind again in this process through Django's test client (DEBUG off), under cProfile, its top
 functions by own time.
@@ -164,8 +164,6 @@ def main():
             print(f"{kind:10} {web:8.1f} {db:7.1f} {web + db:9.1f} {wall:8.1f}")
 
         # The flags' queue work: a worker started now, its CPU read until the queue is empty.
-        from transcriber_tests.models import Transcription
-
         queue0 = load.cpu_ms(load.is_queue)
         db0 = load.cpu_ms(is_db)
         t0 = time.monotonic()
@@ -180,7 +178,7 @@ def main():
             )
         )
         time.sleep(2)
-        while Transcription.objects.filter(status__in=["queued", "running"]).exists():
+        while load.queue_busy():
             if time.monotonic() - t0 > 300:
                 print("the queue did not drain in 300 s")
                 break

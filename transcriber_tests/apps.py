@@ -20,3 +20,4 @@ class TranscriberTestsConfig(AppConfig):
         handles.TRANSCRIPTION_FINISHED.bind(tasks.transcription_finished)
         handles.ADVANCE_RUN.bind(tasks.advance)
         handles.REBUILD_SNAPSHOTS.bind(tasks.rebuild_snapshots)
+        handles.SETTLE_FLAG.bind(tasks.settle_flag)

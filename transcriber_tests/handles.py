@@ -9,6 +9,7 @@ transaction commits where it must see it (`later`).
     TRANSCRIPTION_FINISHED  work/tasks.transcription_finished(pk)     work/replay.py, after a final outcome
     ADVANCE_RUN             work/tasks.advance(run_id)                actions/runs.py, work/runs.py
     REBUILD_SNAPSHOTS       work/tasks.rebuild_snapshots(bank_id)     queries/snapshots.dispatch_due
+    SETTLE_FLAG             work/tasks.settle_flag(flag_id)           actions/flags.do_flag_line (later)
 
 The queue of line transcriptions is its rows (TRANSCRIPTIONS, Transcription rows on oncore.queue). Here it is fed:
 `check_capacity` refuses new work while an organization's queue is over its limit, and `pump(org)` dispatches at
@@ -33,6 +34,7 @@ ANNOUNCE_SCORES = queue.Task("announces the flags scored on some lines", group=G
 TRANSCRIPTION_FINISHED = queue.Task("lets a full-call run compare once its last line is in", group=GROUP)
 ADVANCE_RUN = queue.Task("does a full-call run's next step", group=GROUP)
 REBUILD_SNAPSHOTS = queue.Task("computes a bank's snapshots again", group=GROUP)
+SETTLE_FLAG = queue.Task("does the rest of making a flag its request wrote", group=GROUP)
 
 # Due at not_before. A claimed row whose worker has been silent for the lease is abandoned (django-q2 kills a task
 # at its timeout, so no live worker holds a row longer).

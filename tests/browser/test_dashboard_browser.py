@@ -244,16 +244,18 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
     form.get_by_role("button", name="Flag line").click()
     page.locator(f"{row_id} .flag-box").wait_for()
     flag = Flag.objects.get(line=line, bank=bank)
-    control = flag.controls.select_related("line").get()
 
-    # The line's results per candidate, and its control line's, arrive while the page polls.
+    # The request wrote the flag; the queue draws its control line, and the line's results per candidate and its
+    # control line's arrive while the page polls.
     results = page.locator(f"#flag-results-{flag.pk}")
-    assert "pending" in results.inner_text()
-    assert f"Control: line {control.line.position + 1}" in results.inner_text()
+    assert "pending" in results.inner_text() and "Transcribing and scoring" in results.inner_text()
+    assert not flag.settled and "No control line" not in results.inner_text()
     axe(page, "call with results pending")
     tasks.drain()  # the queue runs while the page polls
     results.locator(".progress").wait_for(state="detached", timeout=60_000)
+    control = flag.controls.select_related("line").get()
     text = results.inner_text()
+    assert f"Control: line {control.line.position + 1}" in text
     # Whisper base, plain and with the demo's vocabulary, on the line and on its control.
     assert "pending" not in text and text.count("Whisper base (local)") == 4
     assert text.count("Whisper base (local) + Names and menu") == 2

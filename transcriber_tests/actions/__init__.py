@@ -30,7 +30,7 @@ from .banks import (
     do_update_bank,
     estimate_backfill,
 )
-from .flags import KEEP, do_delete_flag, do_edit_flag, do_flag_line, do_move_flag
+from .flags import KEEP, do_delete_flag, do_edit_flag, do_flag_line, do_move_flag, settle, settle_waiting
 
 __all__ = [
     "KEEP",
@@ -49,4 +49,6 @@ __all__ = [
     "do_update_bank",
     "errors",
     "estimate_backfill",
+    "settle",
+    "settle_waiting",
 ]

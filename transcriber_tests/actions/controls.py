@@ -138,9 +138,10 @@ class RedrawEstimate:
 
 
 def _differing(bank: Bank):
-    """The bank's flags whose number of controls is not its setting, with that number."""
+    """The bank's settled flags whose number of controls is not its setting, with that number (an unsettled
+    one draws the bank's number when it settles)."""
     return (
-        Flag.objects.filter(bank=bank)
+        Flag.objects.filter(bank=bank, settled=True)
         .annotate(n_controls=Count("controls"))
         .exclude(n_controls=bank.controls_per_flag)
         .select_related("line")

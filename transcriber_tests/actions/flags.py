@@ -3,6 +3,8 @@ its history, FlagEdit), move it to another bank or none, delete it. A flag enter
 (controls.py), has its live transcript scored as stored and its lines queued for the bank's candidates (scores.py),
 and is counted in the bank's totals (aggregates) in the same transaction; a flag leaving one is taken out of them."""
 
+from datetime import timedelta
+
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -60,8 +62,12 @@ def do_flag_line(
     key=None,
     rng=None,
     confirm_matches_live=False,
+    later=False,
 ) -> Flag:
-    """Flag a caller line with what was said, made by `user` (the dashboard) or `key` (an organization API key)."""
+    """Flag a caller line with what was said, made by `user` (the dashboard) or `key` (an organization API key).
+    `later`: write the flag only and leave the rest of making it to the queue (settle), as a request does: it
+    is saved unsettled, and the queue retires the controls its line served, draws its own, scores it and counts
+    it in its bank."""
     if not (Line.call.is_cached(line) and Call.tenant.is_cached(line.call)):  # as lookups.line reads it
         line = Line.objects.select_related("call__tenant", "call__live_transcriber").get(pk=line.pk)
     organization_id = line.call.tenant.organization_id
@@ -87,14 +93,55 @@ def do_flag_line(
                 note=note or "",
                 created_by=user,
                 created_by_key=key,
+                settled=not later,
             )
             Call.objects.filter(pk=line.call_id).update(n_flags=F("n_flags") + 1)
-            controls.retire(line, rng)
-            if bank is not None:
-                _enter_bank(flag, bank, rng)
+            if later:
+                handles.SETTLE_FLAG.later(flag.pk)
+            else:
+                _settle(flag, rng)
     except IntegrityError:
         raise _flag_exists(line) from None
     return flag
+
+
+def _settle(flag: Flag, rng=None) -> None:
+    """The rest of making a flag: the controls its line served are retired, and in a bank it enters it."""
+    controls.retire(flag.line, rng)
+    if flag.bank is not None:
+        _enter_bank(flag, flag.bank, rng)
+
+
+def settle(flag_id: int, rng=None) -> bool:
+    """Do the rest of making a flag that its request left to the queue (do_flag_line's `later`), in the bank it
+    is in now (it may have been moved meanwhile). False when there is nothing to do: it is settled already, or
+    deleted."""
+    with transaction.atomic(), scores.changes():
+        aggregates.lock_call(flag=flag_id)  # the call before the flag (aggregates.lock_call)
+        flag = (
+            Flag.objects.select_for_update(of=("self",))
+            .select_related("line__call", "bank")
+            .filter(pk=flag_id, settled=False)
+            .first()
+        )
+        if flag is None:
+            return False
+        flag.settled = True
+        flag.save(update_fields=["settled"])
+        _settle(flag, rng)
+    return True
+
+
+def settle_waiting(older_than_s: float = 0.0) -> int:
+    """Settle every flag still unsettled that was made more than `older_than_s` seconds ago (the queue's task for
+    it was lost, or the queue is run in this process: drain). Returns how many."""
+    made_before = timezone.now() - timedelta(seconds=older_than_s)
+    ids = (
+        Flag.objects.filter(settled=False, created_at__lte=made_before)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    return sum(settle(pk) for pk in list(ids))
 
 
 def _flag_exists(line) -> errors.FlagExists:
@@ -116,6 +163,11 @@ def do_move_flag(flag: Flag, bank: Bank | None, rng=None) -> Flag:
         aggregates.lock_call(flag=flag.pk)  # the call before the flag (aggregates.lock_call)
         flag = Flag.objects.select_for_update().select_related("line__call").get(pk=flag.pk)
         if flag.bank_id == (bank.pk if bank else None):
+            return flag
+        if not flag.settled:  # the queue enters it into the bank it is in when it settles it
+            flag.bank = bank
+            flag.joined_at = timezone.now()
+            flag.save(update_fields=["bank", "joined_at", "updated_at"])
             return flag
         scores.results_changed(flag.bank_id)
         aggregates.flag_leaving(flag.pk)

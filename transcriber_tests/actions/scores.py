@@ -28,8 +28,9 @@ from ..shapes import events, turns
 
 
 def _items_on_line(line_id):
-    """Flags and control lines whose audio is this line: (flag, control or None, expected text)."""
-    items = [(f, None, f.expected_text) for f in Flag.objects.filter(line_id=line_id)]
+    """Flags and control lines whose audio is this line: (flag, control or None, expected text). An unsettled
+    flag is not an item yet: settling it scores it (enter_items)."""
+    items = [(f, None, f.expected_text) for f in Flag.objects.filter(line_id=line_id, settled=True)]
     items += [
         (c.flag, c, c.expected_text)
         for c in ControlLine.objects.filter(line_id=line_id).select_related("flag")

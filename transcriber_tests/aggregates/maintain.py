@@ -336,7 +336,7 @@ class Place(NamedTuple):
 def _lock_flag(flag_id: int) -> Place | None:
     """Lock the flag's call (a call's totals are read from all its items: two changes on one call go in turn),
     then the flag's row, then share its bank's (`_share_bank`), and give where its changes count (None: the
-    flag is gone or in no bank)."""
+    flag is gone, in no bank, or not settled yet: actions.flags.settle counts it)."""
     call_id = lock_call(flag=flag_id)
     if call_id is None:
         return None
@@ -345,6 +345,7 @@ def _lock_flag(flag_id: int) -> Place | None:
         .filter(pk=flag_id)
         .values_list(
             "bank_id",
+            "settled",
             "joined_at",
             "tags",
             "organization__timezone",
@@ -353,9 +354,9 @@ def _lock_flag(flag_id: int) -> Place | None:
         )
         .first()
     )
-    if found is None or found[0] is None:
+    if found is None or found[0] is None or not found[1]:  # an unsettled flag is not counted yet
         return None
-    bank_id, joined_at, tags, zone, tenant_id, assistant_id = found
+    bank_id, _, joined_at, tags, zone, tenant_id, assistant_id = found
     _share_bank(bank_id)
     zone = ZoneInfo(zone)
     return Place(

@@ -74,7 +74,9 @@ def _flag_rows(bank_ids, zone) -> list[dict]:
 
     live = Score.objects.filter(source=Score.LIVE, flag_id=OuterRef("pk"), disagree=True)
     rows = (
-        Flag.objects.filter(bank_id__in=bank_ids)
+        Flag.objects.filter(
+            bank_id__in=bank_ids, settled=True
+        )  # an unsettled flag is counted when it settles
         .annotate(
             n_controls=count(ControlLine.objects.filter(flag_id=OuterRef("pk"))),
             flag_marked=count(live.filter(control__isnull=True)),

@@ -107,6 +107,10 @@ class Flag(models.Model):
     # normalization) but not with it, or the live transcript and every candidate that scored the line do. Kept by
     # every score write and candidate change (aggregates.detail); False in no bank.
     check_expected = models.BooleanField(default=False)
+    # False from a flag's request until the queue has done the rest of making it (actions.flags.settle): retired
+    # the controls its line served, drawn its own, scored it and counted it in its bank. Until then it has no
+    # controls or scores, and its bank's totals, redraws and line scores leave it out.
+    settled = models.BooleanField(default=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -86,7 +86,10 @@ class FlagResults:
 
     @property
     def pending(self) -> bool:
-        return any(cell.state == PENDING for item in self.items for cell in item.cells)
+        """Still being made (not settled: its controls are not drawn yet), transcribed or scored."""
+        return not self.flag.settled or any(
+            cell.state == PENDING for item in self.items for cell in item.cells
+        )
 
     @property
     def controls(self) -> list:

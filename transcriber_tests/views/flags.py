@@ -59,6 +59,7 @@ def flag_line(request, pk):
                 note=form.cleaned_data["note"],
                 user=request.user,
                 confirm_matches_live=form.cleaned_data["confirm_matches_live"],
+                later=True,  # the queue draws its controls, scores it and counts it
             )
         except ActionError as exc:
             form.refused(exc)

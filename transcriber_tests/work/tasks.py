@@ -1,7 +1,7 @@
 """Every django-q2 entry point of transcriber testing. Each takes primary keys, is safe to run twice, and hands the
 work to the module that owns it: a line transcription (replay.py, on the queue mechanics of jobs.py), the judge's
 picks (picks.py), the webhook events (events.py), a full-call run's next step (runs.py), a bank's snapshots
-(queries/snapshots.py). The schedules run
+(queries/snapshots.py), the rest of making a flag its request left (actions/flags.settle). The schedules run
 `pump_all` ("oncore-pump") and `advance_all` ("oncore-runs") every minute (migrations 0002, 0003 and 0020).
 `drain` and `drain_run` run the queue in this process for commands, demos and tests."""
 
@@ -10,6 +10,7 @@ import time
 from oncore import llm, queue
 
 from .. import handles
+from ..actions import flags
 from ..models import Bank, Run
 from ..queries import snapshots
 from . import events, jobs, picks, replay, runs
@@ -33,10 +34,14 @@ def fill_picks(bank_id: int) -> str:
     return f"{result.picked} picked, {result.failed} failed, of {result.items} items"
 
 
+SETTLE_LOST_S = 60.0  # a flag unsettled this long lost its task: the schedule settles it
+
+
 def pump_all() -> int:
-    """The minutely schedule ("oncore-pump"): dispatch ready rows and recover abandoned ones, then queue the
+    """The minutely schedule ("oncore-pump"): settle the flags whose task was lost, dispatch ready rows and recover abandoned ones, then queue the
     catch-up of judge picks left unasked and the check of banks' leaders for webhooks; hand over the rebuilds of
     banks' figures that are due (snapshots.sweep)."""
+    flags.settle_waiting(older_than_s=SETTLE_LOST_S)
     dispatched = jobs.pump_all()
     snapshots.sweep()
     if llm.judge_configured():
@@ -61,12 +66,17 @@ def rebuild_snapshots(bank_id: int) -> int:
     return snapshots.rebuild(bank_id)
 
 
+def settle_flag(flag_id: int) -> bool:
+    return flags.settle(flag_id)
+
+
 def drain(max_seconds: float = 600.0) -> int:
     """Run every dispatched transcription in this process until nothing is ready, then rebuild the figures of the
     banks whose results changed. For `manage.py run_queue`, demos and tests; workers do the same job in
     production. Returns how many transcription attempts ran."""
     deadline = time.monotonic() + max_seconds
     ran = 0
+    flags.settle_waiting()
     while time.monotonic() < deadline:
         jobs.pump_all()
         ids = jobs.dispatched_ids()
