@@ -42,6 +42,7 @@ from .calls import (
     line_clip,
     line_rows,
     line_screen,
+    new_flag_screen,
 )
 from .flags import (
     FlagResults,
@@ -102,6 +103,7 @@ __all__ = [
     "CallScreen",
     "call_screen",
     "line_screen",
+    "new_flag_screen",
     "ResultsScreen",
     "results_screen",
     "ResultsFrame",

@@ -19,7 +19,7 @@ from ..models import Flag
 from .filters import where
 from .flags import flag_results
 from .lines import live_transcriber_of, why_not_flaggable
-from .people import histories
+from .people import histories, new_history
 from .window import EPOCH, _midnight
 
 
@@ -253,6 +253,17 @@ def call_screen(call: Call, number=None, line_id: int | None = None) -> CallScre
         flag_results(flags),
         live_transcriber_of(call),
         histories(flags) if flags else {},  # the flags with their makers, read with the lines
+    )
+
+
+def new_flag_screen(line: Line, flag: Flag) -> CallScreen:
+    """The line a request has just flagged, as the call page shows it, from what the request holds: the line with
+    its call (lookups.line) and the flag it wrote, with its bank and maker as given."""
+    line.flag = flag
+    rows = line_rows(line.call, [line])
+    results = flag_results([flag])
+    return CallScreen(
+        line.call, None, rows, results, live_transcriber_of(line.call), {flag.pk: new_history(flag)}
     )
 
 

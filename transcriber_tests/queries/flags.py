@@ -112,7 +112,8 @@ def _cell(transcriber, score: Score | None, transcription: dict | None, pick: Ju
 
 def flag_results(flags) -> dict[int, FlagResults]:
     """{flag id: FlagResults} for flags in a bank (a flag in no bank has no candidates: it is left out), in five
-    queries: the banks' candidates, the control lines, the scores, the transcriptions and the judge's picks."""
+    queries: the banks' candidates, the control lines, the scores, the transcriptions and the judge's picks (only
+    the first when none is settled: an unsettled flag has none of the others yet, and its cells wait)."""
     flags = [f for f in flags if f.bank_id is not None]
     if not flags:
         return {}
@@ -123,30 +124,36 @@ def flag_results(flags) -> dict[int, FlagResults]:
         .order_by("position")
     ):
         candidates.setdefault(c.bank_id, []).append(c.transcriber)
+    settled = [f for f in flags if f.settled]
     controls: dict[int, list] = {}
-    for control in (
-        ControlLine.objects.filter(flag__in=flags).select_related("line").order_by("line__position", "id")
-    ):
-        controls.setdefault(control.flag_id, []).append(control)
-    scores = {
-        (s.flag_id, s.control_id, s.transcriber_id): s
-        for s in Score.objects.filter(flag__in=flags, source=Score.CANDIDATE).defer(
-            "confusions",
-            "text_key",
-            "csv_cells",  # the turn table's CSV and the confusion pairs' only
-        )
-    }
-    line_ids = {f.line_id for f in flags} | {c.line_id for cs in controls.values() for c in cs}
-    transcriber_ids = {t.pk for ts in candidates.values() for t in ts}
-    transcriptions = {
-        (t["line_id"], t["transcriber_id"]): t
-        for t in Transcription.objects.filter(
-            line_id__in=line_ids, transcriber_id__in=transcriber_ids
-        ).values("line_id", "transcriber_id", "status", "error")
-    }
-    picks = {
-        (p.flag_id, p.control_id): p for p in JudgePick.objects.filter(flag__in=flags).exclude(chosen=None)
-    }
+    scores, transcriptions, picks = {}, {}, {}
+    if settled:
+        for control in (
+            ControlLine.objects.filter(flag__in=settled)
+            .select_related("line")
+            .order_by("line__position", "id")
+        ):
+            controls.setdefault(control.flag_id, []).append(control)
+        scores = {
+            (s.flag_id, s.control_id, s.transcriber_id): s
+            for s in Score.objects.filter(flag__in=settled, source=Score.CANDIDATE).defer(
+                "confusions",
+                "text_key",
+                "csv_cells",  # the turn table's CSV and the confusion pairs' only
+            )
+        }
+        line_ids = {f.line_id for f in settled} | {c.line_id for cs in controls.values() for c in cs}
+        transcriber_ids = {t.pk for ts in candidates.values() for t in ts}
+        transcriptions = {
+            (t["line_id"], t["transcriber_id"]): t
+            for t in Transcription.objects.filter(
+                line_id__in=line_ids, transcriber_id__in=transcriber_ids
+            ).values("line_id", "transcriber_id", "status", "error")
+        }
+        picks = {
+            (p.flag_id, p.control_id): p
+            for p in JudgePick.objects.filter(flag__in=settled).exclude(chosen=None)
+        }
     results = {}
     for flag in flags:
         items = []
@@ -154,8 +161,9 @@ def flag_results(flags) -> dict[int, FlagResults]:
             line = control.line if control else flag.line
             control_id = control.pk if control else None
             pick = picks.get((flag.pk, control_id))
+            done = transcriptions if flag.settled else {}  # an unsettled flag's cells wait
             cells = [
-                _cell(t, scores.get((flag.pk, control_id, t.pk)), transcriptions.get((line.pk, t.pk)), pick)
+                _cell(t, scores.get((flag.pk, control_id, t.pk)), done.get((line.pk, t.pk)), pick)
                 for t in candidates.get(flag.bank_id, [])
             ]
             expected = control.expected_text if control else flag.expected_text

@@ -122,6 +122,11 @@ def histories(flag_ids) -> dict[int, History]:
     }
 
 
+def new_history(flag: Flag) -> History:
+    """The History of a flag its request has just made (no query: nobody has edited it yet)."""
+    return History(name_of(flag.created_by, flag.created_by_key), flag.created_at, [])
+
+
 def history_of(flag: Flag) -> History:
     """One flag's History (one query; its `created_by` and `created_by_key` are read unless selected)."""
     return histories([flag])[flag.pk]

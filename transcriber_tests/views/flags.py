@@ -22,9 +22,10 @@ from ..queries import lookups, people
 from .calls import PAGE_SIZE, line_url, lines_html, results_helpers
 
 
-def _line_fragment(request, line, form=None, status=200):
-    """Re-render one line of the call page (after a flag change, or with a form open)."""
-    screen = queries.line_screen(line)
+def _line_fragment(request, line, form=None, status=200, screen=None):
+    """Re-render one line of the call page (after a flag change, or with a form open); `screen`: the line's
+    screen when the view has it already (queries.new_flag_screen)."""
+    screen = screen or queries.line_screen(line)
     form_html = ""
     if form is not None:
         row = screen.rows[0]
@@ -49,9 +50,10 @@ def flag_line(request, pk):
         form.preselect(why)
         return _form(request, line, form)
     form = FlagForm(request.POST, organization=request.org, line=line)
+    flag = None
     if form.is_valid():
         try:
-            actions.do_flag_line(
+            flag = actions.do_flag_line(
                 line,
                 form.cleaned_data["expected_text"],
                 bank=form.cleaned_data["bank"],
@@ -66,7 +68,7 @@ def flag_line(request, pk):
     if form.errors:
         return _form(request, line, form, status=422)
     if request.htmx:
-        return _line_fragment(request, line)
+        return _line_fragment(request, line, screen=queries.new_flag_screen(line, flag))
     messages.success(request, "Line flagged.")
     return redirect(line_url(line))
 

@@ -4,6 +4,7 @@ Until then it counts nowhere, and whatever happens to it meanwhile (moved, retag
 leaves the totals equal to a rebuild."""
 
 import random
+import re
 
 from django.urls import reverse
 
@@ -139,3 +140,31 @@ def test_the_flag_posted_from_the_call_page_shows_it_is_being_made_then_its_resu
     page = admin_client.get(reverse("tt:call", args=[recorded_call.pk])).content.decode()
     assert "Transcribing and scoring" not in page and "hello there" in page
     assert Flag.objects.get(line=line).controls.count() == 1
+
+
+def test_the_flag_posts_answer_is_the_line_as_the_call_page_shows_it(
+    admin_client, admin_user, org, recorded_call, make_transcriber, rf
+):
+    """The answer is built from what the request holds (queries.new_flag_screen), not read again: it must say
+    what a fresh read of the line says."""
+    from transcriber_tests import queries
+    from transcriber_tests.views.calls import lines_html
+
+    bank = actions.do_create_bank(org, name="Flags", controls_per_flag=1)
+    actions.do_add_candidate(bank, make_transcriber("a", "hello there"), confirmed=True)
+    line = recorded_call.lines.filter(speaker="caller").first()
+    response = admin_client.post(
+        reverse("tt:flag_line", args=[line.pk]),
+        {"expected_text": "hello there friend", "bank": bank.pk, "tags": "name", "note": "said slowly"},
+        HTTP_HX_REQUEST="true",
+    )
+    request = rf.get("/")
+    request.user = admin_user
+    fresh = lines_html(request, queries.line_screen(line))
+
+    def page(html):
+        return re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", html)
+
+    answer = response.content.decode()
+    assert page(answer) == page(fresh)
+    assert "said slowly" in answer and "Flagged by ada on " in answer and "Transcribing and scoring" in answer
