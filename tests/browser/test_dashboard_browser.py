@@ -251,6 +251,7 @@ def test_it_walks_the_admin_and_supervisor_flow_axe_clean_at_desktop_and_phone_w
     assert "pending" in results.inner_text() and "Transcribing and scoring" in results.inner_text()
     assert not flag.settled and "No control line" not in results.inner_text()
     axe(page, "call with results pending")
+    page.screenshot(path=str(screenshots / "call-page-flag-made.png"), full_page=True)
     tasks.drain()  # the queue runs while the page polls
     results.locator(".progress").wait_for(state="detached", timeout=60_000)
     control = flag.controls.select_related("line").get()
