@@ -112,8 +112,9 @@ def _cell(transcriber, score: Score | None, transcription: dict | None, pick: Ju
 
 def flag_results(flags) -> dict[int, FlagResults]:
     """{flag id: FlagResults} for flags in a bank (a flag in no bank has no candidates: it is left out), in five
-    queries: the banks' candidates, the control lines, the scores, the transcriptions and the judge's picks (only
-    the first when none is settled: an unsettled flag has none of the others yet, and its cells wait)."""
+    queries: the banks' candidates, the control lines, the scores, the transcriptions (of the lines with a cell
+    not scored or failed, when there are any) and the judge's picks (only the first when none is settled: an
+    unsettled flag has none of the others yet, and its cells wait)."""
     flags = [f for f in flags if f.bank_id is not None]
     if not flags:
         return {}
@@ -142,14 +143,23 @@ def flag_results(flags) -> dict[int, FlagResults]:
                 "csv_cells",  # the turn table's CSV and the confusion pairs' only
             )
         }
-        line_ids = {f.line_id for f in settled} | {c.line_id for cs in controls.values() for c in cs}
-        transcriber_ids = {t.pk for ts in candidates.values() for t in ts}
-        transcriptions = {
-            (t["line_id"], t["transcriber_id"]): t
-            for t in Transcription.objects.filter(
-                line_id__in=line_ids, transcriber_id__in=transcriber_ids
-            ).values("line_id", "transcriber_id", "status", "error")
+        # The transcriptions say why a cell failed or that it failed before it was scored: read only for the
+        # lines of items with a cell not scored or failed (none on a call whose flags are all scored).
+        line_ids = {
+            (control.line_id if control else flag.line_id)
+            for flag in settled
+            for control in [None, *controls.get(flag.pk, [])]
+            for t in candidates.get(flag.bank_id, [])
+            if getattr(scores.get((flag.pk, control.pk if control else None, t.pk)), "failed", True)
         }
+        transcriber_ids = {t.pk for ts in candidates.values() for t in ts}
+        if line_ids:
+            transcriptions = {
+                (t["line_id"], t["transcriber_id"]): t
+                for t in Transcription.objects.filter(
+                    line_id__in=line_ids, transcriber_id__in=transcriber_ids
+                ).values("line_id", "transcriber_id", "status", "error")
+            }
         picks = {
             (p.flag_id, p.control_id): p
             for p in JudgePick.objects.filter(flag__in=settled).exclude(chosen=None)

@@ -40,7 +40,9 @@ def calls(request):
     when counting them exactly would be slow."""
     form = CallFilterForm(request.GET or None, organization=request.org)
     after = form.cleaned_data.get("after") if form.is_bound and form.is_valid() else None
-    calls = queries.calls_page(request.org, after=after, size=PAGE_SIZE, **form.filters())
+    calls = queries.calls_page(
+        request.org, after=after, size=PAGE_SIZE, columns=queries.calls.ROW_COLUMNS, **form.filters()
+    )
     return render(
         request,
         "transcriber_tests/calls.html",
