@@ -1,7 +1,9 @@
 """Every write of flags: flag a line (with its expected text; into a bank or none), edit it (each change kept in
 its history, FlagEdit), move it to another bank or none, delete it. A flag entering a bank draws its control lines
 (controls.py), has its live transcript scored as stored and its lines queued for the bank's candidates (scores.py),
-and is counted in the bank's totals (aggregates) in the same transaction; a flag leaving one is taken out of them."""
+and is counted in the bank's totals (aggregates) in the same transaction; a flag leaving one is taken out of them.
+A flag made by a request (the call page's form) is written alone, unsettled, and the queue does the rest of making
+it (settle): until then it counts nowhere."""
 
 from datetime import timedelta
 

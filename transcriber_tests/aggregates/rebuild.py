@@ -73,10 +73,8 @@ def _flag_rows(bank_ids, zone) -> list[dict]:
         return Coalesce(Subquery(qs.order_by().values("flag_id").annotate(n=Count("id")).values("n")), 0)
 
     live = Score.objects.filter(source=Score.LIVE, flag_id=OuterRef("pk"), disagree=True)
-    rows = (
-        Flag.objects.filter(
-            bank_id__in=bank_ids, settled=True
-        )  # an unsettled flag is counted when it settles
+    rows = (  # an unsettled flag is counted when it settles
+        Flag.objects.filter(bank_id__in=bank_ids, settled=True)
         .annotate(
             n_controls=count(ControlLine.objects.filter(flag_id=OuterRef("pk"))),
             flag_marked=count(live.filter(control__isnull=True)),

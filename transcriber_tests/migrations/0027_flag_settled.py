@@ -9,4 +9,10 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.AddField(model_name="flag", name="settled", field=models.BooleanField(default=True)),
+        migrations.AddIndex(
+            model_name="flag",
+            index=models.Index(
+                condition=models.Q(("settled", False)), fields=["created_at"], name="flag_unsettled"
+            ),
+        ),
     ]

@@ -123,6 +123,8 @@ class Flag(models.Model):
                 condition=Q(check_expected=True),
                 name="flag_check_expected",
             ),
+            # The few its request left to the queue (settled False): the schedule looks for those left behind.
+            models.Index(fields=["created_at"], condition=Q(settled=False), name="flag_unsettled"),
         ]
 
     def __str__(self):

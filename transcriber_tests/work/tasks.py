@@ -38,9 +38,9 @@ SETTLE_LOST_S = 60.0  # a flag unsettled this long lost its task: the schedule s
 
 
 def pump_all() -> int:
-    """The minutely schedule ("oncore-pump"): settle the flags whose task was lost, dispatch ready rows and recover abandoned ones, then queue the
-    catch-up of judge picks left unasked and the check of banks' leaders for webhooks; hand over the rebuilds of
-    banks' figures that are due (snapshots.sweep)."""
+    """The minutely schedule ("oncore-pump"): settle the flags whose task was lost, dispatch ready rows and recover
+    abandoned ones, then queue the catch-up of judge picks left unasked and the check of banks' leaders for
+    webhooks; hand over the rebuilds of banks' figures that are due (snapshots.sweep)."""
     flags.settle_waiting(older_than_s=SETTLE_LOST_S)
     dispatched = jobs.pump_all()
     snapshots.sweep()
@@ -71,9 +71,9 @@ def settle_flag(flag_id: int) -> bool:
 
 
 def drain(max_seconds: float = 600.0) -> int:
-    """Run every dispatched transcription in this process until nothing is ready, then rebuild the figures of the
-    banks whose results changed. For `manage.py run_queue`, demos and tests; workers do the same job in
-    production. Returns how many transcription attempts ran."""
+    """Settle the flags waiting for it, run every dispatched transcription in this process until nothing is
+    ready, then rebuild the figures of the banks whose results changed. For `manage.py run_queue`, demos and
+    tests; workers do the same job in production. Returns how many transcription attempts ran."""
     deadline = time.monotonic() + max_seconds
     ran = 0
     flags.settle_waiting()
