@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.core.paginator import Paginator
+from django.core.paginator import Page, Paginator
 from django.db import connection
 from django.db.models import Q
 
@@ -236,7 +236,13 @@ def call_lines_page(call: Call, number=None, line_id: int | None = None):
         position = lines.filter(pk=line_id).values_list("position", flat=True).first()
         if position is not None:
             number = lines.filter(position__lt=position).count() // CALL_PAGE_LINES + 1
-    return Paginator(lines, CALL_PAGE_LINES).get_page(number)
+    paginator = Paginator(lines, CALL_PAGE_LINES)
+    if number in (None, "", 1, "1"):  # the first page: a call that fits on it is read without a count
+        first = list(lines[: CALL_PAGE_LINES + 1])
+        if len(first) <= CALL_PAGE_LINES:
+            paginator.count = len(first)
+            return Page(first, 1, paginator)
+    return paginator.get_page(number)
 
 
 def line_clip(line: Line) -> audio.Clip:
