@@ -8,7 +8,9 @@ class Migration(migrations.Migration):
     dependencies = [("transcriber_tests", "0026_recount")]
 
     operations = [
-        migrations.AddField(model_name="flag", name="settled", field=models.BooleanField(default=True)),
+        migrations.AddField(
+            model_name="flag", name="settled", field=models.BooleanField(db_default=True, default=True)
+        ),
         migrations.AddIndex(
             model_name="flag",
             index=models.Index(

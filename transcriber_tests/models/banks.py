@@ -109,8 +109,9 @@ class Flag(models.Model):
     check_expected = models.BooleanField(default=False)
     # False from a flag's request until the queue has done the rest of making it (actions.flags.settle): retired
     # the controls its line served, drawn its own, scored it and counted it in its bank. Until then it has no
-    # controls or scores, and its bank's totals, redraws and line scores leave it out.
-    settled = models.BooleanField(default=True)
+    # controls or scores, and its bank's totals, redraws and line scores leave it out. True in the database too, so
+    # a host still on the release before writes its flags settled, as it makes them whole.
+    settled = models.BooleanField(default=True, db_default=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

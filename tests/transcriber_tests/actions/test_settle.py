@@ -168,3 +168,21 @@ def test_the_flag_posts_answer_is_the_line_as_the_call_page_shows_it(
     answer = response.content.decode()
     assert page(answer) == page(fresh)
     assert "said slowly" in answer and "Flagged by ada on " in answer and "Transcribing and scoring" in answer
+
+
+def test_a_flag_written_by_a_host_on_the_release_before_is_settled(org, recorded_call):
+    """During a rolling upgrade, hosts still on the release before write flags without the column, made whole in
+    their request: the database's default says settled, so the queue never settles them twice."""
+    from django.db import connection
+    from django.utils import timezone
+
+    line = recorded_call.lines.filter(speaker="caller").first()
+    now = timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO transcriber_tests_flag (organization_id, line_id, expected_text, tags, note, created_at,"
+            " updated_at, joined_at, check_expected) VALUES (%s, %s, 'what was said', '', '', %s, %s, %s, %s)",
+            [org.pk, line.pk, now, now, now, False],
+        )
+    assert Flag.objects.get(line=line).settled
+    assert actions.settle_waiting() == 0
