@@ -19,7 +19,7 @@ from ..models import Flag
 from .filters import where
 from .flags import flag_results
 from .lines import live_transcriber_of, why_not_flaggable
-from .people import histories, new_history
+from .people import new_history
 from .window import EPOCH, _midnight
 
 
@@ -229,9 +229,7 @@ CALL_PAGE_LINES = 200  # lines per call page: the largest call allowed (ONCORE_M
 def call_lines_page(call: Call, number=None, line_id: int | None = None):
     """One page of a call's lines in order, with their flags: page `number` (as Paginator.get_page reads it),
     or the page that holds line `line_id` when it is one of the call's."""
-    lines = call.lines.select_related("flag__bank", "flag__created_by", "flag__created_by_key").order_by(
-        "position"
-    )
+    lines = call.lines.select_related("flag__bank").order_by("position")
     if line_id is not None:
         position = lines.filter(pk=line_id).values_list("position", flat=True).first()
         if position is not None:
@@ -264,30 +262,22 @@ def line_clip(line: Line) -> audio.Clip:
 
 @dataclass(frozen=True)
 class CallScreen:
-    """A page of a call's lines as the call page shows them: each line's row, each flagged line's results per
-    candidate, and the call's live transcriber."""
+    """A page of a call's lines as the call page shows them: each line's row and the call's live transcriber; and
+    what the screen has read already of its flags' boxes: the results per candidate and the history of a flag just
+    made (the page reads the rest when it renders them, or keeps them: views/calls.py flag_boxes)."""
 
     call: Call
     page: object  # a Paginator page of the call's lines
     rows: list  # LineRow
-    results: dict  # flag id -> flags.FlagResults
     live: object  # the live transcriber, or None
+    results: dict = field(default_factory=dict)  # flag id -> flags.FlagResults
     histories: dict = field(default_factory=dict)  # flag id -> people.History: who made it, who edited it
 
 
 def call_screen(call: Call, number=None, line_id: int | None = None) -> CallScreen:
-    """Page `number` of the call's lines (or the page holding `line_id`), with what each shows."""
+    """Page `number` of the call's lines (or the page holding `line_id`)."""
     page = call_lines_page(call, number, line_id)
-    rows = line_rows(call, list(page.object_list))
-    flags = [row.flag for row in rows if row.flag]
-    return CallScreen(
-        call,
-        page,
-        rows,
-        flag_results(flags),
-        live_transcriber_of(call),
-        histories(flags) if flags else {},  # the flags with their makers, read with the lines
-    )
+    return CallScreen(call, page, line_rows(call, list(page.object_list)), live_transcriber_of(call))
 
 
 def new_flag_screen(line: Line, flag: Flag) -> CallScreen:
@@ -297,22 +287,13 @@ def new_flag_screen(line: Line, flag: Flag) -> CallScreen:
     rows = line_rows(line.call, [line])
     results = flag_results([flag])
     return CallScreen(
-        line.call, None, rows, results, live_transcriber_of(line.call), {flag.pk: new_history(flag)}
+        line.call, None, rows, live_transcriber_of(line.call), results, {flag.pk: new_history(flag)}
     )
 
 
 def line_screen(line: Line) -> CallScreen:
     """One line of its call, as the call page shows it (after a flag change, or with a form open)."""
     line = Line.objects.select_related(
-        "call__tenant__organization",
-        "call__assistant",
-        "call__live_transcriber",
-        "flag__bank",
-        "flag__created_by",
-        "flag__created_by_key",
+        "call__tenant__organization", "call__assistant", "call__live_transcriber", "flag__bank"
     ).get(pk=line.pk)
-    rows = line_rows(line.call, [line])
-    flags = [row.flag for row in rows if row.flag]
-    results = flag_results(flags)
-    people = histories(flags) if flags else {}  # the flag with its maker, read with the line
-    return CallScreen(line.call, None, rows, results, live_transcriber_of(line.call), people)
+    return CallScreen(line.call, None, line_rows(line.call, [line]), live_transcriber_of(line.call))

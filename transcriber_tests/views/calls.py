@@ -1,11 +1,13 @@
 """The calls pages: the calls list, a call with its lines (where lines are flagged), a line's audio; and the
 home page, which sends an admin to the calls."""
 
+from django.core.cache import cache
 from django.http import HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
+from markupsafe import Markup
 
 from oncore.accounts.access import admin_required, admins_of, current_membership
 from oncore.http import clip_response, id_in, query_without_page
@@ -14,7 +16,8 @@ from oncore.jinja import rows_html
 from .. import queries
 from ..errors import ActionError
 from ..forms import CallFilterForm
-from ..queries import lookups
+from ..queries import cached, lookups, people
+from ..queries.results import RESULTS_CACHE_SECONDS
 from ..templatetags import scores
 
 PAGE_SIZE = 50  # calls a page lists, and flags, and turn-table items
@@ -79,20 +82,75 @@ def call_page(request, pk):
 
 
 def lines_html(request, screen, form_html="", form_line=None):
-    """A call screen's lines (queries.CallScreen) rendered by line_rows.jinja, with the flag form's HTML
-    (`form_html`) under the line `form_line` when one is open."""
+    """A call screen's lines (queries.CallScreen) rendered by line_rows.jinja, with each flag's box (flag_boxes)
+    and the flag form's HTML (`form_html`) under the line `form_line` when one is open."""
+    flags = [row.flag for row in screen.rows if row.flag]
     return rows_html(
         "transcriber_tests/line_rows.jinja",
         {
             "rows": screen.rows,
             "call": screen.call,
-            "results": screen.results,
-            "histories": screen.histories,
+            "boxes": flag_boxes(request, screen, flags) if flags else {},
+            "csrf": get_token(request),
             "form_html": form_html,
             "form_line": form_line,
-            **results_helpers(request),
         },
     )
+
+
+def box_key(flag) -> str:
+    """The versions of what a flag's box shows, read with the flag and its bank: the flag's own fields and edits
+    (every edit and move saves it, moving updated_at; settling it, `settled`), and its bank's results (every
+    score, control, candidate, name or threshold change moves results_changed_at) and judge's picks. A cell that
+    is pending moves on only by a score's write (a transcription's outcome is written with its scores), so a box
+    waiting for its candidates is kept too, and its own poll brings each new cell."""
+    bank = flag.bank
+    versions = (
+        flag.pk,
+        flag.updated_at.isoformat(),
+        flag.settled,
+        flag.bank_id,
+        bank.results_changed_at.isoformat() if bank else "",
+        bank.picks_changed_at.isoformat() if bank else "",
+        bank.controls_per_flag if bank else "",
+    )
+    return cached.key("flag-box", *versions)
+
+
+def flag_boxes(request, screen, flags) -> dict:
+    """{flag id: its box's HTML} (flag_box.jinja: all of the box but its actions), rendered once and kept by the
+    versions of what it shows (box_key) for RESULTS_CACHE_SECONDS at most (a renamed candidate or person shows
+    after that), as the turn table's pages are. What the screen read already (a new flag's) is used as it is; the
+    rest is read here, in a few queries whatever the number of boxes, for those not kept."""
+    keys = {flag.pk: box_key(flag) for flag in flags if flag.pk not in screen.histories}
+    found = cache.get_many(list(keys.values()), version=cached.VERSION) if keys else {}
+    missing = [flag for flag in flags if flag.pk in keys and keys[flag.pk] not in found]
+    results, histories = screen.results, screen.histories
+    if missing:
+        results = {**results, **queries.flag_results(missing)}
+        histories = {**histories, **people.histories([flag.pk for flag in missing])}
+    boxes, keep = {}, {}
+    helpers = results_helpers(request)
+    for flag in flags:
+        key = keys.get(flag.pk)
+        if key in found:
+            boxes[flag.pk] = Markup(found[key])
+            continue
+        boxes[flag.pk] = rows_html(
+            "transcriber_tests/flag_box.jinja",
+            {
+                "flag": flag,
+                "h": histories.get(flag.pk),
+                "res": results.get(flag.pk),
+                "call": screen.call,
+                **helpers,
+            },
+        )
+        if key:
+            keep[key] = str(boxes[flag.pk])
+    if keep:
+        cache.set_many(keep, RESULTS_CACHE_SECONDS, version=cached.VERSION)
+    return boxes
 
 
 def results_helpers(request) -> dict:

@@ -93,7 +93,9 @@ def maybe_pick(flag_id: int, control_id: int | None = None) -> JudgePick | None:
     existing = JudgePick.objects.filter(flag=flag, control=control).first()
     if len(versions) < 2:
         if existing is not None:
-            existing.delete()
+            with transaction.atomic():
+                existing.delete()
+                picks_changed(flag.bank_id)
         return None
     if existing is not None and existing.versions == versions and existing.chosen_id:
         return existing
@@ -126,10 +128,16 @@ def maybe_pick(flag_id: int, control_id: int | None = None) -> JudgePick | None:
     try:
         with transaction.atomic():
             found, _ = JudgePick.objects.update_or_create(flag=flag, control=control, defaults=values)
-            Bank.objects.filter(pk=flag.bank_id).update(picks_changed_at=timezone.now())
+            picks_changed(flag.bank_id)
     except IntegrityError:  # two workers finished the item's last candidates at once; the other one wrote
         found = JudgePick.objects.filter(flag=flag, control=control).first()
     return found
+
+
+def picks_changed(bank_id: int) -> None:
+    """Move the bank's picks version: the turn table's pages and the call page's flag boxes kept with the pick
+    before (or without it) are read again."""
+    Bank.objects.filter(pk=bank_id).update(picks_changed_at=timezone.now())
 
 
 def maybe_pick_line(line_id: int) -> int:
