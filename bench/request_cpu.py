@@ -3,12 +3,15 @@ vendor candidates on a local Deepgram-speaking server) served by gunicorn as the
 kind of request sent --n times, one after another, while the CPU time of every server process is read from /proc
 before and after: the web workers and the PostgreSQL backends (the machine's whole cost of serving it, the client
 excluded). A flag's queue work (settling it, transcribing it and its controls with both candidates, scoring, the totals) is
-measured apart: the queue worker is started after the flags and its CPU read until the queue is empty. Then a
+measured apart: the queue worker is started after the flags and its CPU read until the queue is empty. The call
+page is read as a supervisor reads calls: each once before (`call`: its flag boxes kept, except on the calls the
+flags were made on), and with a write to its flags since its last read (`call_changed`: its boxes rendered again;
+the bench moves the call's version before each read, one small UPDATE counted with the database). Then a
 profile: each kind again in this process through Django's test client (DEBUG off), under cProfile, its top
 functions by own time.
 
     .venv/bin/python bench/request_cpu.py [--flags 2000] [--n 40] [--web-workers 2] [--profile-top 12]
-                                          [--kinds results,turns,flag,csv,turns_csv,calls,call]
+                                          [--kinds results,turns,flag,csv,turns_csv,calls,call,call_changed]
 
 Needs the PostgreSQL server on 127.0.0.1:5432 (trust auth); creates and drops its own database `oncore_cpu`.
 Run it on a quiet machine: another process's work is not counted, but it slows this one's caches."""
@@ -31,7 +34,7 @@ from bench import load  # noqa: E402 (the load bench's set-up, reused as it is)
 DB = "oncore_cpu"
 PORT = 8766
 BASE = f"http://127.0.0.1:{PORT}"
-KINDS = ("results", "turns", "flag", "csv", "turns_csv", "calls", "call")
+KINDS = ("results", "turns", "flag", "csv", "turns_csv", "calls", "call", "call_changed")
 
 
 def is_db(cmdline: str) -> bool:
@@ -60,7 +63,18 @@ def requests_of(kind, bank_id, lines, call_ids, i):
         return "GET", f"/banks/{bank_id}/turns.csv", None
     if kind == "calls":
         return "GET", "/calls/", None
-    return "GET", f"/calls/{call_ids[i % len(call_ids)]}/", None
+    return "GET", f"/calls/{call_ids[i % len(call_ids)]}/", None  # call, call_changed
+
+
+def changed(kind, call_ids, i) -> None:
+    """call_changed: the call read next has had a write to its flags since it was last read (its flags' version
+    moved, as every such write moves it), so the page renders its flag boxes again instead of reading them kept."""
+    if kind == "call_changed":
+        from django.db.models import F
+
+        from oncore.calls.models import Call
+
+        Call.objects.filter(pk=call_ids[i % len(call_ids)]).update(flags_version=F("flags_version") + 1)
 
 
 def over_http(client, kind, bank_id, lines, call_ids, n) -> tuple[float, float, float]:
@@ -69,6 +83,7 @@ def over_http(client, kind, bank_id, lines, call_ids, n) -> tuple[float, float, 
     web0, db0, t0 = load.cpu_ms(load.is_web), load.cpu_ms(is_db), time.perf_counter()
     for i in range(n):
         method, path, data = requests_of(kind, bank_id, lines, call_ids, i)
+        changed(kind, call_ids, i)
         if method == "GET":
             r = client.get(path)
         else:
@@ -91,6 +106,7 @@ def profile(kind, bank_id, lines, call_ids, n, top) -> str:
     prof = cProfile.Profile(time.process_time)  # this process's CPU: the database's wait is not counted
     for i in range(n):
         method, path, data = requests_of(kind, bank_id, lines, call_ids, i)
+        changed(kind, call_ids, i)
         prof.enable()
         r = client.get(path) if method == "GET" else client.post(path, data, HTTP_HX_REQUEST="true")
         if getattr(r, "streaming", False):
@@ -152,6 +168,8 @@ def main():
                 for i in range(2 * args.web_workers):
                     method, path, _ = requests_of(kind, bank_id, lines, call_ids, i)
                     client.get(path)
+        for call_id in call_ids:  # each call read once, as a supervisor going through them has
+            client.get(f"/calls/{call_id}/")
 
         print(
             f"{args.flags:,} flags in the bank; {args.n} requests of each kind, one after another; "

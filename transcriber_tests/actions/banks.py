@@ -44,10 +44,10 @@ def do_update_bank(bank: Bank, **changes) -> Bank:
     try:
         with transaction.atomic():
             bank.save(update_fields=fields)
-            scores.results_changed(bank.pk)  # its name and threshold are on its figures
+            scores.settings_changed(bank.pk)  # its name and threshold are on its figures
     except IntegrityError:
         raise _name_taken(bank.organization, bank.name) from None
-    bank.refresh_from_db(fields=["results_changed_at", "snapshots_wanted_at"])
+    bank.refresh_from_db(fields=["settings_version", "results_changed_at", "snapshots_wanted_at"])
     return bank
 
 
@@ -152,7 +152,7 @@ def do_add_candidate(bank: Bank, transcriber: Transcriber, *, confirmed: bool = 
             )
             candidate = Candidate.objects.create(bank=bank, transcriber=transcriber, position=position)
             aggregates.candidates_changed(bank.pk)
-            scores.results_changed(bank.pk)
+            scores.settings_changed(bank.pk)
             scores.queue_lines(bank.organization_id, bank_lines(bank), [transcriber.pk])
     except IntegrityError:
         raise errors.BankFull(f"{bank} already has {MAX_CANDIDATES} candidates; remove one first.") from None
@@ -165,7 +165,7 @@ def do_remove_candidate(bank: Bank, transcriber: Transcriber) -> None:
         Bank.objects.select_for_update().get(pk=bank.pk)
         bank.candidates.filter(transcriber=transcriber).delete()
         aggregates.candidates_changed(bank.pk)
-        scores.results_changed(bank.pk)
+        scores.settings_changed(bank.pk)
         for position, candidate in enumerate(bank.candidates.order_by("position")):
             if candidate.position != position:
                 candidate.position = position
@@ -194,7 +194,7 @@ def do_reorder_candidates(bank: Bank, transcriber_ids) -> list[Candidate]:
                 {"current": sorted(current), "given": transcriber_ids},
             )
         bank.candidates.all().delete()
-        scores.results_changed(bank.pk)
+        scores.settings_changed(bank.pk)
         return Candidate.objects.bulk_create(
             [Candidate(bank=bank, transcriber_id=t, position=i) for i, t in enumerate(transcriber_ids)]
         )

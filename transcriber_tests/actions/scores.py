@@ -11,7 +11,7 @@ import threading
 from contextlib import contextmanager
 
 from django.db import transaction
-from django.db.models import Q, Value
+from django.db.models import F, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -138,6 +138,16 @@ def changes():
     finally:
         _changing.banks = None
     results_changed(*changed)
+
+
+def settings_changed(*bank_ids) -> None:
+    """Mark banks' own settings as changed (a name, threshold or number of controls; their candidates, the
+    candidates' order or names): their settings version moves (the call page's kept flag boxes are read again),
+    and their results with it (results_changed)."""
+    Bank.objects.filter(pk__in=[pk for pk in bank_ids if pk is not None]).update(
+        settings_version=F("settings_version") + 1
+    )
+    results_changed(*bank_ids)
 
 
 def results_changed(*bank_ids) -> None:

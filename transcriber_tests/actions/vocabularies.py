@@ -141,7 +141,8 @@ def do_update_vocabulary(
             bank_ids = set(
                 Candidate.objects.filter(transcriber__in=derived).values_list("bank_id", flat=True)
             )
-            scores.results_changed(*bank_ids)  # the candidates' names and vocabulary sizes are on the figures
+            # The candidates' names and vocabulary sizes are on the figures.
+            scores.settings_changed(*bank_ids)
     except IntegrityError:
         raise _name_taken(new_name) from None
     return vocabulary

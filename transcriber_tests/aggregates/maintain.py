@@ -25,6 +25,7 @@ from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from django.db import connection
+from django.db.models import F
 
 from oncore.calls.models import Call
 
@@ -301,11 +302,15 @@ def _upsert(model, key_columns, summed, rows) -> None:
 
 
 def lock_call(*, line: int | None = None, flag: int | None = None) -> int | None:
-    """Lock the call of a line or of a flag's line (within a transaction) and give its id (None: no such line or
-    flag). Every change to the items of a bank locks in one order, the call, then its flags (`_lock_flag`), then
-    the bank's row (`_share_bank`, and `Delta.save`'s turn), so two changes never wait on each other in a circle."""
+    """Lock the call of a line or of a flag's line (within a transaction), move its flags' version (what the call
+    page keeps of its flags is read again) and give its id (None: no such line or flag). Every change to the items
+    of a bank locks in one order, the call, then its flags (`_lock_flag`), then the bank's row (`_share_bank`, and
+    `Delta.save`'s turn), so two changes never wait on each other in a circle."""
     calls = Call.objects.filter(lines=line) if flag is None else Call.objects.filter(lines__flag=flag)
-    return calls.select_for_update(no_key=True, of=("self",)).values_list("pk", flat=True).first()
+    call_id = calls.select_for_update(no_key=True, of=("self",)).values_list("pk", flat=True).first()
+    if call_id is not None:
+        Call.objects.filter(pk=call_id).update(flags_version=F("flags_version") + 1)
+    return call_id
 
 
 def _share_bank(bank_id: int) -> None:

@@ -18,27 +18,14 @@ is the one place that runs the app's code: an earlier one would run today's code
   has settled it; every flag before 0027 is settled);
 - every bank's results are marked changed, so their snapshots are computed again (with the entity figures).
 
-A later migration that changes what these compute moves this step after itself."""
+A later migration that changes what these compute moves this step after itself: 0030 did (the version every
+change to a flag's items moves on its call, calls 0005, and the bank's settings version, 0029), so this one runs
+nothing."""
 
 from django.db import migrations
-from django.utils import timezone
-
-
-def recount(apps, schema_editor):
-    if not apps.get_model("transcriber_tests", "Flag").objects.exists():
-        return  # nothing to recount on a new database
-    from transcriber_tests import aggregates
-    from transcriber_tests.actions import controls, scores
-
-    controls.retire_flagged_controls()
-    controls.retire_degenerate_controls()
-    scores.backfill_alignment()
-    scores.backfill_entities()
-    aggregates.rebuild()
-    apps.get_model("transcriber_tests", "Bank").objects.update(results_changed_at=timezone.now())
 
 
 class Migration(migrations.Migration):
     dependencies = [("transcriber_tests", "0027_flag_settled")]
 
-    operations = [migrations.RunPython(recount, migrations.RunPython.noop)]
+    operations = []

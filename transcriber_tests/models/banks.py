@@ -26,6 +26,9 @@ class Bank(models.Model):
     )
     controls_per_flag = models.PositiveSmallIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Moved by every change to the bank's own settings (its fields; its candidates, their order and names: actions
+    # scores.settings_changed): with its calls' flags_version, the version of the call page's kept flag boxes.
+    settings_version = models.PositiveBigIntegerField(default=0, db_default=0, editable=False)
     # Moved forward by every write that changes the bank's results: the version its figures' snapshots carry.
     results_changed_at = models.DateTimeField(default=timezone.now)
     # Moved forward by every judge's pick written on its items (work/picks.py): with results_changed_at, the version

@@ -98,31 +98,31 @@ def lines_html(request, screen, form_html="", form_line=None):
     )
 
 
-def box_key(flag) -> str:
-    """The versions of what a flag's box shows, read with the flag and its bank: the flag's own fields and edits
-    (every edit and move saves it, moving updated_at; settling it, `settled`), and its bank's results (every
-    score, control, candidate, name or threshold change moves results_changed_at) and judge's picks. A cell that
-    is pending moves on only by a score's write (a transcription's outcome is written with its scores), so a box
-    waiting for its candidates is kept too, and its own poll brings each new cell."""
+def box_key(flag, call) -> str:
+    """The versions of what a flag's box shows, read with the call, the flag and its bank: the call's flags (every
+    write to its flags and their items moves it under the call's lock: aggregates.lock_call, and every judge's
+    pick), the flag's own (every edit and move saves it; settling it marks it settled) and its bank's settings (its
+    name, number of controls, candidates and their names: scores.settings_changed). A score written on another
+    call of the bank keeps this call's boxes; a pending cell moves on only by a score's write (a transcription's
+    outcome is written with its scores), so a box waiting for its candidates is kept too, and polls for them."""
     bank = flag.bank
-    versions = (
+    return cached.key(
+        "flag-box",
         flag.pk,
+        call.flags_version,
         flag.updated_at.isoformat(),
         flag.settled,
         flag.bank_id,
-        bank.results_changed_at.isoformat() if bank else "",
-        bank.picks_changed_at.isoformat() if bank else "",
-        bank.controls_per_flag if bank else "",
+        bank.settings_version if bank else "",
     )
-    return cached.key("flag-box", *versions)
 
 
 def flag_boxes(request, screen, flags) -> dict:
     """{flag id: its box's HTML} (flag_box.jinja: all of the box but its actions), rendered once and kept by the
-    versions of what it shows (box_key) for RESULTS_CACHE_SECONDS at most (a renamed candidate or person shows
-    after that), as the turn table's pages are. What the screen read already (a new flag's) is used as it is; the
+    versions of what it shows (box_key) for RESULTS_CACHE_SECONDS at most (a transcriber or person renamed in the
+    Django admin shows after that), as the turn table's pages are. What the screen read already (a new flag's) is used as it is; the
     rest is read here, in a few queries whatever the number of boxes, for those not kept."""
-    keys = {flag.pk: box_key(flag) for flag in flags if flag.pk not in screen.histories}
+    keys = {flag.pk: box_key(flag, screen.call) for flag in flags if flag.pk not in screen.histories}
     found = cache.get_many(list(keys.values()), version=cached.VERSION) if keys else {}
     missing = [flag for flag in flags if flag.pk in keys and keys[flag.pk] not in found]
     results, histories = screen.results, screen.histories

@@ -20,10 +20,11 @@ Without ANTHROPIC_API_KEY nothing is picked or invented.
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from oncore import llm
-from oncore.calls.models import Line
+from oncore.calls.models import Call, Line
 
 from .. import judge
 from ..models import Bank, ControlLine, Flag, JudgePick, Score
@@ -95,7 +96,7 @@ def maybe_pick(flag_id: int, control_id: int | None = None) -> JudgePick | None:
         if existing is not None:
             with transaction.atomic():
                 existing.delete()
-                picks_changed(flag.bank_id)
+                picks_changed(flag)
         return None
     if existing is not None and existing.versions == versions and existing.chosen_id:
         return existing
@@ -128,16 +129,17 @@ def maybe_pick(flag_id: int, control_id: int | None = None) -> JudgePick | None:
     try:
         with transaction.atomic():
             found, _ = JudgePick.objects.update_or_create(flag=flag, control=control, defaults=values)
-            picks_changed(flag.bank_id)
+            picks_changed(flag)
     except IntegrityError:  # two workers finished the item's last candidates at once; the other one wrote
         found = JudgePick.objects.filter(flag=flag, control=control).first()
     return found
 
 
-def picks_changed(bank_id: int) -> None:
-    """Move the bank's picks version: the turn table's pages and the call page's flag boxes kept with the pick
-    before (or without it) are read again."""
-    Bank.objects.filter(pk=bank_id).update(picks_changed_at=timezone.now())
+def picks_changed(flag) -> None:
+    """Move the versions a pick on the flag's items shows in: its bank's picks (the turn table's kept pages) and
+    its call's flags (the call page's kept flag boxes)."""
+    Bank.objects.filter(pk=flag.bank_id).update(picks_changed_at=timezone.now())
+    Call.objects.filter(pk=flag.line.call_id).update(flags_version=F("flags_version") + 1)
 
 
 def maybe_pick_line(line_id: int) -> int:

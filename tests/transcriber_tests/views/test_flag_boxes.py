@@ -12,8 +12,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from tests.fixtures import make_call
+from tests.transcriber_tests.actions.test_vocabularies import vendor_entry
+from tests.transcribers.vendor_servers import FakeDeepgram
 from transcriber_tests import actions
-from transcriber_tests.actions import controls, scores
+from transcriber_tests.actions import controls, scores, vocabularies
 from transcriber_tests.models import JudgePick, Score
 from transcriber_tests.work import picks, tasks
 
@@ -83,15 +85,32 @@ def test_after_every_kind_of_write_a_kept_box_is_the_box_read_afresh(
         ("a flag moved out of every bank", lambda: actions.do_move_flag(a, None)),
         ("a flag deleted", lambda: actions.do_delete_flag(b)),
     ]
-    shown = []
+    shown = {}
     for step, write in steps:
         write()
-        shown.append(assert_kept_is_fresh(admin_client, call, step))
+        shown[step] = assert_kept_is_fresh(admin_client, call, step)
     # The steps changed what a person reads.
-    assert "… pending" in shown[0] and "… pending" not in shown[1]
-    assert "the judge's pick" in shown[2] and "Caller spelled it." in shown[3]
-    assert "Names renamed" in shown[7] and "Its text had no words." in shown[9]
-    assert "Other</a>" in shown[15] and "no bank" in shown[17]
+    assert "… pending" in shown["the flag settles"]
+    assert "… pending" not in shown["the candidates transcribe and score"]
+    assert "the judge's pick" in shown["the judge picks"] and "Caller spelled it." in shown["a note"]
+    assert "Names renamed" in shown["the bank renamed"]
+    assert "Its text had no words." in shown["its transcriptions (no words: failed)"]
+    assert "Other</a>" in shown["its scores there"] and "no bank" in shown["a flag moved out of every bank"]
+
+
+def test_a_vocabulary_renamed_renames_its_candidate_in_kept_boxes(
+    admin_client, org, recorded_call, monkeypatch
+):
+    with FakeDeepgram() as fake:
+        monkeypatch.setenv(fake.key_env, fake.key)
+        bank = actions.do_create_bank(org, name="Vocab", controls_per_flag=0)
+        menu = vocabularies.do_create_vocabulary(org, name="Menu", terms="Siobhan")
+        vocabularies.do_add_vocabulary_candidate(bank, vendor_entry(fake, "dg"), menu, confirmed=True)
+        actions.do_flag_line(recorded_call.lines.get(position=0), "Siobhan, table for four", bank=bank)
+        tasks.drain()
+    assert "+ Menu</th>" in page(admin_client, recorded_call)
+    vocabularies.do_update_vocabulary(menu, name="Guests")
+    assert "+ Guests</th>" in assert_kept_is_fresh(admin_client, recorded_call, "the vocabulary renamed")
 
 
 def test_a_pick_the_judge_withdraws_leaves_no_kept_box_showing_it(
@@ -117,7 +136,7 @@ def test_a_pick_the_judge_withdraws_leaves_no_kept_box_showing_it(
     assert "the judge's pick" not in assert_kept_is_fresh(admin_client, call, "the pick withdrawn")
 
 
-def test_a_page_read_again_reads_no_results_of_its_kept_boxes(
+def test_a_page_read_again_reads_no_results_of_its_kept_boxes_whatever_its_bank_does_elsewhere(
     admin_client, org, tenant, live_transcriber, make_transcriber
 ):
     bank = actions.do_create_bank(org, name="B", controls_per_flag=1)
@@ -127,9 +146,41 @@ def test_a_page_read_again_reads_no_results_of_its_kept_boxes(
     actions.do_flag_line(call.lines.get(position=2), "three for", bank=bank, later=True)  # pending, kept too
     tasks.drain()
     first = page(admin_client, call)
+    # Another call of the bank is flagged and scored: the bank's results move, this call's boxes do not.
+    elsewhere = make_call(tenant, live_transcriber, caller_texts=["seven eight", "nine ten"])
+    actions.do_flag_line(elsewhere.lines.get(position=0), "seven ate", bank=bank)
+    tasks.drain()
     with CaptureQueriesContext(connection) as read:
         again = page(admin_client, call)
     assert again == first and "✓" in again
     touched = " ".join(q["sql"] for q in read.captured_queries)
     for table in ("score", "controlline", "judgepick", "flagedit", "candidate"):
         assert f"transcriber_tests_{table}" not in touched, table
+
+
+def test_calls_and_banks_a_host_on_the_release_before_inserts_start_at_version_zero(
+    admin_client, org, tenant
+):
+    """During a rolling upgrade, hosts still on the release before insert calls (an import) and banks without the
+    version columns: the database's defaults fill them, and the pages read them."""
+    from django.utils import timezone
+
+    from oncore.calls.models import Call
+    from transcriber_tests.models import Bank
+
+    now = timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO calls_call (tenant_id, external_id, started_at, recording, recorded, live_transcriber_name,"
+            " created_at, n_lines, n_flags) VALUES (%s, 'old-host', %s, '', %s, '', %s, 0, 0)",
+            [tenant.pk, now, False, now],
+        )
+        cursor.execute(
+            "INSERT INTO transcriber_tests_bank (organization_id, name, language_label, threshold,"
+            " controls_per_flag, created_at, results_changed_at, picks_changed_at)"
+            " VALUES (%s, 'Old host', '', 0.6, 1, %s, %s, %s)",
+            [org.pk, now, now, now],
+        )
+    call = Call.objects.get(external_id="old-host")
+    assert call.flags_version == 0 and Bank.objects.get(name="Old host").settings_version == 0
+    assert admin_client.get(reverse("tt:call", args=[call.pk])).status_code == 200
