@@ -25,9 +25,8 @@ from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from django.db import connection
-from django.db.models import F
 
-from oncore.calls.models import Call
+from oncore.calls.models import Call, Line
 
 from ..lib import entities as lib_entities
 from ..lib import tradeoff as lib_tradeoff
@@ -306,11 +305,16 @@ def lock_call(*, line: int | None = None, flag: int | None = None) -> int | None
     page keeps of its flags is read again) and give its id (None: no such line or flag). Every change to the items
     of a bank locks in one order, the call, then its flags (`_lock_flag`), then the bank's row (`_share_bank`, and
     `Delta.save`'s turn), so two changes never wait on each other in a circle."""
-    calls = Call.objects.filter(lines=line) if flag is None else Call.objects.filter(lines__flag=flag)
-    call_id = calls.select_for_update(no_key=True, of=("self",)).values_list("pk", flat=True).first()
-    if call_id is not None:
-        Call.objects.filter(pk=call_id).update(flags_version=F("flags_version") + 1)
-    return call_id
+    lines = Line.objects.filter(pk=line) if flag is None else Line.objects.filter(flag=flag)
+    call = lines.values("call_id")
+    sql, params = call.query.sql_with_params()
+    with connection.cursor() as cursor:  # one statement: an UPDATE locks the row as FOR NO KEY UPDATE does
+        cursor.execute(
+            f"UPDATE {Call._meta.db_table} SET flags_version = flags_version + 1 WHERE id = ({sql}) RETURNING id",
+            params,
+        )
+        found = cursor.fetchone()
+    return found[0] if found else None
 
 
 def _share_bank(bank_id: int) -> None:
