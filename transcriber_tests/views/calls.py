@@ -120,8 +120,8 @@ def box_key(flag, call) -> str:
 def flag_boxes(request, screen, flags) -> dict:
     """{flag id: its box's HTML} (flag_box.jinja: all of the box but its actions), rendered once and kept by the
     versions of what it shows (box_key) for RESULTS_CACHE_SECONDS at most (a transcriber or person renamed in the
-    Django admin shows after that), as the turn table's pages are. What the screen read already (a new flag's) is used as it is; the
-    rest is read here, in a few queries whatever the number of boxes, for those not kept."""
+    Django admin shows after that), as the turn table's pages are. What the screen read already (a new flag's) is
+    used as it is; the rest is read here, in a few queries whatever the number of boxes, for those not kept."""
     keys = {flag.pk: box_key(flag, screen.call) for flag in flags if flag.pk not in screen.histories}
     found = cache.get_many(list(keys.values()), version=cached.VERSION) if keys else {}
     missing = [flag for flag in flags if flag.pk in keys and keys[flag.pk] not in found]

@@ -95,8 +95,8 @@ def maybe_pick(flag_id: int, control_id: int | None = None) -> JudgePick | None:
     if len(versions) < 2:
         if existing is not None:
             with transaction.atomic():
-                existing.delete()
                 picks_changed(flag)
+                existing.delete()
         return None
     if existing is not None and existing.versions == versions and existing.chosen_id:
         return existing
@@ -128,18 +128,19 @@ def maybe_pick(flag_id: int, control_id: int | None = None) -> JudgePick | None:
         )
     try:
         with transaction.atomic():
-            found, _ = JudgePick.objects.update_or_create(flag=flag, control=control, defaults=values)
             picks_changed(flag)
+            found, _ = JudgePick.objects.update_or_create(flag=flag, control=control, defaults=values)
     except IntegrityError:  # two workers finished the item's last candidates at once; the other one wrote
         found = JudgePick.objects.filter(flag=flag, control=control).first()
     return found
 
 
 def picks_changed(flag) -> None:
-    """Move the versions a pick on the flag's items shows in: its bank's picks (the turn table's kept pages) and
-    its call's flags (the call page's kept flag boxes)."""
-    Bank.objects.filter(pk=flag.bank_id).update(picks_changed_at=timezone.now())
+    """Before a pick on the flag's items is written (within its transaction), move the versions it shows in: its
+    call's flags (the call page's kept flag boxes), then its bank's picks (the turn table's kept pages), locking
+    their rows in the order every change to a bank's items takes (aggregates.lock_call)."""
     Call.objects.filter(pk=flag.line.call_id).update(flags_version=F("flags_version") + 1)
+    Bank.objects.filter(pk=flag.bank_id).update(picks_changed_at=timezone.now())
 
 
 def maybe_pick_line(line_id: int) -> int:
