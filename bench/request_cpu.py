@@ -4,14 +4,15 @@ kind of request sent --n times, one after another, while the CPU time of every s
 before and after: the web workers and the PostgreSQL backends (the machine's whole cost of serving it, the client
 excluded). A flag's queue work (settling it, transcribing it and its controls with both candidates, scoring, the totals) is
 measured apart: the queue worker is started after the flags and its CPU read until the queue is empty. The call
-page is read as a supervisor reads calls: each once before (`call`: its flag boxes kept, except on the calls the
-flags were made on), and with a write to its flags since its last read (`call_changed`: its boxes rendered again;
-the bench moves the call's version before each read, one small UPDATE counted with the database). Then a
-profile: each kind again in this process through Django's test client (DEBUG off), under cProfile, its top
-functions by own time.
+page is read as a supervisor reads calls: each once before (`call`: its flag boxes kept by that read), after its
+flags' scores landed (`call_scored`: each call's version moved, then the queue's build of its boxes, before the
+kind is measured: the boxes the queue stored), and with a write to its flags since its last read that nothing has
+built since (`call_changed`, a person's edit: its boxes rendered again; the bench moves the call's version before
+each read, one small UPDATE counted with the database). Then a profile: each kind again in this process through
+Django's test client (DEBUG off), under cProfile, its top functions by own time.
 
     .venv/bin/python bench/request_cpu.py [--flags 2000] [--n 40] [--web-workers 2] [--profile-top 12]
-                                          [--kinds results,turns,flag,csv,turns_csv,calls,call,call_changed]
+        [--kinds keys,results,turns,flag,csv,turns_csv,calls,call,call_scored,call_changed]
 
 Needs the PostgreSQL server on 127.0.0.1:5432 (trust auth); creates and drops its own database `oncore_cpu`.
 Run it on a quiet machine: another process's work is not counted, but it slows this one's caches."""
@@ -34,7 +35,18 @@ from bench import load  # noqa: E402 (the load bench's set-up, reused as it is)
 DB = "oncore_cpu"
 PORT = 8766
 BASE = f"http://127.0.0.1:{PORT}"
-KINDS = ("results", "turns", "flag", "csv", "turns_csv", "calls", "call", "call_changed")
+KINDS = (
+    "keys",
+    "results",
+    "turns",
+    "flag",
+    "csv",
+    "turns_csv",
+    "calls",
+    "call",
+    "call_scored",
+    "call_changed",
+)
 
 
 def is_db(cmdline: str) -> bool:
@@ -43,6 +55,8 @@ def is_db(cmdline: str) -> bool:
 
 def requests_of(kind, bank_id, lines, call_ids, i):
     """(method, path, data, headers) of the i-th request of a kind."""
+    if kind == "keys":  # a trivial page: the floor every page's cost stands on
+        return "GET", "/settings/api-keys/", None
     if kind == "results":
         return "GET", f"/banks/{bank_id}/", None
     if kind == "turns":
@@ -63,7 +77,27 @@ def requests_of(kind, bank_id, lines, call_ids, i):
         return "GET", f"/banks/{bank_id}/turns.csv", None
     if kind == "calls":
         return "GET", "/calls/", None
-    return "GET", f"/calls/{call_ids[i % len(call_ids)]}/", None  # call, call_changed
+    return "GET", f"/calls/{call_ids[i % len(call_ids)]}/", None  # call, call_scored, call_changed
+
+
+def prepare(kind, call_ids) -> str:
+    """call_scored: every call's flags written to since its last read (their version moved) and the queue's part
+    done after it (the call's boxes rendered and stored: queries/boxes.py build), as when their scores land. Says
+    what the build cost (this process's CPU: the queue worker's)."""
+    if kind != "call_scored":
+        return ""
+    from django.db.models import F
+
+    from oncore.calls.models import Call
+    from transcriber_tests.models import Flag
+    from transcriber_tests.queries import boxes
+
+    Call.objects.filter(pk__in=call_ids).update(flags_version=F("flags_version") + 1)
+    t0 = time.process_time()
+    built = boxes.build(call_ids)
+    ms = (time.process_time() - t0) * 1000
+    flags = Flag.objects.filter(line__call__in=call_ids).count()
+    return f"  (the queue's build before: {ms / len(call_ids):.1f} ms CPU per call, {ms / max(built, 1):.1f} per box; {built} of {flags} boxes)"
 
 
 def changed(kind, call_ids, i) -> None:
@@ -77,9 +111,11 @@ def changed(kind, call_ids, i) -> None:
         Call.objects.filter(pk=call_ids[i % len(call_ids)]).update(flags_version=F("flags_version") + 1)
 
 
-def over_http(client, kind, bank_id, lines, call_ids, n) -> tuple[float, float, float]:
-    """Send n requests of a kind one after another: (web ms, database ms, wall ms) per request."""
+def over_http(client, kind, bank_id, lines, call_ids, n) -> tuple[float, float, float, str]:
+    """Send n requests of a kind one after another: (web ms, database ms, wall ms) per request, and what its
+    preparation said."""
     csrf = client.cookies.get("csrftoken")
+    built = prepare(kind, call_ids)
     web0, db0, t0 = load.cpu_ms(load.is_web), load.cpu_ms(is_db), time.perf_counter()
     for i in range(n):
         method, path, data = requests_of(kind, bank_id, lines, call_ids, i)
@@ -90,7 +126,7 @@ def over_http(client, kind, bank_id, lines, call_ids, n) -> tuple[float, float, 
             r = client.post(path, data=data, headers={"X-CSRFToken": csrf, "HX-Request": "true"})
         assert r.status_code == 200, (kind, r.status_code, r.text[:300])
     wall = (time.perf_counter() - t0) * 1000
-    return (load.cpu_ms(load.is_web) - web0) / n, (load.cpu_ms(is_db) - db0) / n, wall / n
+    return (load.cpu_ms(load.is_web) - web0) / n, (load.cpu_ms(is_db) - db0) / n, wall / n, built
 
 
 def profile(kind, bank_id, lines, call_ids, n, top) -> str:
@@ -103,6 +139,9 @@ def profile(kind, bank_id, lines, call_ids, n, top) -> str:
     client.force_login(get_user_model().objects.get(username="admin0"))
     method, path, data = requests_of(kind, bank_id, lines, call_ids, 0)  # warm what the server has warm
     client.get(path) if method == "GET" else client.post(path, data, HTTP_HX_REQUEST="true")
+    for call_id in call_ids if kind.startswith("call") else []:  # each call read once, as over HTTP
+        client.get(f"/calls/{call_id}/")
+    prepare(kind, call_ids)
     prof = cProfile.Profile(time.process_time)  # this process's CPU: the database's wait is not counted
     for i in range(n):
         method, path, data = requests_of(kind, bank_id, lines, call_ids, i)
@@ -178,8 +217,8 @@ def main():
         print(f"{'kind':10} {'web ms':>8} {'db ms':>7} {'total ms':>9} {'wall ms':>8}")
         kinds = [k for k in KINDS if k in args.kinds.split(",")]
         for kind in kinds:
-            web, db, wall = over_http(client, kind, bank_id, lines, call_ids, args.n)
-            print(f"{kind:10} {web:8.1f} {db:7.1f} {web + db:9.1f} {wall:8.1f}")
+            web, db, wall, note = over_http(client, kind, bank_id, lines, call_ids, args.n)
+            print(f"{kind:10} {web:8.1f} {db:7.1f} {web + db:9.1f} {wall:8.1f}{note}")
 
         # The flags' queue work: a worker started now, its CPU read until the queue is empty.
         queue0 = load.cpu_ms(load.is_queue)

@@ -1,12 +1,12 @@
 """Transcriber testing's tables, one module per part: banks (banks, candidates, flags, controls, transcriptions,
 scores), totals (the per-day totals of the scores), runs (the judge's picks and full-call runs), snapshots (a
-bank's figures, computed when its results change)."""
+bank's figures, and the call page's flag boxes, computed when what they show changes)."""
 
 from .banks import MAX_CANDIDATES, STANDARD_TAGS, Bank, Candidate, ControlLine, Flag, Score, Transcription
 from .detail import CallPairTotal, CallTotal, ConfusionTotal
 from .history import FlagEdit
 from .runs import JudgePick, Run, RunCall, RunLine, RunPattern
-from .snapshots import Snapshot
+from .snapshots import FlagBox, Snapshot
 from .totals import (
     EntityTotal,
     FlagTotal,
@@ -22,6 +22,7 @@ __all__ = [
     "CallPairTotal",
     "CallTotal",
     "ConfusionTotal",
+    "FlagBox",
     "FlagEdit",
     "MAX_CANDIDATES",
     "STANDARD_TAGS",

@@ -1,9 +1,10 @@
 """Snapshots of a bank's figures (queries/snapshots.py): what a results or trust page, CSV or API answer shows for one
-window and filter, computed by the queue when the bank's results change and read by key."""
+window and filter, computed by the queue when the bank's results change and read by key; and the call page's flag
+boxes (queries/boxes.py), rendered by the queue when a flag's items change."""
 
 from django.db import models
 
-from .banks import Bank
+from .banks import Bank, Flag
 
 
 class Snapshot(models.Model):
@@ -33,3 +34,15 @@ class Snapshot(models.Model):
 
     def __str__(self):
         return f"{self.kind} {self.key} of bank {self.bank_id} at {self.version}"
+
+
+class FlagBox(models.Model):
+    """A flag's box on the call page as the queue rendered it (queries/boxes.py): `html`, what it showed when the
+    versions of what it shows were `key` (boxes.key). One row per flag: a build replaces it."""
+
+    flag = models.OneToOneField(Flag, on_delete=models.CASCADE, primary_key=True, related_name="box")
+    key = models.CharField(max_length=200)
+    html = models.TextField()
+
+    def __str__(self):
+        return f"box of flag {self.flag_id} at {self.key}"

@@ -229,7 +229,7 @@ CALL_PAGE_LINES = 200  # lines per call page: the largest call allowed (ONCORE_M
 def call_lines_page(call: Call, number=None, line_id: int | None = None):
     """One page of a call's lines in order, with their flags: page `number` (as Paginator.get_page reads it),
     or the page that holds line `line_id` when it is one of the call's."""
-    lines = call.lines.select_related("flag__bank").order_by("position")
+    lines = call.lines.select_related("flag__bank", "flag__box").order_by("position")
     if line_id is not None:
         position = lines.filter(pk=line_id).values_list("position", flat=True).first()
         if position is not None:
@@ -294,6 +294,6 @@ def new_flag_screen(line: Line, flag: Flag) -> CallScreen:
 def line_screen(line: Line) -> CallScreen:
     """One line of its call, as the call page shows it (after a flag change, or with a form open)."""
     line = Line.objects.select_related(
-        "call__tenant__organization", "call__assistant", "call__live_transcriber", "flag__bank"
+        "call__tenant__organization", "call__assistant", "call__live_transcriber", "flag__bank", "flag__box"
     ).get(pk=line.pk)
     return CallScreen(line.call, None, line_rows(line.call, [line]), live_transcriber_of(line.call))

@@ -16,9 +16,8 @@ from oncore.jinja import rows_html
 from .. import queries
 from ..errors import ActionError
 from ..forms import CallFilterForm
-from ..queries import cached, lookups, people
+from ..queries import boxes, cached, lookups
 from ..queries.results import RESULTS_CACHE_SECONDS
-from ..templatetags import scores
 
 PAGE_SIZE = 50  # calls a page lists, and flags, and turn-table items
 
@@ -98,69 +97,34 @@ def lines_html(request, screen, form_html="", form_line=None):
     )
 
 
-def box_key(flag, call) -> str:
-    """The versions of what a flag's box shows, read with the call, the flag and its bank: the call's flags (every
-    write to its flags and their items moves it under the call's lock: aggregates.lock_call, and every judge's
-    pick), the flag's own (every edit and move saves it; settling it marks it settled) and its bank's settings (its
-    name, number of controls, candidates and their names: scores.settings_changed). A score written on another
-    call of the bank keeps this call's boxes; a pending cell moves on only by a score's write (a transcription's
-    outcome is written with its scores), so a box waiting for its candidates is kept too, and polls for them."""
-    bank = flag.bank
-    return cached.key(
-        "flag-box",
-        flag.pk,
-        call.flags_version,
-        flag.updated_at.isoformat(),
-        flag.settled,
-        flag.bank_id,
-        bank.settings_version if bank else "",
-    )
-
-
 def flag_boxes(request, screen, flags) -> dict:
-    """{flag id: its box's HTML} (flag_box.jinja: all of the box but its actions), rendered once and kept by the
-    versions of what it shows (box_key) for RESULTS_CACHE_SECONDS at most (a transcriber or person renamed in the
-    Django admin shows after that), as the turn table's pages are. What the screen read already (a new flag's) is
-    used as it is; the rest is read here, in a few queries whatever the number of boxes, for those not kept."""
-    keys = {flag.pk: box_key(flag, screen.call) for flag in flags if flag.pk not in screen.histories}
-    found = cache.get_many(list(keys.values()), version=cached.VERSION) if keys else {}
-    missing = [flag for flag in flags if flag.pk in keys and keys[flag.pk] not in found]
-    results, histories = screen.results, screen.histories
-    if missing:
-        results = {**results, **queries.flag_results(missing)}
-        histories = {**histories, **people.histories([flag.pk for flag in missing])}
-    boxes, keep = {}, {}
-    helpers = results_helpers(request)
+    """{flag id: its box's HTML} (queries/boxes.py): as the queue stored it when its key is still the current one,
+    else as rendered by a read before and kept RESULTS_CACHE_SECONDS at most (as the turn table's pages are), else
+    rendered now (and kept). What the screen read already (a new flag's) is rendered from it."""
+    found, keys = {}, {}
     for flag in flags:
-        key = keys.get(flag.pk)
-        if key in found:
-            boxes[flag.pk] = Markup(found[key])
+        if flag.pk in screen.histories:
             continue
-        boxes[flag.pk] = rows_html(
-            "transcriber_tests/flag_box.jinja",
-            {
-                "flag": flag,
-                "h": histories.get(flag.pk),
-                "res": results.get(flag.pk),
-                "call": screen.call,
-                **helpers,
-            },
-        )
-        if key:
-            keep[key] = str(boxes[flag.pk])
-    if keep:
-        cache.set_many(keep, RESULTS_CACHE_SECONDS, version=cached.VERSION)
-    return boxes
+        box = boxes.stored(flag, screen.call)
+        if box is not None:
+            found[flag.pk] = box
+        else:
+            keys[flag.pk] = boxes.key(flag, screen.call)
+    kept = cache.get_many(list(keys.values()), version=cached.VERSION) if keys else {}
+    found.update({pk: Markup(kept[k]) for pk, k in keys.items() if k in kept})
+    missing = [flag for flag in flags if flag.pk not in found]
+    if missing:
+        rendered = boxes.render(missing, screen.call, screen.results, screen.histories)
+        keep = {keys[pk]: str(html) for pk, html in rendered.items() if pk in keys}
+        if keep:
+            cache.set_many(keep, RESULTS_CACHE_SECONDS, version=cached.VERSION)
+        found.update(rendered)
+    return found
 
 
 def results_helpers(request) -> dict:
     """What the line and flag-results row templates call: the request's CSRF token and the score cell helpers."""
-    return {
-        "csrf": get_token(request),
-        "score_cell": scores.score_cell,
-        "marks_legend": scores.marks_legend,
-        "entity_legend": scores.entity_legend,
-    }
+    return {"csrf": get_token(request), **boxes.HELPERS}
 
 
 def line_url(line) -> str:

@@ -14,7 +14,7 @@ from oncore.transcribers.models import Transcriber
 from .. import handles
 from ..actions import scores
 from ..models import Run, Transcription
-from ..queries import snapshots
+from ..queries import boxes, snapshots
 from ..queries.lines import too_long
 from . import jobs
 
@@ -24,9 +24,13 @@ log = logging.getLogger(__name__)
 def transcribe_chain(pk: int) -> list[str]:
     """Transcribe a dispatched row, then the organization's next ready rows while the chain lasts
     (jobs.claimed_chain). The outcome of each row: "done", "failed" or "retry"."""
-    outcomes = [transcribe_claimed(t) for t in jobs.claimed_chain(pk)]
+    outcomes, calls = [], set()
+    for t in jobs.claimed_chain(pk):
+        outcomes.append(transcribe_claimed(t))
+        calls.add(t.line.call_id)
     if outcomes:  # the banks its scores changed are rebuilt now where a rebuild is due (queries/snapshots.py)
         snapshots.dispatch_due()
+        boxes.build(calls)  # and the flag boxes of the calls they were on (queries/boxes.py)
     return outcomes
 
 

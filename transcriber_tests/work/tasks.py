@@ -12,7 +12,7 @@ from oncore import llm, queue
 from .. import handles
 from ..actions import flags
 from ..models import Bank, Run
-from ..queries import snapshots
+from ..queries import boxes, snapshots
 from . import events, jobs, picks, replay, runs
 
 
@@ -23,7 +23,9 @@ def transcribe(pk: int) -> str:
 
 
 def pick_line(line_id: int) -> int:
-    return picks.maybe_pick_line(line_id)
+    picked = picks.maybe_pick_line(line_id)
+    boxes.build_line(line_id)
+    return picked
 
 
 def fill_picks(bank_id: int) -> str:
@@ -67,7 +69,9 @@ def rebuild_snapshots(bank_id: int) -> int:
 
 
 def settle_flag(flag_id: int) -> bool:
-    return flags.settle(flag_id)
+    settled = flags.settle(flag_id)
+    boxes.build_flag(flag_id)
+    return settled
 
 
 def drain(max_seconds: float = 600.0) -> int:

@@ -1,6 +1,7 @@
 """The call page keeps each flag's box (its bank, tags, expected text, who made and edited it, its results per
-candidate) rendered, by the versions of what it shows (views/calls.py flag_boxes): after every kind of write, the
-page read with the boxes kept is the page read with none kept."""
+candidate) rendered, by the versions of what it shows (queries/boxes.py): stored by the queue once it has changed a
+call's flags, or kept by the read that rendered it. After every kind of write, the page read with the boxes kept is
+the page read with none kept, and the boxes the queue stores are the boxes a read renders."""
 
 import random
 import re
@@ -16,7 +17,8 @@ from tests.transcriber_tests.actions.test_vocabularies import vendor_entry
 from tests.transcribers.vendor_servers import FakeDeepgram
 from transcriber_tests import actions
 from transcriber_tests.actions import controls, scores, vocabularies
-from transcriber_tests.models import JudgePick, Score
+from transcriber_tests.models import FlagBox, JudgePick, Score
+from transcriber_tests.queries import boxes
 from transcriber_tests.work import picks, tasks
 
 pytestmark = pytest.mark.django_db
@@ -29,13 +31,21 @@ def page(client, call) -> str:
     return re.sub(r'(csrfmiddlewaretoken" value=")[^"]+|("X-CSRFToken": ")[^"]+', r"\1\2", html)
 
 
+def forget_boxes() -> None:
+    cache.clear()
+    FlagBox.objects.all().delete()
+
+
 def assert_kept_is_fresh(client, call, step: str) -> str:
     """The page as read with the boxes kept before `step`, against the page read with nothing kept (which keeps
-    the boxes again, for the next step)."""
+    the boxes again, for the next step) and the page read with the boxes the queue stores (stored for the next
+    step too)."""
     kept = page(client, call)
-    cache.clear()
+    forget_boxes()
     fresh = page(client, call)
     assert kept == fresh, f"a box kept from before {step} was served after it"
+    boxes.build([call.pk])
+    assert page(client, call) == fresh, f"a box the queue stored after {step} is not the box a read renders"
     return fresh
 
 
@@ -156,6 +166,64 @@ def test_a_page_read_again_reads_no_results_of_its_kept_boxes_whatever_its_bank_
     touched = " ".join(q["sql"] for q in read.captured_queries)
     for table in ("score", "controlline", "judgepick", "flagedit", "candidate"):
         assert f"transcriber_tests_{table}" not in touched, table
+
+
+def test_a_call_read_after_the_queue_scored_its_flags_reads_the_boxes_it_stored(
+    admin_client, org, tenant, live_transcriber, make_transcriber
+):
+    bank = actions.do_create_bank(org, name="B", controls_per_flag=1)
+    actions.do_add_candidate(bank, make_transcriber("x", "one two"), confirmed=True)
+    call = make_call(tenant, live_transcriber, caller_texts=["one too", "three four", "five six"])
+    actions.do_flag_line(call.lines.get(position=0), "one two", bank=bank, later=True)
+    actions.do_flag_line(call.lines.get(position=2), "five sick", bank=bank, later=True)
+    assert "… pending" in page(admin_client, call)  # read while the flags wait for the queue
+    tasks.drain()  # the queue settles, transcribes and scores them, and stores the call's boxes
+    assert FlagBox.objects.filter(flag__line__call=call).count() == 2
+    cache.clear()  # a web process that never rendered them
+    with CaptureQueriesContext(connection) as read:
+        html = page(admin_client, call)
+    assert "… pending" not in html and "✓" in html and "five sick" in html
+    touched = " ".join(q["sql"] for q in read.captured_queries)
+    for table in ("score", "controlline", "judgepick", "flagedit", "candidate"):
+        assert f"transcriber_tests_{table}" not in touched, table
+    forget_boxes()
+    assert page(admin_client, call) == html
+
+
+def test_the_queue_stores_no_box_when_a_write_lands_while_it_renders(
+    org, tenant, live_transcriber, make_transcriber, monkeypatch
+):
+    bank = actions.do_create_bank(org, name="B", controls_per_flag=0)
+    actions.do_add_candidate(bank, make_transcriber("x", "one two"), confirmed=True)
+    call = make_call(tenant, live_transcriber, caller_texts=["one too", "bye"])
+    flag = actions.do_flag_line(call.lines.get(position=0), "one two", bank=bank)
+    assert boxes.build([call.pk]) == 0  # its transcription waits: the chain that finishes it builds the box
+    tasks.drain()
+    FlagBox.objects.all().delete()
+    render = boxes.render
+
+    def render_then_a_write(*args, **kwargs):
+        rendered = render(*args, **kwargs)
+        actions.do_edit_flag(flag, note="Typed while the queue rendered.")
+        return rendered
+
+    monkeypatch.setattr(boxes, "render", render_then_a_write)
+    assert boxes.build([call.pk]) == 0 and not FlagBox.objects.exists()
+    monkeypatch.setattr(boxes, "render", render)
+    assert boxes.build([call.pk]) == 1
+    assert "Typed while the queue rendered." in FlagBox.objects.get().html
+
+
+def test_the_queue_stores_no_box_for_a_flag_deleted_since_it_rendered(
+    org, tenant, live_transcriber, make_transcriber
+):
+    bank = actions.do_create_bank(org, name="B", controls_per_flag=0)
+    call = make_call(tenant, live_transcriber, caller_texts=["one too", "bye"])
+    flag = actions.do_flag_line(call.lines.get(position=0), "one two", bank=bank)
+    call.refresh_from_db()
+    pk = flag.pk
+    flag.delete()
+    assert boxes._store(call, {pk: ("key", "<p>gone</p>")}) == 0 and not FlagBox.objects.exists()
 
 
 def test_calls_and_banks_a_host_on_the_release_before_inserts_start_at_version_zero(

@@ -1,0 +1,141 @@
+"""A flag's box on the call page (flag_box.jinja: all of it but its actions, which carry the request's token): its
+bank, tags, expected text, note, history and results per candidate. Rendered when its flag's items change, and
+read by key.
+
+A box's key (`key`) is the versions of what it shows, read with the call, the flag and its bank: the call's flags
+(every write to its flags and their items moves it under the call's lock: aggregates.lock_call, and every judge's
+pick), the flag's own (every edit and move saves it; settling it marks it settled) and its bank's settings (its
+name, number of controls, candidates and their names: scores.settings_changed). A score written on another call
+of the bank leaves this call's boxes as they are; a pending cell moves on only by a score's write (a
+transcription's outcome is written with its scores), so a box waiting for its candidates is kept too.
+
+The queue renders the boxes of the calls whose flags' items it has just changed (`build`: at the end of a chain
+of transcriptions once the call has none waiting, after the judge's picks of a line, after settling a flag) and
+stores them (FlagBox), so a call page read after its scores landed finds them with its lines. A read renders the boxes not stored under their
+current key (`render`: after a person's edit, or a write the queue has not built since); views/calls.py keeps
+those in the cache a minute. A stored box is never served under another key: a write that lands while it is
+rendered moves the call's version past it, and `build` stores it only while the call's version is still the one it
+rendered."""
+
+import logging
+
+from django.db import DatabaseError, connection, transaction
+from markupsafe import Markup
+
+from oncore.calls.models import Call, Line
+from oncore.jinja import rows_html
+
+from ..models import Flag, FlagBox, Transcription
+from ..templatetags import scores
+from . import cached, people
+from .flags import flag_results
+
+log = logging.getLogger(__name__)
+
+HELPERS = {  # what flag_results.jinja calls to write a score's cell (templatetags/scores.py)
+    "score_cell": scores.score_cell,
+    "marks_legend": scores.marks_legend,
+    "entity_legend": scores.entity_legend,
+}
+
+
+def key(flag: Flag, call: Call) -> str:
+    """The versions of what the flag's box shows (the module says which writes move each)."""
+    bank = flag.bank
+    return cached.key(
+        "flag-box",
+        flag.pk,
+        call.flags_version,
+        flag.updated_at.isoformat(),
+        flag.settled,
+        flag.bank_id,
+        bank.settings_version if bank else "",
+    )
+
+
+def stored(flag: Flag, call: Call) -> Markup | None:
+    """The flag's box as the queue stored it, when it was stored under the current key (read with the flag:
+    `select_related("flag__box")`, or one query), else None."""
+    try:
+        box = flag.box
+    except FlagBox.DoesNotExist:
+        return None
+    return Markup(box.html) if box.key == key(flag, call) else None
+
+
+def render(flags, call: Call, results=None, histories=None) -> dict[int, Markup]:
+    """{flag id: its box's HTML}, rendered now; `results` and `histories`: what the caller has read of them
+    already (flags.FlagResults, people.History by flag id). The rest is read in a few queries, whatever the number
+    of flags."""
+    results, histories = dict(results or {}), dict(histories or {})
+    unread = [flag for flag in flags if flag.pk not in histories]
+    if unread:
+        results.update(flag_results([flag for flag in unread if flag.pk not in results]))
+        histories.update(people.histories([flag.pk for flag in unread]))
+    return {
+        flag.pk: rows_html(
+            "transcriber_tests/flag_box.jinja",
+            {"flag": flag, "h": histories.get(flag.pk), "res": results.get(flag.pk), "call": call, **HELPERS},
+        )
+        for flag in flags
+    }
+
+
+def build(call_ids) -> int:
+    """The queue's part: render and store the boxes of these calls' flags that are not stored under their current
+    key, once none of the calls' line transcriptions is waiting or running (the one that finishes last builds them:
+    a box built before would be rendered again, pending cells and all). Returns how many were stored. A call
+    written to meanwhile is left to its next build (or read)."""
+    ids = set(call_ids)
+    busy = Transcription.objects.filter(line__call_id__in=ids, status__in=Transcription.ACTIVE)
+    ids -= set(busy.values_list("line__call_id", flat=True))
+    built = 0
+    for call in Call.objects.filter(pk__in=ids).only("pk", "flags_version"):
+        try:
+            flags = Flag.objects.filter(line__call=call).select_related("line", "bank", "box").order_by("pk")
+            stale = [flag for flag in flags if stored(flag, call) is None]
+            if stale:
+                boxes = render(stale, call)
+                built += _store(call, {flag.pk: (key(flag, call), boxes[flag.pk]) for flag in stale})
+        except Exception:  # a box not stored costs a read's render, never the work that asked for it
+            log.exception("the flag boxes of call %s were not built", call.pk)
+    return built
+
+
+def build_line(line_id: int) -> int:
+    """build() for the call of a line."""
+    return build(Line.objects.filter(pk=line_id).values_list("call_id", flat=True))
+
+
+def build_flag(flag_id: int) -> int:
+    """build() for the call of a flag's line."""
+    return build(Line.objects.filter(flag=flag_id).values_list("call_id", flat=True))
+
+
+def _store(call: Call, boxes: dict) -> int:
+    """Store {flag id: (key, html)} rendered at the call's version, unless a write to its flags has moved it since.
+    The call's row is held in share mode meanwhile, so every write to its flags (each locks it first) waits, and
+    none is in flight: a flag deleted since is skipped."""
+    try:
+        with transaction.atomic():
+            share = " FOR SHARE" if connection.features.has_select_for_update else ""
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"SELECT flags_version FROM {Call._meta.db_table} WHERE id = %s{share}", [call.pk]
+                )
+                found = cursor.fetchone()
+            if found is None or found[0] != call.flags_version:
+                return 0
+            alive = set(Flag.objects.filter(pk__in=boxes).values_list("pk", flat=True))
+            rows = [
+                FlagBox(flag_id=pk, key=k, html=str(html))
+                for pk, (k, html) in sorted(boxes.items())
+                if pk in alive
+            ]
+            FlagBox.objects.bulk_create(
+                rows, update_conflicts=True, unique_fields=["flag"], update_fields=["key", "html"]
+            )
+            return len(rows)
+    except DatabaseError:  # a race lost (a deadlock, a flag's row gone): the next build or read has it
+        log.warning("the flag boxes of call %s were not stored", call.pk, exc_info=True)
+        return 0
