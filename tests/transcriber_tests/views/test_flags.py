@@ -3,12 +3,13 @@ they arrive (pending, tick or WER, failed with its reason, the judge's pick), it
 polled until complete, in a fixed number of queries."""
 
 import pytest
+from django.db import transaction
 from django.urls import reverse
 from django_htmx.http import HTMX_STOP_POLLING
 
 from transcriber_tests import actions, queries
 from transcriber_tests.models import Flag, JudgePick
-from transcriber_tests.work import tasks
+from transcriber_tests.work import picks, tasks
 
 pytestmark = pytest.mark.django_db
 
@@ -81,7 +82,9 @@ def test_it_shows_a_flagged_lines_results_per_candidate_as_they_arrive(
 
 def test_it_shows_the_judges_pick_on_the_call_page(admin_client, flag, bank):
     good = bank.candidates.get(position=0).transcriber
-    JudgePick.objects.create(flag=flag, chosen=good, chosen_text=TRUTH, reasoning="The guest spells it so.")
+    with transaction.atomic():  # as the judge's task writes a pick (work/picks.py)
+        picks.picks_changed(flag)
+        JudgePick.objects.create(flag=flag, chosen=good, chosen_text=TRUTH, reasoning="The guest spells it so.")
     content = admin_client.get(reverse("tt:call", args=[flag.line.call_id])).content.decode()
     assert "the judge's pick" in content and "The guest spells it so." in content
 
