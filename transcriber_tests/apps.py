@@ -21,3 +21,4 @@ class TranscriberTestsConfig(AppConfig):
         handles.ADVANCE_RUN.bind(tasks.advance)
         handles.REBUILD_SNAPSHOTS.bind(tasks.rebuild_snapshots)
         handles.SETTLE_FLAG.bind(tasks.settle_flag)
+        handles.BUILD_BOXES.bind(tasks.build_boxes)

@@ -10,6 +10,7 @@ transaction commits where it must see it (`later`).
     ADVANCE_RUN             work/tasks.advance(run_id)                actions/runs.py, work/runs.py
     REBUILD_SNAPSHOTS       work/tasks.rebuild_snapshots(bank_id)     queries/snapshots.dispatch_due
     SETTLE_FLAG             work/tasks.settle_flag(flag_id)           actions/flags.do_flag_line (later)
+    BUILD_BOXES             work/tasks.build_boxes(call_id)           actions/flags: a flag edited, moved, deleted
 
 The queue of line transcriptions is its rows (TRANSCRIPTIONS, Transcription rows on oncore.queue). Here it is fed:
 `check_capacity` refuses new work while an organization's queue is over its limit, and `pump(org)` dispatches at
@@ -35,6 +36,7 @@ TRANSCRIPTION_FINISHED = queue.Task("lets a full-call run compare once its last 
 ADVANCE_RUN = queue.Task("does a full-call run's next step", group=GROUP)
 REBUILD_SNAPSHOTS = queue.Task("computes a bank's snapshots again", group=GROUP)
 SETTLE_FLAG = queue.Task("does the rest of making a flag its request wrote", group=GROUP)
+BUILD_BOXES = queue.Task("renders the flag boxes of a call a person changed", group=GROUP)
 
 # Due at not_before. A claimed row whose worker has been silent for the lease is abandoned (django-q2 kills a task
 # at its timeout, so no live worker holds a row longer).

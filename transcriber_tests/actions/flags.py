@@ -162,10 +162,11 @@ def do_move_flag(flag: Flag, bank: Bank | None, rng=None) -> Flag:
     if bank is not None and bank.pk != flag.bank_id:
         handles.check_capacity(flag.organization_id)
     with transaction.atomic(), scores.changes():
-        aggregates.lock_call(flag=flag.pk)  # the call before the flag (aggregates.lock_call)
+        call_id = aggregates.lock_call(flag=flag.pk)  # the call before the flag (aggregates.lock_call)
         flag = Flag.objects.select_for_update().select_related("line__call").get(pk=flag.pk)
         if flag.bank_id == (bank.pk if bank else None):
             return flag
+        handles.BUILD_BOXES.later(call_id)
         if not flag.settled:  # the queue enters it into the bank it is in when it settles it
             flag.bank = bank
             flag.joined_at = timezone.now()
@@ -228,7 +229,8 @@ def do_edit_flag(
     text). Each field that changes is recorded with who changed it (`user`, or the API `key`) and when."""
     fields = ["updated_at"]
     with transaction.atomic(), scores.changes():
-        aggregates.lock_call(flag=flag.pk)  # the call before the flag (aggregates.lock_call)
+        call_id = aggregates.lock_call(flag=flag.pk)  # the call before the flag (aggregates.lock_call)
+        handles.BUILD_BOXES.later(call_id)
         flag = Flag.objects.select_for_update().select_related("line").get(pk=flag.pk)
         before = {f: getattr(flag, f) for f in (FlagEdit.EXPECTED_TEXT, FlagEdit.TAGS, FlagEdit.NOTE)}
         rescore = False
@@ -281,4 +283,5 @@ def do_delete_flag(flag: Flag) -> None:
         call_id = Line.objects.filter(pk=flag.line_id).values_list("call_id", flat=True).first()
         if flag.delete()[0]:
             Call.objects.filter(pk=call_id).update(n_flags=F("n_flags") - 1)
+            handles.BUILD_BOXES.later(call_id)  # its call's other flags' boxes
         scores.results_changed(flag.bank_id)

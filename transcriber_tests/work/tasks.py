@@ -1,7 +1,8 @@
 """Every django-q2 entry point of transcriber testing. Each takes primary keys, is safe to run twice, and hands the
 work to the module that owns it: a line transcription (replay.py, on the queue mechanics of jobs.py), the judge's
 picks (picks.py), the webhook events (events.py), a full-call run's next step (runs.py), a bank's snapshots
-(queries/snapshots.py), the rest of making a flag its request left (actions/flags.settle). The schedules run
+(queries/snapshots.py), a call's flag boxes (queries/boxes.py), the rest of making a flag its request left
+(actions/flags.settle). The schedules run
 `pump_all` ("oncore-pump") and `advance_all` ("oncore-runs") every minute (migrations 0002, 0003 and 0020).
 `drain` and `drain_run` run the queue in this process for commands, demos and tests."""
 
@@ -66,6 +67,10 @@ def catch_up_picks() -> int:
 
 def rebuild_snapshots(bank_id: int) -> int:
     return snapshots.rebuild(bank_id)
+
+
+def build_boxes(call_id: int) -> int:
+    return boxes.build([call_id])
 
 
 def settle_flag(flag_id: int) -> bool:

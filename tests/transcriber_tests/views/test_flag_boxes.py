@@ -15,7 +15,7 @@ from django.urls import reverse
 from tests.fixtures import make_call
 from tests.transcriber_tests.actions.test_vocabularies import vendor_entry
 from tests.transcribers.vendor_servers import FakeDeepgram
-from transcriber_tests import actions
+from transcriber_tests import actions, handles
 from transcriber_tests.actions import controls, scores, vocabularies
 from transcriber_tests.models import FlagBox, JudgePick, Score
 from transcriber_tests.queries import boxes
@@ -188,6 +188,34 @@ def test_a_call_read_after_the_queue_scored_its_flags_reads_the_boxes_it_stored(
         assert f"transcriber_tests_{table}" not in touched, table
     forget_boxes()
     assert page(admin_client, call) == html
+
+
+def test_a_persons_edit_hands_the_calls_boxes_to_the_queue(
+    admin_client,
+    org,
+    tenant,
+    live_transcriber,
+    make_transcriber,
+    monkeypatch,
+    django_capture_on_commit_callbacks,
+):
+    bank = actions.do_create_bank(org, name="B", controls_per_flag=1)
+    actions.do_add_candidate(bank, make_transcriber("x", "one two"), confirmed=True)
+    call = make_call(tenant, live_transcriber, caller_texts=["one too", "three four", "five six"])
+    flag = actions.do_flag_line(call.lines.get(position=0), "one two", bank=bank)
+    actions.do_flag_line(call.lines.get(position=2), "five sick", bank=bank)
+    tasks.drain()
+    handed = []
+    monkeypatch.setattr(handles.BUILD_BOXES, "enqueue", handed.append)
+    with django_capture_on_commit_callbacks(execute=True):
+        actions.do_edit_flag(flag, note="Caller spelled it.")
+    assert handed == [call.pk]
+    assert tasks.build_boxes(call.pk) == 2  # both: the call's version moved
+    cache.clear()
+    with CaptureQueriesContext(connection) as read:
+        html = page(admin_client, call)
+    assert "Caller spelled it." in html
+    assert "transcriber_tests_score" not in " ".join(q["sql"] for q in read.captured_queries)
 
 
 def test_the_queue_stores_no_box_when_a_write_lands_while_it_renders(

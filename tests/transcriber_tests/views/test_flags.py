@@ -84,7 +84,9 @@ def test_it_shows_the_judges_pick_on_the_call_page(admin_client, flag, bank):
     good = bank.candidates.get(position=0).transcriber
     with transaction.atomic():  # as the judge's task writes a pick (work/picks.py)
         picks.picks_changed(flag)
-        JudgePick.objects.create(flag=flag, chosen=good, chosen_text=TRUTH, reasoning="The guest spells it so.")
+        JudgePick.objects.create(
+            flag=flag, chosen=good, chosen_text=TRUTH, reasoning="The guest spells it so."
+        )
     content = admin_client.get(reverse("tt:call", args=[flag.line.call_id])).content.decode()
     assert "the judge's pick" in content and "The guest spells it so." in content
 
