@@ -10,12 +10,13 @@ of the bank leaves this call's boxes as they are; a pending cell moves on only b
 transcription's outcome is written with its scores), so a box waiting for its candidates is kept too.
 
 The queue renders the boxes of the calls whose flags' items it has just changed (`build`: at the end of a chain
-of transcriptions once the call has none waiting, after the judge's picks of a line, after settling a flag) and
-stores them (FlagBox), so a call page read after its scores landed finds them with its lines. A read renders the boxes not stored under their
-current key (`render`: after a person's edit, or a write the queue has not built since); views/calls.py keeps
-those in the cache a minute. A stored box is never served under another key: a write that lands while it is
-rendered moves the call's version past it, and `build` stores it only while the call's version is still the one it
-rendered."""
+of transcriptions once the call has none waiting, after the judge's picks of a line, after settling a flag, after a
+person's edit, move or deletion: handles.BUILD_BOXES) and stores them (FlagBox), so a call page read after its
+scores landed finds them with its lines. A read renders the boxes not stored under their current key (`render`:
+a write the queue has not built since); views/calls.py keeps those in the cache a minute. A stored box is never
+served under another key: a write that lands while it is rendered moves the call's version past it, and `build`
+stores it only while the call's version is still the one it rendered. A transcriber or person renamed in the
+Django admin shows in a stored box at its flag's next change, as in a bank's snapshots."""
 
 import logging
 
