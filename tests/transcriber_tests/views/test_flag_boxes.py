@@ -218,6 +218,24 @@ def test_a_persons_edit_hands_the_calls_boxes_to_the_queue(
     assert "transcriber_tests_score" not in " ".join(q["sql"] for q in read.captured_queries)
 
 
+def test_the_queue_stores_the_boxes_once_it_settles_a_flag_and_once_the_judge_picks(
+    org, tenant, live_transcriber, make_transcriber, llm_server
+):
+    bank = actions.do_create_bank(org, name="Names", controls_per_flag=0)
+    for name, text in [("hyphen", SAID), ("lower", "mary kate table for two")]:
+        actions.do_add_candidate(bank, make_transcriber(name, text), confirmed=True)
+    call = make_call(tenant, live_transcriber, caller_texts=["Mary Kate table for to", "bye now"])
+    first, second = call.lines.filter(speaker="caller").order_by("position")
+    unbanked = actions.do_flag_line(second, "bye now then", bank=None, later=True)
+    tasks.settle_flag(unbanked.pk)  # a flag into no bank: nothing to transcribe, its box is stored at once
+    assert "no bank" in FlagBox.objects.get(flag=unbanked).html
+    flag = actions.do_flag_line(first, SAID, bank=bank)
+    tasks.drain()
+    assert "the judge's pick" not in FlagBox.objects.get(flag=flag).html
+    tasks.pick_line(flag.line_id)
+    assert "the judge's pick" in FlagBox.objects.get(flag=flag).html
+
+
 def test_the_queue_stores_no_box_when_a_write_lands_while_it_renders(
     org, tenant, live_transcriber, make_transcriber, monkeypatch
 ):
