@@ -54,14 +54,14 @@ def key(flag: Flag, call: Call) -> str:
     )
 
 
-def stored(flag: Flag, call: Call) -> Markup | None:
-    """The flag's box as the queue stored it, when it was stored under the current key (read with the flag:
+def stored(flag: Flag, current: str) -> Markup | None:
+    """The flag's box as the queue stored it, when it was stored under the `current` key (read with the flag:
     `select_related("flag__box")`, or one query), else None."""
     try:
         box = flag.box
     except FlagBox.DoesNotExist:
         return None
-    return Markup(box.html) if box.key == key(flag, call) else None
+    return Markup(box.html) if box.key == current else None
 
 
 def render(flags, call: Call, results=None, histories=None) -> dict[int, Markup]:
@@ -94,10 +94,11 @@ def build(call_ids) -> int:
     for call in Call.objects.filter(pk__in=ids).only("pk", "flags_version"):
         try:
             flags = Flag.objects.filter(line__call=call).select_related("line", "bank", "box").order_by("pk")
-            stale = [flag for flag in flags if stored(flag, call) is None]
+            keys = {flag.pk: key(flag, call) for flag in flags}
+            stale = [flag for flag in flags if stored(flag, keys[flag.pk]) is None]
             if stale:
                 boxes = render(stale, call)
-                built += _store(call, {flag.pk: (key(flag, call), boxes[flag.pk]) for flag in stale})
+                built += _store(call, {flag.pk: (keys[flag.pk], boxes[flag.pk]) for flag in stale})
         except Exception:  # a box not stored costs a read's render, never the work that asked for it
             log.exception("the flag boxes of call %s were not built", call.pk)
     return built

@@ -105,11 +105,12 @@ def flag_boxes(request, screen, flags) -> dict:
     for flag in flags:
         if flag.pk in screen.histories:
             continue
-        box = boxes.stored(flag, screen.call)
+        key = boxes.key(flag, screen.call)
+        box = boxes.stored(flag, key)
         if box is not None:
             found[flag.pk] = box
         else:
-            keys[flag.pk] = boxes.key(flag, screen.call)
+            keys[flag.pk] = key
     kept = cache.get_many(list(keys.values()), version=cached.VERSION) if keys else {}
     found.update({pk: Markup(kept[k]) for pk, k in keys.items() if k in kept})
     missing = [flag for flag in flags if flag.pk not in found]
