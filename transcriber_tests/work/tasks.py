@@ -2,9 +2,9 @@
 work to the module that owns it: a line transcription (replay.py, on the queue mechanics of jobs.py), the judge's
 picks (picks.py), the webhook events (events.py), a full-call run's next step (runs.py), a bank's snapshots
 (queries/snapshots.py), a call's flag boxes (queries/boxes.py), the rest of making a flag its request left
-(actions/flags.settle). The schedules run
-`pump_all` ("oncore-pump") and `advance_all` ("oncore-runs") every minute (migrations 0002, 0003 and 0020).
-`drain` and `drain_run` run the queue in this process for commands, demos and tests."""
+(actions/flags.settle). The schedules run `pump_all` ("oncore-pump") and `advance_all` ("oncore-runs") every minute
+(migrations 0002, 0003 and 0020). `drain` and `drain_run` run the queue in this process for commands, demos and
+tests."""
 
 import time
 
