@@ -5,9 +5,9 @@ before and after: the web workers and the PostgreSQL backends (the machine's who
 excluded). A flag's queue work (settling it, transcribing it and its controls with both candidates, scoring, the totals) is
 measured apart: the queue worker is started after the flags and its CPU read until the queue is empty. The call
 page is read as a supervisor reads calls: each once before (`call`: its flag boxes kept by that read), after its
-flags' scores landed (`call_scored`: each call's version moved, then the queue's build of its boxes, before the
-kind is measured: the boxes the queue stored), and with a write to its flags since its last read that nothing has
-built since (`call_changed`, a person's edit: its boxes rendered again; the bench moves the call's version before
+flags' scores landed (`call_scored`: each flag's version moved, then the queue's build of its boxes, before the
+kind is measured: the boxes the queue stored), and with a person's edit of one of its flags since its last read
+that nothing has built since (`call_changed`: that flag's box rendered again; the bench moves its version before
 each read, one small UPDATE counted with the database). Then a profile: each kind again in this process through
 Django's test client (DEBUG off), under cProfile, its top functions by own time.
 
@@ -88,11 +88,10 @@ def prepare(kind, call_ids) -> str:
         return ""
     from django.db.models import F
 
-    from oncore.calls.models import Call
     from transcriber_tests.models import Flag
     from transcriber_tests.queries import boxes
 
-    Call.objects.filter(pk__in=call_ids).update(flags_version=F("flags_version") + 1)
+    Flag.objects.filter(line__call__in=call_ids).update(items_version=F("items_version") + 1)
     t0 = time.process_time()
     built = boxes.build(call_ids)
     ms = (time.process_time() - t0) * 1000
@@ -101,14 +100,16 @@ def prepare(kind, call_ids) -> str:
 
 
 def changed(kind, call_ids, i) -> None:
-    """call_changed: the call read next has had a write to its flags since it was last read (its flags' version
-    moved, as every such write moves it), so the page renders its flag boxes again instead of reading them kept."""
+    """call_changed: the call read next has had a person's write to one of its flags since it was last read (that
+    flag's version moved, as every such write moves it), so the page renders that flag's box again instead of
+    reading it kept."""
     if kind == "call_changed":
         from django.db.models import F
 
-        from oncore.calls.models import Call
+        from transcriber_tests.models import Flag
 
-        Call.objects.filter(pk=call_ids[i % len(call_ids)]).update(flags_version=F("flags_version") + 1)
+        first = Flag.objects.filter(line__call=call_ids[i % len(call_ids)]).order_by("pk").values("pk")[:1]
+        Flag.objects.filter(pk__in=first).update(items_version=F("items_version") + 1)
 
 
 def over_http(client, kind, bank_id, lines, call_ids, n) -> tuple[float, float, float, str]:

@@ -76,9 +76,10 @@ class Call(models.Model):
     # `manage.py rebuild_results` recounts them.
     n_lines = models.PositiveIntegerField(default=0, help_text="Lines of the call.")
     n_flags = models.PositiveIntegerField(default=0, help_text="Flagged lines of the call.")
-    # Moved by every write to the flags on its lines and their items (controls, scores, judge's picks), under the
-    # call's lock each takes (transcriber_tests aggregates.lock_call, work/picks.py): the version of the flag boxes
-    # the call page keeps. A default in the database too, so a host still on the release before inserts calls.
+    # Moved by every write to the flags on its lines and their items (controls, scores, judge's picks): the UPDATE
+    # that takes the call's lock each takes first (transcriber_tests aggregates.lock_call, work/picks.py). (Each
+    # flag's box is kept by its own flag's items_version.) A default in the database too, so a host still on the
+    # release before inserts calls.
     flags_version = models.PositiveBigIntegerField(default=0, db_default=0, editable=False)
 
     class Meta:

@@ -25,6 +25,7 @@ from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from django.db import connection
+from django.db.models import F, Q
 
 from oncore.calls.models import Call, Line
 
@@ -301,8 +302,9 @@ def _upsert(model, key_columns, summed, rows) -> None:
 
 
 def lock_call(*, line: int | None = None, flag: int | None = None) -> int | None:
-    """Lock the call of a line or of a flag's line (within a transaction), move its flags' version (what the call
-    page keeps of its flags is read again) and give its id (None: no such line or flag). Every change to the items
+    """Lock the call of a line or of a flag's line (within a transaction), move the version of the flags whose
+    items the change is about (the flag; the line's flag and the flags it is a control of: what the call page
+    keeps of them is read again) and give the call's id (None: no such line or flag). Every change to the items
     of a bank locks in one order, the call, then its flags (`_lock_flag`), then the bank's row (`_share_bank`, and
     `Delta.save`'s turn), so two changes never wait on each other in a circle."""
     lines = Line.objects.filter(pk=line) if flag is None else Line.objects.filter(flag=flag)
@@ -314,7 +316,14 @@ def lock_call(*, line: int | None = None, flag: int | None = None) -> int | None
             params,
         )
         found = cursor.fetchone()
-    return found[0] if found else None
+    if found is None:
+        return None
+    if flag is not None:
+        about = Q(pk=flag)
+    else:
+        about = Q(line_id=line) | Q(pk__in=ControlLine.objects.filter(line_id=line).values("flag_id"))
+    Flag.objects.filter(about).update(items_version=F("items_version") + 1)
+    return found[0]
 
 
 def _share_bank(bank_id: int) -> None:

@@ -27,7 +27,7 @@ class Bank(models.Model):
     controls_per_flag = models.PositiveSmallIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
     # Moved by every change to the bank's own settings (its fields; its candidates, their order and names: actions
-    # scores.settings_changed): with its calls' flags_version, the version of the call page's kept flag boxes.
+    # scores.settings_changed): with its flags' items_version, the version of the call page's kept flag boxes.
     settings_version = models.PositiveBigIntegerField(default=0, db_default=0, editable=False)
     # Moved forward by every write that changes the bank's results: the version its figures' snapshots carry.
     results_changed_at = models.DateTimeField(default=timezone.now)
@@ -115,6 +115,10 @@ class Flag(models.Model):
     # controls or scores, and its bank's totals, redraws and line scores leave it out. True in the database too, so
     # a host still on the release before writes its flags settled, as it makes them whole.
     settled = models.BooleanField(default=True, db_default=True)
+    # Moved by every write to its items (its controls, their scores and the judge's picks; its line's scores), under
+    # its call's lock each takes first (aggregates.lock_call): with updated_at, the version of its box on the call
+    # page (queries/boxes.py). A default in the database too, so a host still on the release before inserts flags.
+    items_version = models.PositiveBigIntegerField(default=0, db_default=0, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]

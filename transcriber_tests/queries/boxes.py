@@ -2,20 +2,21 @@
 bank, tags, expected text, note, history and results per candidate. Rendered when its flag's items change, and
 read by key.
 
-A box's key (`key`) is the versions of what it shows, read with the call, the flag and its bank: the call's flags
-(every write to its flags and their items moves it under the call's lock: aggregates.lock_call, and every judge's
-pick), the flag's own (every edit and move saves it; settling it marks it settled) and its bank's settings (its
-name, number of controls, candidates and their names: scores.settings_changed). A score written on another call
-of the bank leaves this call's boxes as they are; a pending cell moves on only by a score's write (a
-transcription's outcome is written with its scores), so a box waiting for its candidates is kept too.
+A box's key (`key`) is the versions of what it shows, read with the flag and its bank: the flag's items (every
+write to its controls, their scores and picks and its line's scores moves it under the call's lock:
+aggregates.lock_call, and every judge's pick), the flag's own (every edit and move saves it; settling it marks it
+settled) and its bank's settings (its name, number of controls, candidates and their names:
+scores.settings_changed). A write to one flag of a call leaves the call's other boxes as they are; a pending cell
+moves on only by a score's write (a transcription's outcome is written with its scores), so a box waiting for its
+candidates is kept too.
 
 The queue renders the boxes of the calls whose flags' items it has just changed (`build`: at the end of a chain
 of transcriptions once the call has none waiting, after the judge's picks of a line, after settling a flag, after a
 person's edit, move or deletion: handles.BUILD_BOXES) and stores them (FlagBox), so a call page read after its
 scores landed finds them with its lines. A read renders the boxes not stored under their current key (`render`:
 a write the queue has not built since); views/calls.py keeps those in the cache a minute. A stored box is never
-served under another key: a write that lands while it is rendered moves the call's version past it, and `build`
-stores it only while the call's version is still the one it rendered. A transcriber or person renamed in the
+served under another key: a write that lands while it is rendered moves its flag's version past it, and `build`
+stores it only while the flag's version is still the one it rendered. A transcriber or person renamed in the
 Django admin shows in a stored box at its flag's next change, as in a bank's snapshots."""
 
 import logging
@@ -40,13 +41,13 @@ HELPERS = {  # what flag_results.jinja calls to write a score's cell (templateta
 }
 
 
-def key(flag: Flag, call: Call) -> str:
+def key(flag: Flag) -> str:
     """The versions of what the flag's box shows (the module says which writes move each)."""
     bank = flag.bank
     return cached.key(
         "flag-box",
         flag.pk,
-        call.flags_version,
+        flag.items_version,
         flag.updated_at.isoformat(),
         flag.settled,
         flag.bank_id,
@@ -91,14 +92,14 @@ def build(call_ids) -> int:
     busy = Transcription.objects.filter(line__call_id__in=ids, status__in=Transcription.ACTIVE)
     ids -= set(busy.values_list("line__call_id", flat=True))
     built = 0
-    for call in Call.objects.filter(pk__in=ids).only("pk", "flags_version"):
+    for call in Call.objects.filter(pk__in=ids).only("pk"):
         try:
             flags = Flag.objects.filter(line__call=call).select_related("line", "bank", "box").order_by("pk")
-            keys = {flag.pk: key(flag, call) for flag in flags}
+            keys = {flag.pk: key(flag) for flag in flags}
             stale = [flag for flag in flags if stored(flag, keys[flag.pk]) is None]
             if stale:
                 boxes = render(stale, call)
-                built += _store(call, {flag.pk: (keys[flag.pk], boxes[flag.pk]) for flag in stale})
+                built += _store(call, {flag: (keys[flag.pk], boxes[flag.pk]) for flag in stale})
         except Exception:  # a box not stored costs a read's render, never the work that asked for it
             log.exception("the flag boxes of call %s were not built", call.pk)
     return built
@@ -115,24 +116,21 @@ def build_flag(flag_id: int) -> int:
 
 
 def _store(call: Call, boxes: dict) -> int:
-    """Store {flag id: (key, html)} rendered at the call's version, unless a write to its flags has moved it since.
+    """Store {flag: (key, html)} rendered at each flag's items version, those of flags no write has moved since.
     The call's row is held in share mode meanwhile, so every write to its flags (each locks it first) waits, and
     none is in flight: a flag deleted since is skipped."""
     try:
         with transaction.atomic():
             share = " FOR SHARE" if connection.features.has_select_for_update else ""
             with connection.cursor() as cursor:
-                cursor.execute(
-                    f"SELECT flags_version FROM {Call._meta.db_table} WHERE id = %s{share}", [call.pk]
-                )
-                found = cursor.fetchone()
-            if found is None or found[0] != call.flags_version:
-                return 0
-            alive = set(Flag.objects.filter(pk__in=boxes).values_list("pk", flat=True))
+                cursor.execute(f"SELECT id FROM {Call._meta.db_table} WHERE id = %s{share}", [call.pk])
+            now = dict(
+                Flag.objects.filter(pk__in=[flag.pk for flag in boxes]).values_list("pk", "items_version")
+            )
             rows = [
-                FlagBox(flag_id=pk, key=k, html=str(html))
-                for pk, (k, html) in sorted(boxes.items())
-                if pk in alive
+                FlagBox(flag_id=flag.pk, key=k, html=str(html))
+                for flag, (k, html) in sorted(boxes.items(), key=lambda item: item[0].pk)
+                if now.get(flag.pk) == flag.items_version
             ]
             FlagBox.objects.bulk_create(
                 rows, update_conflicts=True, unique_fields=["flag"], update_fields=["key", "html"]

@@ -105,7 +105,7 @@ def flag_boxes(request, screen, flags) -> dict:
     for flag in flags:
         if flag.pk in screen.histories:
             continue
-        key = boxes.key(flag, screen.call)
+        key = boxes.key(flag)
         box = boxes.stored(flag, key)
         if box is not None:
             found[flag.pk] = box

@@ -137,9 +137,10 @@ def maybe_pick(flag_id: int, control_id: int | None = None) -> JudgePick | None:
 
 def picks_changed(flag) -> None:
     """Before a pick on the flag's items is written (within its transaction), move the versions it shows in: its
-    call's flags (the call page's kept flag boxes), then its bank's picks (the turn table's kept pages), locking
-    their rows in the order every change to a bank's items takes (aggregates.lock_call)."""
+    call's flags and the flag's items (its box on the call page), then its bank's picks (the turn table's kept
+    pages), locking their rows in the order every change to a bank's items takes (aggregates.lock_call)."""
     Call.objects.filter(pk=flag.line.call_id).update(flags_version=F("flags_version") + 1)
+    Flag.objects.filter(pk=flag.pk).update(items_version=F("items_version") + 1)
     Bank.objects.filter(pk=flag.bank_id).update(picks_changed_at=timezone.now())
 
 

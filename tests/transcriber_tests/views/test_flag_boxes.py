@@ -17,7 +17,7 @@ from tests.transcriber_tests.actions.test_vocabularies import vendor_entry
 from tests.transcribers.vendor_servers import FakeDeepgram
 from transcriber_tests import actions, handles
 from transcriber_tests.actions import controls, scores, vocabularies
-from transcriber_tests.models import FlagBox, JudgePick, Score
+from transcriber_tests.models import Flag, FlagBox, JudgePick, Score
 from transcriber_tests.queries import boxes
 from transcriber_tests.work import picks, tasks
 
@@ -69,6 +69,10 @@ def test_after_every_kind_of_write_a_kept_box_is_the_box_read_afresh(
         ("the flag settles", lambda: actions.settle(b.pk, rng=random.Random(2))),
         ("the candidates transcribe and score", tasks.drain),
         ("the judge picks", lambda: picks.maybe_pick(a.pk)),
+        (  # another flag's write: the line it is made on was this flag's control (no line left to draw instead)
+            "its control's line flagged",
+            lambda: actions.do_flag_line(a.controls.get().line, "not what was said", bank=None),
+        ),
         ("a note", lambda: actions.do_edit_flag(a, note="Caller spelled it.")),
         ("a retag", lambda: actions.do_edit_flag(a, tags=["name", "booking"])),
         ("a new expected text", lambda: actions.do_edit_flag(a, expected_text="Mary Kate, a table for two")),
@@ -103,6 +107,8 @@ def test_after_every_kind_of_write_a_kept_box_is_the_box_read_afresh(
     assert "… pending" in shown["the flag settles"]
     assert "… pending" not in shown["the candidates transcribe and score"]
     assert "the judge's pick" in shown["the judge picks"] and "Caller spelled it." in shown["a note"]
+    assert "No control line was drawn" not in shown["the judge picks"]
+    assert "No control line was drawn" in shown["its control's line flagged"]
     assert "Names renamed" in shown["the bank renamed"]
     assert "Its text had no words." in shown["its transcriptions (no words: failed)"]
     assert "Other</a>" in shown["its scores there"] and "no bank" in shown["a flag moved out of every bank"]
@@ -203,14 +209,16 @@ def test_a_persons_edit_hands_the_calls_boxes_to_the_queue(
     actions.do_add_candidate(bank, make_transcriber("x", "one two"), confirmed=True)
     call = make_call(tenant, live_transcriber, caller_texts=["one too", "three four", "five six"])
     flag = actions.do_flag_line(call.lines.get(position=0), "one two", bank=bank)
-    actions.do_flag_line(call.lines.get(position=2), "five sick", bank=bank)
+    other = actions.do_flag_line(call.lines.get(position=2), "five sick", bank=bank)
     tasks.drain()
+    kept = FlagBox.objects.get(flag=other).html
     handed = []
     monkeypatch.setattr(handles.BUILD_BOXES, "enqueue", handed.append)
     with django_capture_on_commit_callbacks(execute=True):
         actions.do_edit_flag(flag, note="Caller spelled it.")
     assert handed == [call.pk]
-    assert tasks.build_boxes(call.pk) == 2  # both: the call's version moved
+    assert tasks.build_boxes(call.pk) == 1  # the edited flag's alone: the other's items are as they were
+    assert FlagBox.objects.get(flag=other).html == kept
     cache.clear()
     with CaptureQueriesContext(connection) as read:
         html = page(admin_client, call)
@@ -266,17 +274,16 @@ def test_the_queue_stores_no_box_for_a_flag_deleted_since_it_rendered(
     bank = actions.do_create_bank(org, name="B", controls_per_flag=0)
     call = make_call(tenant, live_transcriber, caller_texts=["one too", "bye"])
     flag = actions.do_flag_line(call.lines.get(position=0), "one two", bank=bank)
-    call.refresh_from_db()
-    pk = flag.pk
+    rendered = Flag.objects.get(pk=flag.pk)
     flag.delete()
-    assert boxes._store(call, {pk: ("key", "<p>gone</p>")}) == 0 and not FlagBox.objects.exists()
+    assert boxes._store(call, {rendered: ("key", "<p>gone</p>")}) == 0 and not FlagBox.objects.exists()
 
 
-def test_calls_and_banks_a_host_on_the_release_before_inserts_start_at_version_zero(
+def test_calls_banks_and_flags_a_host_on_the_release_before_inserts_start_at_version_zero(
     admin_client, org, tenant
 ):
-    """During a rolling upgrade, hosts still on the release before insert calls (an import) and banks without the
-    version columns: the database's defaults fill them, and the pages read them."""
+    """During a rolling upgrade, hosts still on the release before insert calls (an import), banks and flags without
+    the version columns: the database's defaults fill them, and the pages read them."""
     from django.utils import timezone
 
     from oncore.calls.models import Call
@@ -296,5 +303,15 @@ def test_calls_and_banks_a_host_on_the_release_before_inserts_start_at_version_z
             [org.pk, now, now, now],
         )
     call = Call.objects.get(external_id="old-host")
-    assert call.flags_version == 0 and Bank.objects.get(name="Old host").settings_version == 0
-    assert admin_client.get(reverse("tt:call", args=[call.pk])).status_code == 200
+    bank = Bank.objects.get(name="Old host")
+    assert call.flags_version == 0 and bank.settings_version == 0
+    line = call.lines.create(position=0, speaker="caller", text="one too")
+    with connection.cursor() as cursor:  # a flag made on the release before: no items_version
+        cursor.execute(
+            "INSERT INTO transcriber_tests_flag (organization_id, line_id, bank_id, expected_text, tags, note,"
+            " created_at, joined_at, updated_at, check_expected, settled)"
+            " VALUES (%s, %s, %s, 'one two', '', '', %s, %s, %s, %s, %s)",
+            [org.pk, line.pk, bank.pk, now, now, now, False, True],
+        )
+    assert Flag.objects.get(line=line).items_version == 0
+    assert "one two" in page(admin_client, call)
