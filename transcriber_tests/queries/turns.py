@@ -16,7 +16,6 @@ from oncore.transcribers.models import Transcriber
 from ..lib import cells
 from ..models import Bank, Flag, JudgePick, Score, Transcription
 from . import totals
-from .board import candidates_of
 from .picks import picks_by_item
 from .window import clamp_window, window_days_covered, window_start
 
@@ -68,7 +67,8 @@ def turn_items(
     pair: tuple[int, str] | None = None,
     flagged_by: tuple[str, int] | None = None,
 ):
-    """The bank's items (flags and their controls), newest flag first, each as its id and values (ITEM), for
+    """The bank's items (flags and their controls), newest flag first, each as its id, versions (VERSION) and values
+    (ITEM), for
     pagination: a page of them is read in one query, and `turn_rows` adds their candidates' cells. Every item has exactly one live score, written when it entered a bank, so live scores
     double as the item list; each carries whether the bank's candidates disagree on the item (aggregates).
     Pages are read along the bank's flags newest first (an index); the count comes from the per-day totals,
@@ -89,7 +89,7 @@ def turn_items(
     if flagged_by is not None:
         who, pk = flagged_by
         items = items.filter(**{"flag__created_by_key_id" if who == "key" else "flag__created_by_id": pk})
-    ordered = items.order_by(*NEWEST).values_list("id", *ITEM)
+    ordered = items.order_by(*NEWEST).values_list("id", *VERSION, *ITEM)
     if tag or pair is not None or flagged_by is not None:
         return ordered
     return KnownCount(ordered, totals.item_count(bank.pk, since, kind=kind, disagree=disagree))
@@ -158,6 +158,9 @@ ITEM = (
     *cells.COLUMNS,
 )
 NEWEST = ("-flag__joined_at", "-flag_id", F("control_id").asc(nulls_first=True))
+# The versions of what an item's row shows, read with it: its flag's items (their scores, the judge's picks: moved
+# by every write to them, aggregates.lock_call) and the flag's own (its expected text, tags, bank).
+VERSION = ("flag__items_version", "flag__updated_at")
 
 
 class _Item(NamedTuple):
@@ -189,12 +192,18 @@ def _row(v, candidate_cells, pick) -> TurnRow:
     )
 
 
+def row_version(item) -> tuple:
+    """An item of turn_items': its flag's and control's ids, and the versions of what its row shows (VERSION)."""
+    items_version, updated_at = item[1 : 1 + len(VERSION)]
+    return item[1 + len(VERSION)], item[2 + len(VERSION)], items_version, updated_at.isoformat()
+
+
 def turn_rows(bank: Bank, items, candidates) -> list[TurnRow]:
-    """Rows for one page of items (from turn_items: their ids and values), in its order, with each candidate's
+    """Rows for one page of items (from turn_items: their ids, versions and values), in its order, with each candidate's
     cell (the bank's candidates, in their order) and the judge's pick: two queries a page, the scores and the
     picks (a third only with failed cells)."""
     candidates = [c.transcriber for c in candidates]
-    item_values = [v[1:] for v in items]
+    item_values = [v[1 + len(VERSION) :] for v in items]
     scores = Score.objects.filter(
         source=Score.CANDIDATE, flag_id__in={v[0] for v in item_values}, transcriber__in=candidates
     ).values_list(*cells.KEYS, *cells.COLUMNS)
@@ -266,9 +275,7 @@ def all_turn_rows(bank: Bank, window_days: int, transcribers):
 
 @dataclass(frozen=True)
 class TurnScreen:
-    page: object  # a Paginator page of item ids
-    rows: list  # TurnRow
-    candidates: list  # the bank's candidates, in order
+    page: object  # a Paginator page of items (turn_items' values): turn_rows makes their rows
     first_day: date  # the window's days (in `timezone`, the organization's)
     last_day: date
     timezone: str
@@ -285,15 +292,11 @@ def turn_screen(
     disagree=False,
     pair=None,
     flagged_by=None,
-    candidates=None,
-):
-    """Page `number` (of `size` items) of the bank's turn table with the filters, as the page shows it (`candidates`:
-    the bank's, when the caller has read them)."""
-    candidates = list(candidates_of(bank)) if candidates is None else candidates
+) -> TurnScreen:
+    """Page `number` (of `size` items) of the bank's turn table with the filters, as the page shows it."""
     items = turn_items(
         bank, window_days, kind=kind, tag=tag, disagree=disagree, pair=pair, flagged_by=flagged_by
     )
     page = Paginator(items, size).get_page(number)
     first, last = window_days_covered(clamp_window(window_days), bank.organization.zone)
-    rows = turn_rows(bank, page.object_list, candidates)
-    return TurnScreen(page, rows, candidates, first, last, bank.organization.timezone)
+    return TurnScreen(page, first, last, bank.organization.timezone)

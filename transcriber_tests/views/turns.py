@@ -5,6 +5,7 @@ import hashlib
 from dataclasses import dataclass
 from datetime import date
 
+from django.core.cache import cache
 from django.shortcuts import render
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
@@ -17,12 +18,15 @@ from oncore.ratelimit import rate_limited
 from .. import queries
 from ..lib import alignment
 from ..queries import lookups, people
-from ..queries.cached import cached
+from ..queries.cached import VERSION, cached
+from ..queries.cached import key as cache_key
 from ..queries.results import RESULTS_CACHE_SECONDS
 from ..shapes import exports
 from ..templatetags.scores import row_cells
 from .calls import PAGE_SIZE
 from .results import WINDOWS, window_of
+
+ROWS = "transcriber_tests/turn_rows.jinja"
 
 
 @require_GET
@@ -115,20 +119,11 @@ def _kept_page(bank, candidates, window: int, number, filters: dict) -> Rendered
     parts = (bank.pk, hashlib.sha256(repr(depends).encode()).hexdigest())
 
     def render_page() -> RenderedPage:
-        screen = queries.turn_screen(bank, window, number, size=PAGE_SIZE, candidates=candidates, **filters)
-        html = rows_html(
-            "transcriber_tests/turn_rows.jinja",
-            {
-                "rows": screen.rows,
-                "cells": row_cells(screen.rows),
-                "candidates": candidates,
-                "tz": screen.timezone,
-            },
-        )
+        screen = queries.turn_screen(bank, window, number, size=PAGE_SIZE, **filters)
         p = screen.page
         return RenderedPage(
             KeptPage(p.number, p.paginator.count, p.paginator.num_pages),
-            str(html),
+            _rows_html(bank, candidates, p.object_list, screen.timezone),
             screen.first_day,
             screen.last_day,
             screen.timezone,
@@ -137,6 +132,26 @@ def _kept_page(bank, candidates, window: int, number, filters: dict) -> Rendered
     if filters["tag"] or not (number is None or (number.isdecimal() and len(number) <= 6)):
         return render_page()  # free text typed in the request is never a key the cache keeps
     return cached("turn-page", parts, RESULTS_CACHE_SECONDS, render_page)
+
+
+def _rows_html(bank, candidates, items, tz: str) -> str:
+    """A page's rows (turn_rows.jinja) for its items (turn_items' values), each row rendered once and kept by the
+    versions of what it shows (queries.row_version: its flag's items and the flag itself; the bank's settings and
+    candidates, the timezone), RESULTS_CACHE_SECONDS at most: a score written moves its flag's version alone, so
+    a page read after it renders that flag's rows and reads the rest kept."""
+    if not items:
+        return str(rows_html(ROWS, {"rows": [], "candidates": candidates}))  # "No lines match."
+    shared = (bank.settings_version, "-".join(str(c.transcriber_id) for c in candidates), tz)
+    keys = [cache_key("turn-row", *queries.row_version(item), *shared) for item in items]
+    found = cache.get_many(keys, version=VERSION)
+    missing = {key: item for item, key in zip(items, keys, strict=True) if key not in found}
+    if missing:
+        rows = queries.turn_rows(bank, list(missing.values()), candidates)
+        for key, row, cells in zip(missing, rows, row_cells(rows), strict=True):
+            context = {"rows": [row], "cells": [cells], "candidates": candidates, "tz": tz}
+            found[key] = str(rows_html(ROWS, context))
+        cache.set_many({key: found[key] for key in missing}, RESULTS_CACHE_SECONDS, version=VERSION)
+    return "".join(found[key] for key in keys)
 
 
 def _pair_filter(bank, params):

@@ -1,7 +1,8 @@
 """The call page keeps each flag's box (its bank, tags, expected text, who made and edited it, its results per
 candidate) rendered, by the versions of what it shows (queries/boxes.py): stored by the queue once it has changed a
 call's flags, or kept by the read that rendered it. After every kind of write, the page read with the boxes kept is
-the page read with none kept, and the boxes the queue stores are the boxes a read renders."""
+the page read with none kept, and the boxes the queue stores are the boxes a read renders; so are the turn
+tables' rows, kept by the same flag versions (views/turns.py)."""
 
 import random
 import re
@@ -27,7 +28,11 @@ SAID = "Mary-Kate, table for two"
 
 
 def page(client, call) -> str:
-    html = client.get(reverse("tt:call", args=[call.pk])).content.decode()
+    return read_page(client, reverse("tt:call", args=[call.pk]))
+
+
+def read_page(client, url) -> str:
+    html = client.get(url).content.decode()
     return re.sub(r'(csrfmiddlewaretoken" value=")[^"]+|("X-CSRFToken": ")[^"]+', r"\1\2", html)
 
 
@@ -102,7 +107,10 @@ def test_after_every_kind_of_write_a_kept_box_is_the_box_read_afresh(
     shown = {}
     for step, write in steps:
         write()
-        shown[step] = assert_kept_is_fresh(admin_client, call, step)
+        turns = [read_page(admin_client, reverse("tt:turn_table", args=[b.pk])) for b in (bank, other)]
+        shown[step] = assert_kept_is_fresh(admin_client, call, step)  # the cache cleared
+        fresh = [read_page(admin_client, reverse("tt:turn_table", args=[b.pk])) for b in (bank, other)]
+        assert turns == fresh, f"a turn-table row kept from before {step} was served after it"
     # The steps changed what a person reads.
     assert "… pending" in shown["the flag settles"]
     assert "… pending" not in shown["the candidates transcribe and score"]

@@ -67,3 +67,39 @@ def test_a_turn_page_is_rendered_once_per_version_of_its_scores_and_shows_the_ne
     assert "zebra" not in first
     scores.write_score(flag, None, one.transcriber_id, Score.CANDIDATE, "zebra", flag.expected_text)
     assert "heard zebra" in read(admin_client.get(url).content)
+
+
+def test_after_a_score_write_a_turn_page_renders_the_rows_of_that_flag_alone(
+    admin_client, flag, recorded_call
+):
+    """Each row is kept by its flag's items version: a score written on one flag moves the page's version, and
+    the next read renders that flag's rows, reads the other flags' kept, and shows what a read afresh shows."""
+    import re
+
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.transcriber_tests.support import read
+    from transcriber_tests import actions
+    from transcriber_tests.actions import scores
+    from transcriber_tests.work import tasks
+
+    caller = recorded_call.lines.filter(speaker="caller").exclude(pk=flag.line_id).order_by("position")
+    actions.do_flag_line(caller.first(), "Under the name Kowalczyk", bank=flag.bank)
+    tasks.drain()
+    url = reverse("tt:turn_table", args=[flag.bank_id])
+    before = read(admin_client.get(url).content)
+    assert "Kowalczyk" in before
+
+    one = Score.objects.filter(flag=flag, control__isnull=True, source=Score.CANDIDATE).first()
+    scores.write_score(flag, None, one.transcriber_id, Score.CANDIDATE, "zebra", flag.expected_text)
+    with CaptureQueriesContext(connection) as seen:
+        after = read(admin_client.get(url).content)
+    assert "heard zebra" in after and "Kowalczyk" in after
+    rendered = [q["sql"] for q in seen.captured_queries if "\"source\" = 'candidate'" in q["sql"]]
+    assert len(rendered) == 1, rendered  # the candidates' scores of the rows not kept, in one query
+    flags_read = re.search(r'"flag_id" IN \(([^)]*)\)', rendered[0]).group(1)
+    assert [int(pk) for pk in flags_read.split(",")] == [flag.pk]
+    cache.clear()
+    assert read(admin_client.get(url).content) == after
