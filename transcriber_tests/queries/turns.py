@@ -68,9 +68,9 @@ def turn_items(
     flagged_by: tuple[str, int] | None = None,
 ):
     """The bank's items (flags and their controls), newest flag first, each as its id, versions (VERSION) and values
-    (ITEM), for
-    pagination: a page of them is read in one query, and `turn_rows` adds their candidates' cells. Every item has exactly one live score, written when it entered a bank, so live scores
-    double as the item list; each carries whether the bank's candidates disagree on the item (aggregates).
+    (ITEM), for pagination: a page of them is read in one query, and `turn_rows` adds their candidates' cells.
+    Every item has exactly one live score, written when it entered a bank, so live scores double as the item
+    list; each carries whether the bank's candidates disagree on the item (aggregates).
     Pages are read along the bank's flags newest first (an index); the count comes from the per-day totals,
     except with a tag, a confusion pair (`pair`: a transcriber id and alignment.pair_token) or the person who
     flagged (`flagged_by`: ("user", id) or ("key", API key id)), counted in the database."""
@@ -199,9 +199,9 @@ def row_version(item) -> tuple:
 
 
 def turn_rows(bank: Bank, items, candidates) -> list[TurnRow]:
-    """Rows for one page of items (from turn_items: their ids, versions and values), in its order, with each candidate's
-    cell (the bank's candidates, in their order) and the judge's pick: two queries a page, the scores and the
-    picks (a third only with failed cells)."""
+    """Rows for one page of items (from turn_items: their ids, versions and values), in its order, with each
+    candidate's cell (the bank's candidates, in their order) and the judge's pick: two queries a page, the scores
+    and the picks (a third only with failed cells)."""
     candidates = [c.transcriber for c in candidates]
     item_values = [v[1 + len(VERSION) :] for v in items]
     scores = Score.objects.filter(

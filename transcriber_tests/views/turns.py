@@ -103,10 +103,9 @@ class RenderedPage:
 
 
 def _kept_page(bank, candidates, window: int, number, filters: dict) -> RenderedPage:
-    """A page of the turn table's rows, rendered once and kept by the versions of what they show: the bank's
-    results (every score write, flag edit and candidate change moves it) and its judge's picks, the candidates in
-    their order and the organization's timezone; kept RESULTS_CACHE_SECONDS at most (a renamed tenant shows
-    after that)."""
+    """A page of the turn table's rows (made of rows kept one by one: _rows_html), kept whole by the versions of
+    what it shows: the bank's results (every score write, flag edit and candidate change moves it) and its judge's
+    picks, the candidates in their order and the organization's timezone; kept RESULTS_CACHE_SECONDS at most."""
     depends = (
         bank.results_changed_at.isoformat(),
         bank.picks_changed_at.isoformat(),
