@@ -6,6 +6,7 @@ engine never finds them; views render them with `rows_html`."""
 
 from functools import lru_cache
 
+from django.template import engines
 from django.template.loader import render_to_string
 from django.urls import get_script_prefix, reverse
 from django.utils.timezone import localtime
@@ -65,3 +66,9 @@ def rows_html(template_name: str, context: dict) -> Markup:
     """A row template rendered with `context` (an app passes its own helpers in it, as functions that return
     Markup), as a safe string a Django template includes as it is."""
     return Markup(render_to_string(template_name, context, using="jinja2"))
+
+
+def rows_each(template_name: str, contexts) -> list[Markup]:
+    """rows_html of one template for each context (rows kept one by one), the template looked up once."""
+    template = engines["jinja2"].get_template(template_name)
+    return [Markup(template.render(context)) for context in contexts]

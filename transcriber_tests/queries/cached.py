@@ -7,7 +7,7 @@ from django.core.cache import cache
 
 # Moved when the classes of a kept value move or change (the cache pickles them, and a pickle names a class by its
 # module): a value kept by the code before is then never read by the code after.
-VERSION = 3
+VERSION = 4
 
 
 def key(kind: str, *parts) -> str:

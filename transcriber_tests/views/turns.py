@@ -12,13 +12,13 @@ from django.views.decorators.http import require_GET
 
 from oncore.accounts.access import admin_required
 from oncore.http import id_in, query_without_page
-from oncore.jinja import rows_html
+from oncore.jinja import rows_each, rows_html
 from oncore.ratelimit import rate_limited
 
 from .. import queries
 from ..lib import alignment
 from ..queries import lookups, people
-from ..queries.cached import VERSION, cached
+from ..queries.cached import VERSION
 from ..queries.cached import key as cache_key
 from ..queries.results import RESULTS_CACHE_SECONDS
 from ..shapes import exports
@@ -96,61 +96,68 @@ class KeptPage:
 @dataclass(frozen=True)
 class RenderedPage:
     page: KeptPage
-    rows_html: str
+    rows: dict  # {queries.row_version of an item: its row's HTML}, in the page's order
     first_day: date
     last_day: date
     timezone: str
+    versions: tuple  # the bank's results and picks versions it was made at
+
+    @property
+    def rows_html(self) -> str:
+        return "".join(self.rows.values())
 
 
 def _kept_page(bank, candidates, window: int, number, filters: dict) -> RenderedPage:
-    """A page of the turn table's rows (made of rows kept one by one: _rows_html), kept whole by the versions of
-    what it shows: the bank's results (every score write, flag edit and candidate change moves it) and its judge's
-    picks, the candidates in their order and the organization's timezone; kept RESULTS_CACHE_SECONDS at most."""
+    """A page of the turn table, kept RESULTS_CACHE_SECONDS at most under what the request asked (the page, the
+    window and filters) and what every row shows alike (the bank's settings, its candidates in their order, the
+    organization's timezone), and served while the versions it was made at are the bank's: its results (every
+    score write, flag edit and candidate change moves it) and its judge's picks. Once they moved, the page is made
+    again from the rows it kept whose own versions did not (queries.row_version: a score written moves its flag's
+    alone), the others rendered: a read after a score write renders that flag's rows."""
     depends = (
-        bank.results_changed_at.isoformat(),
-        bank.picks_changed_at.isoformat(),
+        bank.settings_version,
         bank.organization.timezone,
         tuple(c.transcriber_id for c in candidates),
         window,
         number,
         *(filters[k] for k in sorted(filters)),
     )  # hashed: the filters and page are what the request typed
-    parts = (bank.pk, hashlib.sha256(repr(depends).encode()).hexdigest())
-
-    def render_page() -> RenderedPage:
-        screen = queries.turn_screen(bank, window, number, size=PAGE_SIZE, **filters)
-        p = screen.page
-        return RenderedPage(
-            KeptPage(p.number, p.paginator.count, p.paginator.num_pages),
-            _rows_html(bank, candidates, p.object_list, screen.timezone),
-            screen.first_day,
-            screen.last_day,
-            screen.timezone,
-        )
-
+    name = cache_key("turn-page", bank.pk, hashlib.sha256(repr(depends).encode()).hexdigest())
+    versions = (bank.results_changed_at.isoformat(), bank.picks_changed_at.isoformat())
     if filters["tag"] or not (number is None or (number.isdecimal() and len(number) <= 6)):
-        return render_page()  # free text typed in the request is never a key the cache keeps
-    return cached("turn-page", parts, RESULTS_CACHE_SECONDS, render_page)
+        return _make_page(bank, candidates, window, number, filters, versions, {})  # free text: never a key
+    kept = cache.get(name, version=VERSION)
+    if kept is not None and kept.versions == versions:
+        return kept
+    page = _make_page(bank, candidates, window, number, filters, versions, kept.rows if kept else {})
+    cache.set(name, page, RESULTS_CACHE_SECONDS, version=VERSION)
+    return page
 
 
-def _rows_html(bank, candidates, items, tz: str) -> str:
-    """A page's rows (turn_rows.jinja) for its items (turn_items' values), each row rendered once and kept by the
-    versions of what it shows (queries.row_version: its flag's items and the flag itself; the bank's settings and
-    candidates, the timezone), RESULTS_CACHE_SECONDS at most: a score written moves its flag's version alone, so
-    a page read after it renders that flag's rows and reads the rest kept."""
-    if not items:
-        return str(rows_html(ROWS, {"rows": [], "candidates": candidates}))  # "No lines match."
-    shared = (bank.settings_version, "-".join(str(c.transcriber_id) for c in candidates), tz)
-    keys = [cache_key("turn-row", *queries.row_version(item), *shared) for item in items]
-    found = cache.get_many(keys, version=VERSION)
-    missing = {key: item for item, key in zip(items, keys, strict=True) if key not in found}
-    if missing:
-        rows = queries.turn_rows(bank, list(missing.values()), candidates)
-        for key, row, cells in zip(missing, rows, row_cells(rows), strict=True):
-            context = {"rows": [row], "cells": [cells], "candidates": candidates, "tz": tz}
-            found[key] = str(rows_html(ROWS, context))
-        cache.set_many({key: found[key] for key in missing}, RESULTS_CACHE_SECONDS, version=VERSION)
-    return "".join(found[key] for key in keys)
+def _make_page(bank, candidates, window, number, filters, versions, kept_rows: dict) -> RenderedPage:
+    """The page read now: its items, and their rows from `kept_rows` where kept under their versions, else
+    rendered (turn_rows.jinja, a row at a time)."""
+    screen = queries.turn_screen(bank, window, number, size=PAGE_SIZE, **filters)
+    items = {queries.row_version(item): item for item in screen.page.object_list}
+    missing = {key: item for key, item in items.items() if key not in kept_rows}
+    made = queries.turn_rows(bank, list(missing.values()), candidates) if missing else []
+    contexts = [
+        {"rows": [row], "cells": [cells], "candidates": candidates, "tz": screen.timezone}
+        for row, cells in zip(made, row_cells(made), strict=True)
+    ]
+    fresh = dict(zip(missing, map(str, rows_each(ROWS, contexts)), strict=True))
+    rows = {key: kept_rows.get(key) or fresh[key] for key in items}
+    if not rows:  # "No lines match."
+        rows = {None: str(rows_html(ROWS, {"rows": [], "candidates": candidates}))}
+    p = screen.page
+    return RenderedPage(
+        KeptPage(p.number, p.paginator.count, p.paginator.num_pages),
+        rows,
+        screen.first_day,
+        screen.last_day,
+        screen.timezone,
+        versions,
+    )
 
 
 def _pair_filter(bank, params):
