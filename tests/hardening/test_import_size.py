@@ -98,9 +98,11 @@ def test_it_imports_the_most_lines_allowed_in_memory_proportionate_to_them(org, 
     finally:
         tracemalloc.stop()
     assert counts["lines"] == 10_000 and Line.objects.count() == 10_000
-    # Measured on Python 3.11: about 690 bytes a line (the file's text, its parse, the validated dicts, one batch
-    # of Line objects); a model per line and every Line of a call at once took 1,090.
-    assert peak / 10_000 < 900, f"{peak / 10_000:,.0f} bytes a line"
+    # Measured on Python 3.11: about 690 bytes a line when written (the file's text, its parse, the validated
+    # dicts, one batch of Line objects), where a model per line and every Line of a call at once took 1,090; 856
+    # on the same code two releases later (this test alone), up to 940 inside the whole suite (tracemalloc counts
+    # what the process's other threads allocate meanwhile).
+    assert peak / 10_000 < 1_000, f"{peak / 10_000:,.0f} bytes a line"
 
 
 def test_it_writes_calls_and_lines_in_batches(org, tmp_path, monkeypatch):
