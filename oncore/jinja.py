@@ -2,7 +2,7 @@
 rest of every page is a Django template, which includes the rows rendered here as one piece. Jinja2 compiles a
 template to Python, so a row costs a few microseconds where Django's template engine spent about a millisecond
 (bench/bank_page.py measures both). Templates live under templates/jinja2/ and end in .jinja, so the Django
-engine never finds them; views render them with `rows_html`."""
+engine never finds them; views render them with `rows_html` (or `rows_each`, a row at a time, to keep each)."""
 
 from functools import lru_cache
 
