@@ -10,7 +10,7 @@ transaction commits where it must see it (`later`).
     ADVANCE_RUN             work/tasks.advance(run_id)                actions/runs.py, work/runs.py
     REBUILD_SNAPSHOTS       work/tasks.rebuild_snapshots(bank_id)     queries/snapshots.dispatch_due
     SETTLE_FLAG             work/tasks.settle_flag(flag_id)           actions/flags.do_flag_line (later)
-    BUILD_BOXES             work/tasks.build_boxes(call_id)           actions/flags: a flag edited, moved, deleted
+    BUILD_BOXES             work/tasks.build_boxes(call_id)           actions/flags: a flag edited or moved
 
 The queue of line transcriptions is its rows (TRANSCRIPTIONS, Transcription rows on oncore.queue). Here it is fed:
 `check_capacity` refuses new work while an organization's queue is over its limit, and `pump(org)` dispatches at

@@ -283,5 +283,4 @@ def do_delete_flag(flag: Flag) -> None:
         call_id = Line.objects.filter(pk=flag.line_id).values_list("call_id", flat=True).first()
         if flag.delete()[0]:
             Call.objects.filter(pk=call_id).update(n_flags=F("n_flags") - 1)
-            handles.BUILD_BOXES.later(call_id)  # its call's other flags' boxes
         scores.results_changed(flag.bank_id)

@@ -12,7 +12,7 @@ candidates is kept too.
 
 The queue renders the boxes of the calls whose flags' items it has just changed (`build`: at the end of a chain
 of transcriptions once the call has none waiting, after the judge's picks of a line, after settling a flag, after a
-person's edit, move or deletion: handles.BUILD_BOXES) and stores them (FlagBox), so a call page read after its
+person's edit or move: handles.BUILD_BOXES) and stores them (FlagBox), so a call page read after its
 scores landed finds them with its lines. A read renders the boxes not stored under their current key (`render`:
 a write the queue has not built since); views/calls.py keeps those in the cache a minute. A stored box is never
 served under another key: a write that lands while it is rendered moves its flag's version past it, and `build`
